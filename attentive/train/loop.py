@@ -1,0 +1,124 @@
+"""The training loop: mini-batches bucketed by length, cross-entropy (LAMA paper Eq. 18), SGD with momentum and
+weight decay or Adam, gradient clipping, dev accuracy after every epoch, early stopping, best dev epoch kept.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from ..data.batching import iterate, pad
+
+
+@dataclass
+class History:
+    epochs: list[dict] = field(default_factory=list)
+    best_epoch: int = 0
+    best_dev_accuracy: float = -1.0
+
+    @property
+    def epoch_times(self) -> list[float]:
+        return [e["seconds"] for e in self.epochs]
+
+
+def make_optimizer(model: torch.nn.Module, cfg: dict) -> torch.optim.Optimizer:
+    params = [p for p in model.parameters() if p.requires_grad]
+    name = cfg["optimizer"].lower()
+    if name == "sgd":
+        return torch.optim.SGD(params, lr=cfg["lr"], momentum=cfg["momentum"], weight_decay=cfg["weight_decay"])
+    if name == "adam":
+        return torch.optim.Adam(params, lr=cfg["lr"], weight_decay=cfg["weight_decay"])
+    if name == "adadelta":
+        return torch.optim.Adadelta(params, lr=cfg["lr"], weight_decay=cfg["weight_decay"])
+    raise ValueError(f"unknown optimizer {cfg['optimizer']!r} (sgd, adam, adadelta)")
+
+
+@torch.no_grad()
+def predict_probabilities(model: torch.nn.Module, ids: Sequence[Sequence[int]], batch_size: int = 128,
+                          device: str | torch.device = "cpu", with_attention: bool = False):
+    """Class probabilities (N x classes, numpy) in input order; with_attention adds per-example attention arrays."""
+    model.eval()
+    probabilities = np.zeros((len(ids), 0), dtype=np.float32)
+    attentions: list = [None] * len(ids)
+    for batch in iterate(ids, batch_size):
+        tokens, mask = pad([ids[i] for i in batch], device)
+        out = model(tokens, mask)
+        probs = torch.softmax(out.logits.float(), -1).cpu().numpy()
+        if probabilities.shape[1] == 0:
+            probabilities = np.zeros((len(ids), probs.shape[1]), dtype=np.float32)
+        probabilities[batch] = probs
+        if with_attention and out.attention is not None:
+            attention = out.attention.float().cpu().numpy()
+            for row, index in enumerate(batch):
+                attentions[index] = attention[row, :, : len(ids[index])]
+    return (probabilities, attentions) if with_attention else probabilities
+
+
+def fit(model: torch.nn.Module, train_ids: Sequence[Sequence[int]], train_labels: Sequence[int],
+        dev_ids: Sequence[Sequence[int]], dev_labels: Sequence[int], cfg: dict, rng: np.random.Generator,
+        device: str | torch.device = "cpu", log_path: Path | None = None, show_progress: bool = True,
+        on_improve: Callable[[torch.nn.Module, dict], None] | None = None) -> History:
+    """Train `model` in place; at the end it holds the weights of the epoch with the best dev accuracy."""
+    model.to(device)
+    optimizer = make_optimizer(model, cfg)
+    scheduler = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=cfg.get("lr_decay", 1.0))
+    labels = torch.as_tensor(np.asarray(train_labels), dtype=torch.long)
+    dev_gold = np.asarray(dev_labels)
+    history, best_state, stale = History(), None, 0
+    columns = [TextColumn("[bold]epoch {task.fields[epoch]}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("loss {task.fields[loss]:.4f}"), TextColumn("dev acc {task.fields[dev]}"),
+               TimeElapsedColumn(), TimeRemainingColumn()]
+    with Progress(*columns, disable=not show_progress, transient=False) as progress:
+        for epoch in range(1, cfg["epochs"] + 1):
+            batches = list(iterate(train_ids, cfg["batch_size"], shuffle=True, rng=rng))
+            task = progress.add_task("train", total=len(batches), epoch=f"{epoch}/{cfg['epochs']}", loss=0.0,
+                                     dev="…" if history.best_dev_accuracy < 0 else f"{history.best_dev_accuracy:.4f}")
+            model.train()
+            start, total_loss, seen, correct = time.perf_counter(), 0.0, 0, 0
+            for batch in batches:
+                tokens, mask = pad([train_ids[i] for i in batch], device)
+                target = labels[batch].to(device)
+                out = model(tokens, mask)
+                loss = F.cross_entropy(out.logits, target)
+                optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                if cfg.get("clip"):
+                    torch.nn.utils.clip_grad_norm_(model.parameters(), cfg["clip"])
+                optimizer.step()
+                total_loss += loss.item() * len(batch)
+                seen += len(batch)
+                correct += (out.logits.argmax(-1) == target).sum().item()
+                progress.update(task, advance=1, loss=total_loss / seen)
+            scheduler.step()
+            train_seconds = time.perf_counter() - start
+            dev_probs = predict_probabilities(model, dev_ids, device=device)
+            dev_accuracy = float((dev_probs.argmax(1) == dev_gold).mean()) if len(dev_gold) else 0.0
+            record = {"epoch": epoch, "train_loss": total_loss / seen, "train_accuracy": correct / seen,
+                      "dev_accuracy": dev_accuracy, "seconds": train_seconds,
+                      "lr": optimizer.param_groups[0]["lr"]}
+            history.epochs.append(record)
+            improved = dev_accuracy > history.best_dev_accuracy
+            progress.update(task, dev=f"{dev_accuracy:.4f}" + (" ★" if improved else ""))
+            if log_path is not None:
+                with open(log_path, "a", encoding="utf-8") as handle:
+                    handle.write(json.dumps(record) + "\n")
+            if improved:
+                history.best_dev_accuracy, history.best_epoch, stale = dev_accuracy, epoch, 0
+                best_state = copy.deepcopy(model.state_dict())
+                if on_improve is not None:
+                    on_improve(model, record)
+            else:
+                stale += 1
+                if stale >= cfg["patience"]:
+                    break
+    if best_state is not None:
+        model.load_state_dict(best_state)
+    return history

@@ -1,0 +1,300 @@
+"""Readers against the real benchmark files: counts must equal the PROVENANCE.md tables of /work/shared/data."""
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+
+from attentive.data import readers as r
+from attentive.data.example import Example
+from attentive.data.paths import resolve_data_dir
+from attentive.data.registry import DATASETS, load_dataset, load_files
+from attentive.data.splits import assign_groups, carve_dev
+from attentive.errors import AttentiveError, DataError
+
+try:
+    DATA = resolve_data_dir()
+except AttentiveError:
+    DATA = None
+needs_data = pytest.mark.skipif(DATA is None, reason="benchmark data folder not found")
+
+
+def counts(examples) -> dict[str, int]:
+    return dict(Counter(ex.label for ex in examples))
+
+
+def split_counts(splits) -> dict[str, dict[str, int]]:
+    return {name: counts(examples) for name, examples in splits.items()}
+
+
+# ---------------------------------------------------------------- benchmark readers (real files)
+
+@pytest.fixture(scope="module")
+def imdb():
+    return {s: r.read_imdb(DATA / f"imdb/imdb_{s}.jsonl.gz") for s in ("train", "test")}
+
+
+@needs_data
+def test_imdb_counts_and_br_tags(imdb):
+    assert split_counts(imdb) == {"train": {"neg": 12500, "pos": 12500}, "test": {"neg": 12500, "pos": 12500}}
+    assert not any("<br" in ex.text.lower() for part in imdb.values() for ex in part)
+
+
+@needs_data
+def test_imdb_unsup():
+    unsup = r.read_imdb(DATA / "imdb/imdb_unsup.jsonl.gz", labelled=False)
+    assert len(unsup) == 50000 and all(ex.label is None for ex in unsup)
+
+
+@needs_data
+def test_r8():
+    train = r.read_label_tab(DATA / "r8/r8-train-all-terms.txt")
+    test = r.read_label_tab(DATA / "r8/r8-test-all-terms.txt")
+    assert counts(train) == {"acq": 1596, "crude": 253, "earn": 2840, "grain": 41, "interest": 190,
+                             "money-fx": 206, "ship": 108, "trade": 251}
+    assert counts(test) == {"acq": 696, "crude": 121, "earn": 1083, "grain": 10, "interest": 81,
+                            "money-fx": 87, "ship": 36, "trade": 75}
+
+
+FIRST_TREE = ("The Rock is destined to be the 21st Century 's new `` Conan '' and that he 's going to make a splash "
+              "even greater than Arnold Schwarzenegger , Jean-Claud Van Damme or Steven Segal .")
+SST_FINE = {"train": [1092, 2218, 1624, 2322, 1288], "dev": [139, 289, 229, 279, 165], "test": [279, 633, 389, 510, 399]}
+SST_BINARY = {"train": [3310, 3610], "dev": [428, 444], "test": [912, 909]}
+
+
+@needs_data
+@pytest.mark.parametrize("split", ["train", "dev", "test"])
+def test_sst_stsa(split):
+    fine = r.read_stsa(DATA / f"sst/stsa.fine.{split}")
+    binary = r.read_stsa(DATA / f"sst/stsa.binary.{split}")
+    assert counts(fine) == dict(zip("01234", SST_FINE[split]))
+    assert counts(binary) == dict(zip("01", SST_BINARY[split]))
+
+
+@needs_data
+@pytest.mark.parametrize("split", ["train", "dev", "test"])
+def test_barnes_sst_trees(split):
+    path = DATA / f"barnes2017/stanford_sentanalysis/{split}.txt"
+    fine = r.read_ptb_trees(path)
+    binary = r.read_ptb_trees(path, binary=True)
+    assert counts(fine.examples) == dict(zip("01234", SST_FINE[split])) and fine.skipped == 0
+    assert counts(binary.examples) == {"neg": SST_BINARY[split][0], "pos": SST_BINARY[split][1]}
+    assert binary.skipped == SST_FINE[split][2]
+    assert all("(" not in ex.text and ")" not in ex.text for ex in fine.examples)
+    if split == "train":
+        assert fine.examples[0] == Example(FIRST_TREE, "3")
+
+
+BARNES = {  # dataset: {label: (train, dev, test)}
+    "opener": {"strneg": (137, 9, 37), "neg": (712, 48, 190), "pos": (1281, 86, 342), "strpos": (650, 43, 174)},
+    "sentube_auto": {"neg": (1478, 98, 395), "pos": (1903, 127, 508)},
+    "sentube_tablets": {"neg": (2507, 167, 669), "pos": (2490, 166, 665)},
+    "semeval2013": {"positive": (2225, 328, 946), "negative": (831, 163, 316), "neutral": (2965, 399, 1114)},
+    "barnes_sst_fine": {label: tuple(SST_FINE[s][int(label)] for s in ("train", "dev", "test")) for label in "01234"},
+    "barnes_sst_binary": {"neg": (3310, 428, 912), "pos": (3610, 444, 909)},
+}
+
+
+@needs_data
+@pytest.mark.parametrize("name", sorted(BARNES))
+def test_barnes_six_datasets(name):
+    dataset = load_dataset(name)
+    for i, split in enumerate(("train", "dev", "test")):
+        assert dataset.label_counts(split) == {label: n[i] for label, n in BARNES[name].items()}
+    assert dataset.labels == sorted(BARNES[name])
+
+
+@needs_data
+def test_semeval2013_quoted_and_bare_labels():
+    assert {ex.label for ex in r.read_semeval2013(DATA / "barnes2017/semeval/test.tsv")} == {"positive", "negative", "neutral"}
+
+
+def _semeval14(reader, **kw):
+    return {s: reader(DATA / f"semeval14_absa/{f}", **kw)
+            for s, f in (("train", "Restaurants_Train_v2.xml"), ("test", "Restaurants_Test_Gold.xml"))}
+
+
+@needs_data
+def test_semeval14_categories():
+    rows = _semeval14(r.read_semeval14_categories)
+    assert counts(rows["train"].examples) == {"positive": 2179, "negative": 839, "neutral": 500}
+    assert counts(rows["test"].examples) == {"positive": 657, "negative": 222, "neutral": 94}
+    assert rows["train"].dropped == {"conflict": 195} and rows["test"].dropped == {"conflict": 52}
+    assert {ex.aspect for ex in rows["train"].examples} == {"food", "service", "price", "ambience",
+                                                            "anecdotes/miscellaneous"}
+    binary = _semeval14(r.read_semeval14_categories, binary=True)
+    assert counts(binary["train"].examples) == {"positive": 2179, "negative": 839}
+    assert binary["train"].dropped == {"conflict": 195, "neutral": 500}
+    assert binary["test"].dropped == {"conflict": 52, "neutral": 94}
+
+
+@needs_data
+def test_semeval14_terms():
+    rows = _semeval14(r.read_semeval14_terms)
+    assert counts(rows["train"].examples) == {"positive": 2164, "negative": 805, "neutral": 633}
+    assert counts(rows["test"].examples) == {"positive": 728, "negative": 196, "neutral": 196}
+    assert rows["train"].dropped == {"conflict": 91} and rows["test"].dropped == {"conflict": 14}
+    first = rows["train"].examples[0]
+    assert first == Example("But the staff was so horrible to us.", "negative", aspect="staff")
+
+
+@needs_data
+def test_semeval14_registry_carves_dev():
+    dataset = load_dataset("semeval14_category")
+    train, dev = dataset.label_counts("train"), dataset.label_counts("dev")
+    assert {k: train[k] + dev[k] for k in train} == {"negative": 839, "neutral": 500, "positive": 2179}
+    assert dataset.skipped == {"train": 195, "test": 52}
+    assert any("dev" in note for note in dataset.notes)
+
+
+@needs_data
+def test_news_story_grouped_split():
+    examples, stories = r.read_news(DATA / "news_aggregator/newsCorpora_nourl.tsv.gz")
+    assert len(examples) == 422937
+    assert counts(examples) == {"entertainment": 152828, "business": 115967, "science_tech": 108503, "health": 45639}
+    story_labels = {}
+    for ex, story in zip(examples, stories):
+        story_labels.setdefault(ex.label, set()).add(story)
+    assert {k: len(v) for k, v in story_labels.items()} == {
+        "entertainment": 2076, "business": 2019, "science_tech": 1789, "health": 1347}
+    split_of_row = assign_groups(stories, [ex.label for ex in examples], seed=13)
+    splits_of_story = {}
+    for story, split in zip(stories, split_of_row):
+        splits_of_story.setdefault(story, set()).add(split)
+    assert all(len(s) == 1 for s in splits_of_story.values())
+    per_split = Counter(split_of_row)
+    assert sum(per_split.values()) == 422937 and set(per_split) == {"train", "dev", "test"}
+    assert Counter(next(iter(s)) for s in splits_of_story.values())["train"] == pytest.approx(0.8 * 7231, abs=5)
+    assert assign_groups(stories[:5000], seed=13) == assign_groups(stories[:5000], seed=13)
+
+
+@needs_data
+def test_sick():
+    splits = r.read_sick(DATA / "sick/SICK.txt.gz")
+    assert split_counts(splits) == {
+        "train": {"NEUTRAL": 2524, "ENTAILMENT": 1274, "CONTRADICTION": 641},
+        "dev": {"NEUTRAL": 281, "ENTAILMENT": 143, "CONTRADICTION": 71},
+        "test": {"NEUTRAL": 2790, "ENTAILMENT": 1404, "CONTRADICTION": 712},
+    }
+    assert {k: len(v) for k, v in splits.items()} == {"train": 4439, "dev": 495, "test": 4906}
+    assert all(ex.text_pair for ex in splits["train"])
+
+
+# ---------------------------------------------------------------- registry
+
+@needs_data
+@pytest.mark.parametrize("name", ["r8", "sst2", "sst5", "sick"])
+def test_registry_splits_and_labels(name):
+    dataset = load_dataset(name)
+    assert list(dataset.splits) == ["train", "dev", "test"] and all(dataset.splits.values())
+    assert dataset.labels == sorted(dataset.labels)
+    if name == "sst5":
+        assert dataset.labels == ["0", "1", "2", "3", "4"]
+    if name == "sst2":
+        assert dataset.labels == ["0", "1"]
+    if name == "r8":  # dev carved from train, stratified and reproducible
+        again = load_dataset(name)
+        assert len(dataset.splits["train"]) + len(dataset.splits["dev"]) == 5485
+        assert dataset.splits["dev"] == again.splits["dev"]
+        assert dataset.label_counts("dev")["grain"] in (4, 5)
+
+
+def test_sst2_sample_needs_no_data_dir(monkeypatch):
+    monkeypatch.setenv("ATTENTIVE_DATA", "/nonexistent/folder")
+    dataset = load_dataset("sst2_sample")
+    assert {k: len(v) for k, v in dataset.splits.items()} == {"train": 2500, "dev": 872, "test": 1821}
+    assert dataset.labels == ["negative", "positive"]
+    assert dataset.label_counts("dev") == {"negative": 428, "positive": 444}
+
+
+def test_unknown_dataset_lists_names():
+    with pytest.raises(AttentiveError, match="known:.*sst2"):
+        load_dataset("nope")
+    assert len(DATASETS) == 17
+
+
+def test_data_dir_resolution(monkeypatch, tmp_path):
+    assert resolve_data_dir(tmp_path) == tmp_path
+    monkeypatch.setenv("ATTENTIVE_DATA", str(tmp_path))
+    assert resolve_data_dir() == tmp_path
+    with pytest.raises(AttentiveError, match="does not exist"):
+        resolve_data_dir(tmp_path / "missing")
+
+
+# ---------------------------------------------------------------- generic user files
+
+def test_generic_csv(tmp_path):
+    path = tmp_path / "reviews.csv"
+    path.write_text('text,label,aspect\n"Great, really",pos,food\n"He said ""no""",neg,service\n,pos,food\n',
+                    encoding="utf-8")
+    rows = r.read_table(path, aspect_column="aspect")
+    assert rows.examples == [Example("Great, really", "pos", "food"), Example('He said "no"', "neg", "service")]
+    assert rows.skipped == 1 and rows.dropped == {"empty text": 1}
+
+
+def test_generic_tsv_custom_columns(tmp_path):
+    path = tmp_path / "pairs.tsv"
+    path.write_text('premise\thypothesis\ty\n"quoted start\tb\tyes\n  \tc\tno\nx\ty\tno\n', encoding="utf-8")
+    rows = r.read_table(path, text_column="premise", label_column="y", pair_column="hypothesis")
+    assert rows.examples == [Example('"quoted start', "yes", text_pair="b"), Example("x", "no", text_pair="y")]
+    assert rows.skipped == 1
+
+
+def test_generic_jsonl_and_malformed_line(tmp_path):
+    good = tmp_path / "good.jsonl"
+    good.write_text('{"text": "fine", "label": 1}\n\n{"text": "", "label": 0}\n{"text": "ok", "label": 0}\n')
+    rows = r.read_table(good)
+    assert [(ex.text, ex.label) for ex in rows.examples] == [("fine", "1"), ("ok", "0")] and rows.skipped == 1
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"text": "fine", "label": "a"}\n{"text": "broken", \n')
+    with pytest.raises(DataError) as err:
+        r.read_table(bad)
+    assert "bad.jsonl:2:" in str(err.value) and err.value.line == 2
+
+
+def test_generic_missing_column(tmp_path):
+    csv_path = tmp_path / "x.csv"
+    csv_path.write_text("body,label\nhello,a\n")
+    with pytest.raises(DataError, match=r"x\.csv:1: no column 'text'"):
+        r.read_table(csv_path)
+    jsonl = tmp_path / "x.jsonl"
+    jsonl.write_text(json.dumps({"text": "a", "label": "b"}) + "\n" + json.dumps({"text": "a"}) + "\n")
+    with pytest.raises(DataError, match=r"x\.jsonl:2: no column 'label'"):
+        r.read_table(jsonl)
+
+
+def test_generic_errors(tmp_path):
+    with pytest.raises(DataError, match="file not found"):
+        r.read_table(tmp_path / "absent.csv")
+    ragged = tmp_path / "ragged.tsv"
+    ragged.write_text("text\tlabel\na\tb\nonly one field\n")
+    with pytest.raises(DataError, match=r"ragged\.tsv:3:"):
+        r.read_table(ragged)
+    notes = tmp_path / "notes.txt"
+    notes.write_text("text,label\nx,y\n")
+    with pytest.raises(DataError, match="format"):
+        r.read_table(notes)
+    assert r.read_table(notes, format="csv").examples == [Example("x", "y")]
+
+
+def test_benchmark_reader_reports_line(tmp_path):
+    path = tmp_path / "r8.txt"
+    path.write_text("earn\tsome text\nno tab here\n")
+    with pytest.raises(DataError, match=r"r8\.txt:2: expected"):
+        r.read_label_tab(path)
+    trees = tmp_path / "trees.txt"
+    trees.write_text("(3 (2 a) (3 b))\n(3 (2 a) (3 b)\n")
+    with pytest.raises(DataError, match=r"trees\.txt:2:"):
+        r.read_ptb_trees(trees)
+
+
+def test_load_files_carves_dev(tmp_path):
+    train = tmp_path / "train.csv"
+    train.write_text("text,label\n" + "".join(f"text {i},{'ab'[i % 2]}\n" for i in range(40)) + ",a\n")
+    dataset = load_files(train, dev_fraction=0.25, seed=1)
+    assert [len(dataset.splits[s]) for s in ("train", "dev", "test")] == [30, 10, 0]
+    assert dataset.label_counts("dev") == {"a": 5, "b": 5}
+    assert dataset.labels == ["a", "b"] and dataset.skipped == {"train": 1}
+    train_, dev_ = carve_dev(dataset.splits["train"] + dataset.splits["dev"], 0.25, seed=1)
+    assert len(dev_) == 10
