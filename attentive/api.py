@@ -133,7 +133,7 @@ def load(folder: str | Path, device: str | None = None) -> Model:
     return Model(network, tokenizer, config, device)
 
 
-def initial_vectors(recipe: dict, tokenizer, texts: list[str], seed: int, dataset_name: str,
+def initial_vectors(recipe: dict, tokenizer, texts: list[str], dataset_name: str,
                     data_dir: str | Path | None, rng: np.random.Generator) -> WordVectors:
     emb = recipe["embedder"]
     source = emb["vectors"]
@@ -146,9 +146,11 @@ def initial_vectors(recipe: dict, tokenizer, texts: list[str], seed: int, datase
         corpus = list(texts)
         if extra:
             corpus += [ex.text for ex in resolve_dataset(extra, data_dir).splits["train"]]
-        key = f"{dataset_name}+{extra}|{len(corpus)}|{recipe['tokenizer']}"
-        return train_word2vec(tokenizer, corpus, dim=emb["dim"], seed=seed, epochs=emb["word2vec_epochs"],
-                              min_count=recipe["tokenizer"]["min_frequency"], cache_key=key, rng=rng)
+        tok = recipe["tokenizer"]
+        key = f"{dataset_name}+{extra}|{len(corpus)}|{tok['min_frequency']}|{tok['lowercase']}"
+        # one word2vec per corpus (its own seed, not the model's), so that model seeds share the vectors
+        return train_word2vec(tokenizer, corpus, dim=emb["dim"], seed=emb["word2vec_seed"],
+                              epochs=emb["word2vec_epochs"], min_count=tok["min_frequency"], cache_key=key, rng=rng)
     raise AttentiveError(f"unknown embedder.vectors {source!r} (word2vec, glove, random)")
 
 
@@ -168,7 +170,7 @@ def train(dataset: str | Dataset, recipe: str | dict = "lama_ctx", out: str | Pa
     texts = [ex.text for ex in train_examples]
     tokenizer = build_tokenizer(texts, tok_cfg["min_frequency"], tok_cfg["lowercase"], tok_cfg.get("max_vocab"))
     started = time.perf_counter()
-    vectors = initial_vectors(recipe, tokenizer, texts, cfg["seed"], data.name, data_dir, rng)
+    vectors = initial_vectors(recipe, tokenizer, texts, data.name, data_dir, rng)
     vector_seconds = time.perf_counter() - started
     label_index = {label: i for i, label in enumerate(data.labels)}
     network = build_model(recipe, tokenizer.get_vocab_size(), len(data.labels), vectors.matrix)

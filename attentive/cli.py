@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 from typing import Optional
 
+import click
 import typer
 from rich.console import Console
 from rich.table import Table
@@ -98,9 +99,9 @@ def evaluate(
 
     model = load(run)
     if test_file is not None:
-        from .data.registry import read_labelled_file
+        from .data.registry import load_test_file
 
-        data, split = read_labelled_file(test_file, text_column, label_column), "test"
+        data, split = load_test_file(test_file, text_column=text_column, label_column=label_column), "test"
     else:
         data = _dataset(dataset or model.config.get("dataset"), None, None, None, text_column, label_column,
                         data_dir)
@@ -230,12 +231,21 @@ def demo(out: Path = typer.Option(Path("runs/demo"), "--out"), recipe: str = typ
     console.print(f"model saved to {out}; try: attentive explain {out} \"a gorgeous and witty film\"")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; a user error is printed as one line (exit status 2), never as a traceback."""
     try:
-        app(standalone_mode=True)
+        status = app(args=argv, standalone_mode=False, prog_name="attentive")
     except AttentiveError as exc:
-        err.print(f"[red]error:[/] {exc}", highlight=False)
-        sys.exit(2)
-    except KeyboardInterrupt:
+        err.print(f"[red]error:[/] {exc}", highlight=False, markup=True, soft_wrap=True)
+        return 2
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except (click.exceptions.Abort, KeyboardInterrupt):
         err.print("interrupted")
-        sys.exit(130)
+        return 130
+    return status if isinstance(status, int) else 0
+
+
+def run() -> None:
+    sys.exit(main())

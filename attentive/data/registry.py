@@ -147,3 +147,12 @@ def load_files(
     files = {"train": train, "dev": dev, "test": test}
     loaded = {split: r.read_table(path, **columns) for split, path in files.items() if path is not None}
     return _assemble(Path(train).name, loaded, dev_fraction, seed, [])
+
+
+def load_test_file(path: str | Path, format: str | None = None, text_column: str = "text",
+                   label_column: str = "label", aspect_column: str | None = None,
+                   pair_column: str | None = None) -> Dataset:
+    """A Dataset whose only split is "test": the user's labelled file, for evaluating a trained model."""
+    rows = r.read_table(path, format=format, text_column=text_column, label_column=label_column,
+                        aspect_column=aspect_column, pair_column=pair_column)
+    return _assemble(Path(path).name, {"test": rows}, 0.0, 0, [])

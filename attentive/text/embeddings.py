@@ -7,7 +7,7 @@ Words without a pre-trained vector get a random one; `coverage` reports how many
 from __future__ import annotations
 
 import hashlib
-import logging
+import io
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -17,10 +17,8 @@ import numpy as np
 from tokenizers import Tokenizer
 
 from ..errors import AttentiveError
+from ..io_utils import atomic_write_bytes
 from .tokenizer import PAD_ID, words_of
-
-log = logging.getLogger(__name__)
-
 
 @dataclass
 class WordVectors:
@@ -56,29 +54,30 @@ def train_word2vec(tokenizer: Tokenizer, texts: Iterable[str], dim: int = 100, s
                    rng: np.random.Generator | None = None) -> WordVectors:
     """Skip-gram word2vec (gensim) on `texts`, tokenised like the model's input.
 
-    With `cache_key` the trained vectors are kept under ~/.cache/attentive (ATTENTIVE_CACHE) as a gensim
-    KeyedVectors file keyed by corpus, settings and seed, so that benchmark seeds of one dataset share them.
+    With `cache_key` the trained vectors are kept under ~/.cache/attentive (ATTENTIVE_CACHE) as an .npz of words
+    and vectors keyed by corpus, settings and seed, so that benchmark seeds of one dataset share them.
     """
-    from gensim.models import KeyedVectors, Word2Vec
-
     rng = rng or np.random.default_rng(seed)
     path = None
     if cache_key:
         digest = hashlib.sha1(f"{cache_key}|{dim}|{seed}|{epochs}|{window}|{min_count}".encode()).hexdigest()[:16]
-        path = cache_dir() / f"w2v-{digest}.kv"
+        path = cache_dir() / f"w2v-{digest}.npz"
     if path is not None and path.exists():
-        vectors = KeyedVectors.load(str(path))
+        cached = np.load(path, allow_pickle=False)
+        words, vectors = cached["words"].tolist(), cached["vectors"]
     else:
+        from gensim.models import Word2Vec
+
         sentences = [words_of(tokenizer, text) for text in texts]
         model = Word2Vec(sentences, vector_size=dim, window=window, min_count=min_count, sg=1,
                          workers=max(1, min(4, os.cpu_count() or 1)), seed=seed, epochs=epochs)
-        vectors = model.wv
+        words, vectors = list(model.wv.index_to_key), model.wv.vectors
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp")
-            vectors.save(str(tmp))
-            os.replace(tmp, path)
-    return _fill(tokenizer, dim, lambda w: vectors[w] if w in vectors.key_to_index else None, rng, "word2vec")
+            buffer = io.BytesIO()
+            np.savez(buffer, words=np.asarray(words), vectors=vectors)
+            atomic_write_bytes(path, buffer.getvalue())
+    position = {word: row for row, word in enumerate(words)}
+    return _fill(tokenizer, dim, lambda w: vectors[position[w]] if w in position else None, rng, "word2vec")
 
 
 def load_glove(tokenizer: Tokenizer, path: str | None = None, rng: np.random.Generator | None = None) -> WordVectors:

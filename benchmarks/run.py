@@ -1,0 +1,79 @@
+"""Train and test named (recipe, dataset, seed) combinations; one result JSON per run (schema: benchmarks/common.py).
+
+    python -m benchmarks.run --recipe lama_ctx --dataset imdb --seeds 0 1 2 [--set pooler.heads=5] [--variant m5]
+
+The epoch is chosen on dev (the training loop keeps the best dev epoch); test is evaluated once, on that model.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import torch
+
+import attentive
+from attentive.api import resolve_dataset
+from benchmarks.common import write_result
+
+PAPER = {  # LAMA paper Table 3 (accuracy); shown beside ours
+    ("lama", "imdb"): 0.895, ("lama_ctx", "imdb"): 0.900, ("lama", "r8"): 0.965, ("lama_ctx", "r8"): 0.973,
+}
+
+
+def result_name(recipe: str, dataset: str, seed: int, variant: str | None) -> str:
+    return "-".join([recipe, dataset] + ([variant] if variant else []) + [f"s{seed}"])
+
+
+def run_one(recipe: str, dataset, seed: int, overrides: Sequence[str], variant: str | None, device: str | None,
+            out_root: Path | None, results_dir: Path | None, progress: bool) -> Path:
+    name = result_name(recipe, dataset.name, seed, variant)
+    started = time.perf_counter()
+    model = attentive.train(dataset, recipe, out_root / name if out_root else None,
+                            overrides=[*overrides, f"train.seed={seed}"], device=device, show_progress=progress)
+    dev, test = model.evaluate(dataset, "dev"), model.evaluate(dataset, "test")
+    training = model.config["training"]
+    payload = {
+        "kind": "model", "recipe": recipe, "dataset": dataset.name, "seed": seed,
+        "wall_time_s": round(time.perf_counter() - started, 1),
+        "dev": dev, "test": test, "selected_on": "dev accuracy (best epoch)",
+        "best_epoch": training["best_epoch"], "epochs_run": training["epochs_run"],
+        "epoch_times_s": [round(s, 2) for s in training["epoch_seconds"]],
+        "params": sum(p.numel() for p in model.network.parameters() if p.requires_grad),
+        "device": model.device, "torch_threads": torch.get_num_threads(),
+        "hyperparameters": model.config["recipe"], "overrides": list(overrides),
+        "vectors": model.config["vectors"],
+    }
+    if variant:
+        payload["variant"] = variant
+    if (recipe, dataset.name) in PAPER:
+        payload["paper_reference"] = PAPER[(recipe, dataset.name)]
+    path = write_result(name, payload, results_dir)
+    print(f"{name}: dev {dev['accuracy']:.4f} test {test['accuracy']:.4f} "
+          f"(best epoch {training['best_epoch']}, {payload['wall_time_s']} s) -> {path}", flush=True)
+    return path
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--recipe", required=True)
+    parser.add_argument("--dataset", required=True)
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0])
+    parser.add_argument("--set", dest="overrides", action="append", default=[], help="recipe override key=value")
+    parser.add_argument("--variant", default=None, help="suffix separating runs that must not be averaged together")
+    parser.add_argument("--device", default=None)
+    parser.add_argument("--data-dir", default=None)
+    parser.add_argument("--save-models", type=Path, default=None, help="keep each trained model under this folder")
+    parser.add_argument("--results-dir", type=Path, default=None)
+    parser.add_argument("--no-progress", action="store_true")
+    args = parser.parse_args(argv)
+    dataset = resolve_dataset(args.dataset, args.data_dir)
+    for seed in args.seeds:
+        run_one(args.recipe, dataset, seed, args.overrides, args.variant, args.device, args.save_models,
+                args.results_dir, not args.no_progress)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

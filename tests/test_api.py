@@ -1,0 +1,87 @@
+"""Training on small real data: the loss falls, the best dev epoch is kept, save -> load is exact."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import attentive
+from attentive.errors import AttentiveError
+
+from .conftest import TINY
+
+
+@pytest.fixture(scope="module")
+def trained(sst2_small, tmp_path_factory):
+    out = tmp_path_factory.mktemp("run")
+    model = attentive.train(sst2_small, "lama_ctx", out, overrides=TINY + ["train.epochs=3"], show_progress=False)
+    return model, out
+
+
+def test_training_lowers_the_loss_and_logs_every_epoch(trained):
+    model, out = trained
+    log = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    assert [row["epoch"] for row in log] == [1, 2, 3]
+    assert log[-1]["train_loss"] < log[0]["train_loss"]
+    best = max(log, key=lambda row: row["dev_accuracy"])
+    assert model.config["training"]["best_epoch"] == best["epoch"]
+
+
+def test_saved_folder_holds_json_safetensors_and_tokenizer(trained):
+    _, out = trained
+    config = json.loads((out / "config.json").read_text())
+    assert config["labels"] == ["negative", "positive"]
+    assert config["recipe"]["pooler"]["type"] == "lama" and config["vocab_size"] > 100
+    assert {"attentive", "torch", "tokenizers"} <= set(config["versions"])
+    assert (out / "model.safetensors").stat().st_size > 0 and (out / "tokenizer.json").exists()
+    assert not list(out.glob(".*.tmp"))  # atomic writes leave no temporary files
+
+
+def test_save_then_load_gives_identical_probabilities(trained, sst2_small):
+    model, out = trained
+    texts = [ex.text for ex in sst2_small.splits["test"][:20]]
+    before = [p.probabilities for p in model.predict(texts)]
+    after = [p.probabilities for p in attentive.load(out).predict(texts)]
+    assert before == after
+
+
+def test_predict_reports_probabilities_and_top_attended_words(trained):
+    model, _ = trained
+    [prediction] = model.predict("a gorgeous , witty , seductive movie .", top_k=3)
+    assert prediction.label in ("negative", "positive")
+    assert abs(sum(prediction.probabilities.values()) - 1) < 1e-5
+    assert len(prediction.top_words) == 3
+    assert all(word in "a gorgeous , witty , seductive movie ." for word, _ in prediction.top_words)
+    weights = [weight for _, weight in prediction.top_words]
+    assert weights == sorted(weights, reverse=True)
+
+
+def test_explain_words_keep_the_original_spelling(trained):
+    model, _ = trained
+    [explanation] = model.explain(["Gorgeous FILM, truly!"])
+    assert explanation.words == ["Gorgeous", "FILM", ",", "truly", "!"]
+    assert np.isclose(explanation.summed.sum(), 1.0)
+
+
+def test_evaluate_reports_the_metrics(trained, sst2_small):
+    model, _ = trained
+    metrics = model.evaluate(sst2_small, "test")
+    assert metrics["n"] == 150 and 0 <= metrics["accuracy"] <= 1
+    assert set(metrics["per_class"]) == {"negative", "positive"}
+    assert sum(map(sum, metrics["confusion"])) == 150
+
+
+def test_empty_text_is_refused(trained):
+    model, _ = trained
+    with pytest.raises(AttentiveError, match="empty"):
+        model.predict(["fine", "   "])
+
+
+def test_unknown_label_at_evaluation_is_refused(trained, sst2_small):
+    from attentive.data.example import Dataset, Example
+
+    model, _ = trained
+    odd = Dataset("odd", {"train": [], "dev": [], "test": [Example("meh", "neutral")]}, ["neutral"])
+    with pytest.raises(AttentiveError, match="'neutral' unknown"):
+        model.evaluate(odd, "test")

@@ -1,0 +1,84 @@
+"""End to end through the command line on a tiny real dataset: train -> evaluate -> predict, and bad input."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from attentive.cli import main
+
+from .conftest import TINY
+
+
+def write_tsv(path, examples):
+    path.write_text("text\tlabel\n" + "".join(f"{ex.text}\t{ex.label}\n" for ex in examples))
+    return path
+
+
+@pytest.fixture(scope="module")
+def files(sst2_small, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("data")
+    return {split: write_tsv(folder / f"{split}.tsv", sst2_small.splits[split]) for split in ("train", "dev", "test")}
+
+
+@pytest.fixture(scope="module")
+def run_dir(files, tmp_path_factory):
+    out = tmp_path_factory.mktemp("cli") / "run"
+    overrides = [arg for item in TINY for arg in ("--set", item)]
+    assert main(["train", "--train", str(files["train"]), "--dev", str(files["dev"]), "--test", str(files["test"]),
+                 "--recipe", "lama_ctx", "--out", str(out), *overrides]) == 0
+    return out
+
+
+def test_train_evaluate_predict(run_dir, files, tmp_path, capsys):
+    assert (run_dir / "config.json").exists()
+    capsys.readouterr()
+    assert main(["evaluate", str(run_dir), "--file", str(files["test"]), "--output", str(tmp_path / "m.json")]) == 0
+    metrics = json.loads((tmp_path / "m.json").read_text())
+    assert metrics["n"] == 150 and "confusion" in metrics
+    assert "macro-F1" in capsys.readouterr().out
+
+    assert main(["predict", str(run_dir), "a gorgeous film", "dull , dull , dull"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(lines) == 2 and all(line["label"] in ("negative", "positive") for line in lines)
+    assert set(lines[0]["probabilities"]) == {"negative", "positive"} and lines[0]["top_words"]
+
+
+def test_predict_streams_a_jsonl_file_keeping_its_fields(run_dir, tmp_path, capsys):
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps({"id": i, "text": f"film number {i}"}) + "\n" for i in range(7)))
+    capsys.readouterr()
+    assert main(["predict", str(run_dir), "--input", str(source), "--batch-size", "3"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [line["id"] for line in lines] == list(range(7)) and all("label" in line for line in lines)
+
+
+def test_malformed_jsonl_line_is_one_line_error_with_its_number(run_dir, tmp_path, capsys):
+    source = tmp_path / "bad.jsonl"
+    source.write_text('{"text": "fine"}\n{"text": oops}\n')
+    assert main(["predict", str(run_dir), "--input", str(source)]) == 2
+    message = capsys.readouterr().err.strip()
+    assert "bad.jsonl:2" in message and "Traceback" not in message and len(message.splitlines()) == 1
+
+
+@pytest.mark.parametrize("args,expected", [
+    (["train", "--out", "x", "--dataset", "nosuch"], "unknown dataset 'nosuch'"),
+    (["train", "--out", "x", "--train", "missing.tsv"], "missing.tsv: file not found"),
+    (["evaluate", "no/such/run"], "not a saved attentive model"),
+])
+def test_bad_input_gets_a_one_line_error(args, expected, capsys):
+    assert main(args) == 2
+    message = capsys.readouterr().err
+    assert expected in message and "Traceback" not in message
+
+
+def test_empty_text_to_predict_is_refused(run_dir, capsys):
+    assert main(["predict", str(run_dir), "  "]) == 2
+    assert "empty" in capsys.readouterr().err
+
+
+def test_unknown_label_in_an_evaluation_file_is_refused(run_dir, tmp_path, capsys):
+    path = tmp_path / "odd.tsv"
+    path.write_text("text\tlabel\ngood film\tpositive\nso so\tneutral\n")
+    assert main(["evaluate", str(run_dir), "--file", str(path)]) == 2
+    assert "'neutral' unknown" in capsys.readouterr().err

@@ -1,0 +1,90 @@
+"""Invariants of the model parts: attention shape and masking, padding invariance, parameter counts."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+from attentive.data.batching import pad
+from attentive.models.classifier import build_model
+from attentive.models.encoders import reverse_within_length
+from attentive.models.poolers import LamaPooler
+from attentive.recipes import load_recipe
+
+from .conftest import TINY
+
+
+def tiny_model(recipe: str, **kw):
+    torch.manual_seed(0)
+    model = build_model(load_recipe(recipe, TINY), vocab_size=50, classes=3)
+    return model.eval()
+
+
+def batch(lengths, extra_padding=0):
+    g = torch.Generator().manual_seed(1)
+    seqs = [torch.randint(2, 50, (n,), generator=g).tolist() for n in lengths]
+    ids, mask = pad(seqs)
+    if extra_padding:
+        ids = torch.cat([ids, torch.zeros(len(seqs), extra_padding, dtype=torch.long)], 1)
+        mask = ids != 0
+    return ids, mask
+
+
+@pytest.mark.parametrize("recipe", ["lama", "lama_ctx"])
+def test_attention_rows_sum_to_one_and_padding_gets_zero(recipe):
+    ids, mask = batch([7, 3, 5])
+    out = tiny_model(recipe)(ids, mask)
+    assert out.attention.shape == (3, 3, 7)  # batch x heads x tokens
+    assert torch.allclose(out.attention.sum(-1), torch.ones(3, 3), atol=1e-6)
+    assert torch.all(out.attention[1, :, 3:] == 0) and torch.all(out.attention[2, :, 5:] == 0)
+
+
+@pytest.mark.parametrize("recipe", ["lama", "lama_ctx"])
+def test_padding_a_batch_changes_no_prediction(recipe):
+    model = tiny_model(recipe)
+    short = model(*batch([4, 6, 2]))
+    padded = model(*batch([4, 6, 2], extra_padding=9))
+    assert torch.allclose(short.logits, padded.logits, atol=1e-5)
+    assert torch.allclose(short.attention, padded.attention[:, :, :6], atol=1e-6)
+
+
+def test_each_text_alone_equals_in_a_batch():
+    model = tiny_model("lama_ctx")
+    together = model(*batch([4, 6, 2])).logits
+
+    ids, mask = batch([4, 6, 2])
+    alone = model(ids[1:2, :6], mask[1:2, :6]).logits
+    assert torch.allclose(together[1:2], alone, atol=1e-5)
+
+
+def test_reverse_within_length_leaves_padding_in_place():
+    x = torch.tensor([[1, 2, 3, 0], [4, 5, 0, 0]]).unsqueeze(-1)
+    out = reverse_within_length(x, torch.tensor([3, 2]))
+    assert out.squeeze(-1).tolist() == [[3, 2, 1, 0], [5, 4, 0, 0]]
+
+
+@pytest.mark.parametrize("two_d,heads", [(200, 10), (64, 1), (600, 30)])
+def test_lama_attention_parameter_count_follows_the_paper(two_d, heads):
+    """LAMA §3.3.2: P and Q are 2d x m each, plus the 2d context vector c (global variant only)."""
+    assert LamaPooler(two_d, heads, "global").attention_parameter_count() == 2 * (two_d * heads) + two_d
+    assert LamaPooler(two_d, heads, "document").attention_parameter_count() == 2 * (two_d * heads)
+
+
+def test_global_context_starts_at_the_mean_annotation():
+    pooler = LamaPooler(4, 2, "global").train()
+    states = torch.randn(2, 3, 4)
+    mask = torch.tensor([[True, True, False], [True, True, True]])
+    pooler(states, mask)
+    expected = torch.stack([states[0, :2].mean(0), states[1].mean(0)]).mean(0)
+    assert torch.allclose(pooler.c.detach(), expected)
+    before = pooler.c.detach().clone()
+    pooler(torch.randn(2, 3, 4), mask)  # initialised once only
+    assert torch.equal(pooler.c.detach(), before)
+
+
+def test_document_context_differs_per_document():
+    pooler = LamaPooler(4, 2, "document").eval()
+    states = torch.randn(2, 3, 4)
+    mask = torch.ones(2, 3, dtype=torch.bool)
+    attention_a = pooler(states, mask).attention
+    swapped = pooler(states[[1, 0]], mask).attention
+    assert torch.allclose(attention_a[[1, 0]], swapped, atol=1e-6)

@@ -1,0 +1,30 @@
+from __future__ import annotations
+
+import pytest
+
+from attentive.errors import AttentiveError
+from attentive.recipes import available_recipes, load_recipe
+
+
+def test_shipped_recipes_load_with_defaults():
+    assert {"lama", "lama_ctx"} <= set(available_recipes())
+    recipe = load_recipe("lama_ctx")
+    assert recipe["pooler"] == {"type": "lama", "heads": 10, "context": "document"}
+    assert recipe["tokenizer"]["min_frequency"] == 5  # LAMA paper §4.3
+
+
+def test_overrides_parse_yaml_values():
+    recipe = load_recipe("lama", ["pooler.heads=5", "train.optimizer=sgd", "embedder.word2vec_extra=null"])
+    assert recipe["pooler"]["heads"] == 5 and recipe["train"]["optimizer"] == "sgd"
+    assert recipe["embedder"]["word2vec_extra"] is None
+
+
+@pytest.mark.parametrize("bad", ["heads=5", "nosuch.heads=5", "pooler.heads"])
+def test_malformed_override_is_a_clear_error(bad):
+    with pytest.raises(AttentiveError, match="section.key=value"):
+        load_recipe("lama", [bad])
+
+
+def test_unknown_recipe_lists_the_known_ones():
+    with pytest.raises(AttentiveError, match="lama_ctx"):
+        load_recipe("nosuch")
