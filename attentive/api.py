@@ -142,12 +142,12 @@ def initial_vectors(recipe: dict, tokenizer, texts: list[str], dataset_name: str
     if source == "glove":
         return load_glove(tokenizer, emb.get("glove_path"), rng)
     if source == "word2vec":
-        extra = emb.get("word2vec_extra")
-        corpus = list(texts)
-        if extra:
-            corpus += [ex.text for ex in resolve_dataset(extra, data_dir).splits["train"]]
-        tok = recipe["tokenizer"]
-        key = f"{dataset_name}+{extra}|{len(corpus)}|{tok['min_frequency']}|{tok['lowercase']}"
+        extra, tok = emb.get("word2vec_extra"), recipe["tokenizer"]
+
+        def corpus() -> list[str]:  # read only when the vectors are not cached
+            return list(texts) + ([ex.text for ex in resolve_dataset(extra, data_dir).splits["train"]] if extra else [])
+
+        key = f"{dataset_name}:{len(texts)}+{extra}|{tok['min_frequency']}|{tok['lowercase']}|{tok.get('max_vocab')}"
         # one word2vec per corpus (its own seed, not the model's), so that model seeds share the vectors
         return train_word2vec(tokenizer, corpus, dim=emb["dim"], seed=emb["word2vec_seed"],
                               epochs=emb["word2vec_epochs"], min_count=tok["min_frequency"], cache_key=key, rng=rng)

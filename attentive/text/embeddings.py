@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,13 +49,14 @@ def cache_dir() -> Path:
     return Path(os.environ.get("ATTENTIVE_CACHE", Path.home() / ".cache" / "attentive"))
 
 
-def train_word2vec(tokenizer: Tokenizer, texts: Iterable[str], dim: int = 100, seed: int = 0,
+def train_word2vec(tokenizer: Tokenizer, corpus: Callable[[], Iterable[str]], dim: int = 100, seed: int = 0,
                    epochs: int = 5, window: int = 5, min_count: int = 5, cache_key: str | None = None,
                    rng: np.random.Generator | None = None) -> WordVectors:
-    """Skip-gram word2vec (gensim) on `texts`, tokenised like the model's input.
+    """Skip-gram word2vec (gensim) on the texts `corpus()` gives, tokenised like the model's input.
 
-    With `cache_key` the trained vectors are kept under ~/.cache/attentive (ATTENTIVE_CACHE) as an .npz of words
-    and vectors keyed by corpus, settings and seed, so that benchmark seeds of one dataset share them.
+    With `cache_key` the vectors of the tokenizer's words are kept under ~/.cache/attentive (ATTENTIVE_CACHE) as an
+    .npz keyed by corpus, settings and seed, so that benchmark seeds of one dataset share them (and the corpus is
+    not even read when they are cached).
     """
     rng = rng or np.random.default_rng(seed)
     path = None
@@ -68,10 +69,11 @@ def train_word2vec(tokenizer: Tokenizer, texts: Iterable[str], dim: int = 100, s
     else:
         from gensim.models import Word2Vec
 
-        sentences = [words_of(tokenizer, text) for text in texts]
+        sentences = [words_of(tokenizer, text) for text in corpus()]
         model = Word2Vec(sentences, vector_size=dim, window=window, min_count=min_count, sg=1,
                          workers=max(1, min(4, os.cpu_count() or 1)), seed=seed, epochs=epochs)
-        words, vectors = list(model.wv.index_to_key), model.wv.vectors
+        words = [word for word in tokenizer.get_vocab() if word in model.wv.key_to_index]
+        vectors = model.wv[words] if words else np.zeros((0, dim), dtype=np.float32)
         if path is not None:
             buffer = io.BytesIO()
             np.savez(buffer, words=np.asarray(words), vectors=vectors)
