@@ -114,23 +114,21 @@ def evaluate(
 
 
 def _read_jsonl_texts(path: Path):
-    """Yield (line number, text) from a JSONL file of {"text": ...} objects, with one-line errors."""
+    """Yield (line number, record) from a JSONL file of {"text": ...} objects, with one-line errors."""
+    from .data.readers._common import iter_lines
     from .errors import DataError
 
-    if not path.exists():
-        raise DataError(path, "file not found")
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(path, f"invalid JSON ({exc.msg})", number) from None
-            text = record.get("text") if isinstance(record, dict) else None
-            if not isinstance(text, str) or not text.strip():
-                raise DataError(path, "empty or missing \"text\"", number)
-            yield number, record
+    for number, line in iter_lines(path):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DataError(path, f"invalid JSON ({exc.msg})", number) from None
+        text = record.get("text") if isinstance(record, dict) else None
+        if not isinstance(text, str) or not text.strip():
+            raise DataError(path, 'empty or missing "text"', number)
+        yield number, record
 
 
 @app.command()
