@@ -1,0 +1,281 @@
+"""Non-neural baselines: TF-IDF + logistic regression and fastText, tuned on dev, scored on test.
+
+    python -m benchmarks.baselines --dataset imdb --model tfidf_lr [--seed 0] [--data-dir DIR]
+    python -m benchmarks.baselines --dataset r8 --model fasttext
+
+Each model is trained on the train split once per setting of a small hyper-parameter grid; the setting with the
+best dev accuracy (ties: the lower dev log-loss, then the first in grid order) is kept as trained (no refit), and
+only that model is scored on test. The result goes to ``benchmarks/results/<model>-<dataset>-s<seed>.json`` with the
+dev scores of the whole grid (schema: ``benchmarks/common.py``).
+
+Text-pair examples are fed as ``text [SEP] text_pair``; aspect examples as ``aspect [ASP] text``.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from attentive.data.example import Dataset, Example
+from attentive.evaluate import compute_metrics
+from benchmarks.common import write_result
+
+PAIR_SEPARATOR = "[SEP]"
+ASPECT_SEPARATOR = "[ASP]"
+SELECTED_ON = "dev accuracy (ties: lower dev log-loss)"
+
+TFIDF_C_GRID = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0)
+LR_MAX_ITER = 1000
+FASTTEXT_GRID = tuple({"epoch": e, "lr": lr} for e in (5, 10, 20) for lr in (0.1, 0.5, 1.0))
+FASTTEXT_FIXED = {"dim": 100, "wordNgrams": 2, "minCount": 1, "loss": "softmax", "bucket": 2_000_000, "thread": 2}
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def example_text(example: Example) -> str:
+    """One model input string for an example: aspect prefixed, text pair appended, all on one line."""
+    text = example.text
+    if example.aspect:
+        text = f"{example.aspect} {ASPECT_SEPARATOR} {text}"
+    if example.text_pair is not None:
+        text = f"{text} {PAIR_SEPARATOR} {example.text_pair}"
+    return " ".join(text.split())  # single line, single spaces
+
+
+def split_xy(dataset: Dataset, split: str) -> tuple[list[str], list[str]]:
+    """Texts and gold labels of one split."""
+    examples = dataset.splits[split]
+    return [example_text(ex) for ex in examples], [ex.label for ex in examples]
+
+
+# --------------------------------------------------------------------------- selection
+
+Scorer = Callable[[object, list[str]], np.ndarray]  # (model, texts) -> probabilities, columns in label order
+
+
+def dev_scores(probabilities, gold: list[str], labels: list[str]) -> tuple[list[str], dict]:
+    """Predicted labels (argmax) and metrics, plus the log-loss of the gold labels, from a probability matrix."""
+    predicted = [labels[i] for i in np.argmax(probabilities, axis=1)]
+    metrics = compute_metrics(gold, predicted, labels)
+    gold_probability = probabilities[np.arange(len(gold)), [labels.index(label) for label in gold]]
+    metrics["log_loss"] = float(-np.mean(np.log(np.clip(gold_probability, 1e-12, 1.0))))
+    return predicted, metrics
+
+
+def select_on_dev(
+    grid: Sequence[dict], fit: Callable[[dict], object], score: Scorer,
+    dev_texts: list[str], dev_gold: list[str], labels: list[str],
+) -> tuple[object, dict, list[dict]]:
+    """Fit one model per setting, score it on dev; return (best model, best setting, grid report).
+
+    The best setting has the highest dev accuracy; ties (common on small dev sets) go to the lower dev log-loss,
+    then to the earliest setting in grid order. Test data is never seen here.
+    """
+    best_model, best_setting, best_key, report = None, None, None, []
+    for setting in grid:
+        start = time.perf_counter()
+        model = fit(setting)
+        fit_time = time.perf_counter() - start
+        _, dev = dev_scores(score(model, dev_texts), dev_gold, labels)
+        report.append({**setting, "dev_accuracy": dev["accuracy"], "dev_macro_f1": dev["macro_f1"],
+                       "dev_log_loss": round(dev["log_loss"], 5), "fit_time_s": round(fit_time, 3)})
+        print(f"  {setting}: dev acc {dev['accuracy']:.4f}  macro-F1 {dev['macro_f1']:.4f}  "
+              f"log-loss {dev['log_loss']:.4f}  ({fit_time:.1f} s)", flush=True)
+        key = (dev["accuracy"], -dev["log_loss"])
+        if best_key is None or key > best_key:
+            best_model, best_setting, best_key = model, dict(setting), key
+    return best_model, best_setting, report
+
+
+def final_scores(model, score: Scorer, dataset: Dataset) -> dict:
+    """Dev and test metrics of the selected model."""
+    out = {}
+    for split in ("dev", "test"):
+        texts, gold = split_xy(dataset, split)
+        out[split] = dev_scores(score(model, texts), gold, dataset.labels)[1]
+    return out
+
+
+# --------------------------------------------------------------------------- TF-IDF + LR
+
+
+def tfidf_vectorizer():
+    """Word uni- and bigrams, sublinear tf, terms in at least 2 documents."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    return TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, min_df=2, max_df=1.0, strip_accents="unicode",
+                           lowercase=True)  # float64: what liblinear works in
+
+
+def logistic_regression(c: float, n_classes: int, seed: int):
+    """L2 logistic regression (liblinear): binary as is, one-vs-rest for more classes (fast on sparse data)."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.multiclass import OneVsRestClassifier
+
+    model = LogisticRegression(C=c, solver="liblinear", max_iter=LR_MAX_ITER, random_state=seed)
+    return model if n_classes <= 2 else OneVsRestClassifier(model)
+
+
+def run_tfidf_lr(dataset: Dataset, seed: int = 0, c_grid: Sequence[float] = TFIDF_C_GRID) -> dict:
+    """TF-IDF (fit on train) + logistic regression with C chosen on dev. Returns the result payload."""
+    train_texts, train_gold = split_xy(dataset, "train")
+    dev_texts, dev_gold = split_xy(dataset, "dev")
+    vectorizer = tfidf_vectorizer()
+    x_train = vectorizer.fit_transform(train_texts)
+    x_dev = vectorizer.transform(dev_texts)
+
+    def fit(setting: dict):
+        return logistic_regression(setting["C"], len(dataset.labels), seed).fit(x_train, train_gold)
+
+    def score(model, texts: list[str]):
+        features = x_dev if texts is dev_texts else vectorizer.transform(texts)  # dev is vectorised once
+        probabilities = np.zeros((len(texts), len(dataset.labels)))
+        columns = [dataset.labels.index(label) for label in model.classes_]
+        probabilities[:, columns] = model.predict_proba(features)
+        return probabilities
+
+    grid = [{"C": c} for c in c_grid]
+    model, chosen, report = select_on_dev(grid, fit, score, dev_texts, dev_gold, dataset.labels)
+    scheme = "one-vs-rest" if len(dataset.labels) > 2 else "binary"
+    return {
+        "hyperparameters": {
+            **chosen, "solver": "liblinear", "multiclass": scheme, "max_iter": LR_MAX_ITER, "ngram_range": [1, 2],
+            "sublinear_tf": True, "min_df": 2, "lowercase": True, "vocabulary_size": len(vectorizer.vocabulary_),
+        },
+        "grid": report,
+        **final_scores(model, score, dataset),
+    }
+
+
+# --------------------------------------------------------------------------- fastText
+
+_PUNCT = re.compile(r"([^\w\s\[\]])")
+
+
+def fasttext_text(text: str) -> str:
+    """fastText tokenises on whitespace only: lowercase and split punctuation off words, one line."""
+    return " ".join(_PUNCT.sub(r" \1 ", text.lower()).split())
+
+
+def fasttext_label_tokens(labels: Sequence[str]) -> dict[str, str]:
+    """Map each label to a ``__label__X`` token (whitespace replaced by ``_``); must stay one-to-one."""
+    tokens = {label: "__label__" + re.sub(r"\s+", "_", str(label)) for label in labels}
+    if len(set(tokens.values())) != len(tokens):
+        raise ValueError(f"labels collide once whitespace is replaced: {sorted(labels)}")
+    return tokens
+
+
+def write_fasttext_file(path: Path, texts: list[str], gold: list[str], tokens: dict[str, str]) -> None:
+    """fastText supervised training file: one ``__label__X text`` line per example."""
+    with open(path, "w", encoding="utf-8") as handle:
+        for text, label in zip(texts, gold):
+            handle.write(f"{tokens[label]} {fasttext_text(text)}\n")
+
+
+def run_fasttext(dataset: Dataset, seed: int = 0, grid: Sequence[dict] = FASTTEXT_GRID,
+                 fixed: dict | None = None) -> dict:
+    """fastText supervised (word bigrams) with epochs and lr chosen on dev. Returns the result payload."""
+    import fasttext
+
+    fixed = {**FASTTEXT_FIXED, **(fixed or {})}
+    tokens = fasttext_label_tokens(dataset.labels)
+    column = {token: dataset.labels.index(label) for label, token in tokens.items()}
+    train_texts, train_gold = split_xy(dataset, "train")
+    dev_texts, dev_gold = split_xy(dataset, "dev")
+
+    def score(model, texts: list[str]):
+        predicted, probs = model.predict([fasttext_text(t) for t in texts], k=-1)
+        probabilities = np.zeros((len(texts), len(dataset.labels)))
+        for row, (names, values) in enumerate(zip(predicted, probs)):
+            probabilities[row, [column[name] for name in names]] = values
+        return probabilities
+
+    with tempfile.TemporaryDirectory(prefix="attentive-fasttext-") as tmp:
+        train_file = Path(tmp) / "train.txt"
+        write_fasttext_file(train_file, train_texts, train_gold, tokens)
+
+        def fit(setting: dict):
+            return fasttext.train_supervised(input=str(train_file), seed=seed, verbose=0, **fixed, **setting)
+
+        model, chosen, report = select_on_dev(grid, fit, score, dev_texts, dev_gold, dataset.labels)
+
+    return {
+        "hyperparameters": {**chosen, **fixed, "preprocessing": "lowercase, punctuation split off"},
+        "grid": report,
+        **final_scores(model, score, dataset),
+    }
+
+
+# --------------------------------------------------------------------------- driver
+
+BASELINES: dict[str, Callable[..., dict]] = {"tfidf_lr": run_tfidf_lr, "fasttext": run_fasttext}
+
+
+def result_name(model: str, dataset: str, seed: int) -> str:
+    """File stem of a baseline result: ``<model>-<dataset>-s<seed>``."""
+    return f"{model}-{dataset}-s{seed}"
+
+
+def run_baseline(dataset: Dataset, model: str, seed: int = 0, results_dir: str | Path | None = None,
+                 extra: dict | None = None) -> tuple[Path, dict]:
+    """Train and tune baseline `model` on `dataset`, write its result JSON; return (path, payload)."""
+    if model not in BASELINES:
+        raise ValueError(f"unknown baseline {model!r}; choose from {sorted(BASELINES)}")
+    for split in ("train", "dev", "test"):
+        if not dataset.splits.get(split):
+            raise ValueError(f"dataset {dataset.name!r} has no {split!r} examples")
+    start = time.perf_counter()
+    scores = BASELINES[model](dataset, seed=seed)
+    payload = {
+        "kind": "baseline",
+        "model": model,
+        "dataset": dataset.name,
+        "seed": seed,
+        "wall_time_s": round(time.perf_counter() - start, 2),
+        "selected_on": SELECTED_ON,
+        "split_sizes": {split: len(examples) for split, examples in dataset.splits.items()},
+        "dataset_notes": list(dataset.notes),
+        **(extra or {}),
+        **scores,
+    }
+    path = write_result(result_name(model, dataset.name, seed), payload, results_dir)
+    return path, payload
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.baselines", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--dataset", required=True, help="registry name, e.g. imdb, r8, sst2, news")
+    parser.add_argument("--model", required=True, choices=sorted(BASELINES))
+    parser.add_argument("--seed", type=int, default=0, help="model seed (the dev split itself is fixed)")
+    parser.add_argument("--data-dir", default=None, help="data root (default: the registry's)")
+    parser.add_argument("--results-dir", default=None, help="where to write the JSON (default: benchmarks/results)")
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from attentive.data.registry import load_dataset
+
+    args = parse_args(argv)
+    start = time.perf_counter()
+    dataset = load_dataset(args.dataset, data_dir=args.data_dir)
+    load_time = time.perf_counter() - start
+    sizes = {split: len(examples) for split, examples in dataset.splits.items()}
+    print(f"{args.model} on {dataset.name} {sizes} ({len(dataset.labels)} labels, loaded in {load_time:.1f} s)",
+          flush=True)
+    path, payload = run_baseline(dataset, args.model, args.seed, args.results_dir,
+                                 extra={"load_time_s": round(load_time, 2)})
+    print(f"chosen {payload['hyperparameters']}; dev acc {payload['dev']['accuracy']:.4f}; "
+          f"test acc {payload['test']['accuracy']:.4f}  macro-F1 {payload['test']['macro_f1']:.4f}; "
+          f"{payload['wall_time_s']:.1f} s -> {path}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

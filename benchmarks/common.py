@@ -1,0 +1,159 @@
+"""Helpers shared by every benchmark script: machine description, git commit, and the result-file writer.
+
+Every benchmark run writes one JSON file, ``benchmarks/results/<name>.json``, and ``python -m benchmarks.render``
+turns the folder into BENCHMARKS.md. Nobody types a number into BENCHMARKS.md by hand.
+
+Result schema
+-------------
+Fields added by :func:`write_result` (the same for every script):
+
+``name``          the file's stem, e.g. ``"tfidf_lr-imdb-s0"``
+``command``       the exact command line that produced the file (``python -m benchmarks.baselines --dataset imdb ...``)
+``git_commit``    short commit hash, ``-dirty`` appended when tracked or untracked source files differ from it
+                  (result files and BENCHMARKS.md are not counted); ``"unknown"`` outside a git checkout / before
+                  the first commit
+``machine``       :func:`machine_info`: platform, python, cpu_model, cpu_cores, torch_version, torch_threads,
+                  cuda_device (``None`` on a CPU-only machine)
+``date``          UTC time the file was written, ISO 8601
+
+Fields of the payload (given by the script):
+
+``kind``          ``"baseline"`` (TF-IDF+LR, fastText: ``benchmarks/baselines.py``) or ``"model"`` (a neural recipe)
+``model``         baseline name (``"tfidf_lr"``, ``"fasttext"``); for ``kind: "model"`` use ``recipe`` instead
+``recipe``        recipe name of a neural model (``"lama"``, ``"lama_ctx"``, ``"san"`` ...)
+``variant``       optional: distinguishes runs of one model/recipe that must not be averaged together
+                  (e.g. ``"gpu"``, ``"glove"``); runs are grouped by (kind, model or recipe, dataset, variant)
+``dataset``       registry name (``"imdb"``, ``"r8"``, ``"sst2"``, ``"news"`` ...)
+``seed``          the model seed (runs of one group differ only in it)
+``wall_time_s``   seconds for the whole run (training, selection and evaluation)
+``dev``, ``test`` :func:`attentive.evaluate.compute_metrics` dicts (``accuracy``, ``macro_f1``, ``per_class``,
+                  ``confusion``, ``n``, ``labels``)
+``selected_on``   what chose hyper-parameters / the checkpoint (always the dev split, never test)
+``hyperparameters`` the chosen setting
+
+Optional fields:
+
+``epoch_times_s`` list of seconds per training epoch (neural runs); BENCHMARKS.md shows their mean
+``best_epoch``    epoch whose checkpoint was kept (neural runs)
+``params``        number of trainable parameters (neural runs)
+``device``        ``"cpu"`` or ``"cuda"``: where the run trained (neural runs); when absent, a run counts as a CPU
+                  run if ``machine.cuda_device`` is ``None``
+``paper_reference`` the number the paper reports for this model/dataset (shown in a "paper" column)
+``grid``          dev scores of every hyper-parameter setting tried (baselines)
+"""
+from __future__ import annotations
+
+import os
+import platform
+import shlex
+import subprocess
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+from attentive.io_utils import atomic_write_json
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+RESULTS_DIR = REPO_ROOT / "benchmarks" / "results"
+
+# Paths whose changes do not make a run "dirty": the outputs of the benchmarks themselves.
+_NOT_SOURCE = (":(exclude)benchmarks/results", ":(exclude)BENCHMARKS.md")
+
+
+def cpu_model() -> str | None:
+    """The CPU model name from /proc/cpuinfo (Linux), else platform.processor(), else None."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or None
+
+
+def _cpu_cores() -> int | None:
+    """Cores this process may use (affinity-aware on Linux)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count()
+
+
+def _torch_info() -> dict:
+    """torch version, intra-op threads and CUDA device name; all None when torch cannot be imported."""
+    try:
+        import torch
+    except Exception:  # noqa: BLE001 - torch is optional for the baselines
+        return {"torch_version": None, "torch_threads": None, "cuda_device": None}
+    cuda = torch.cuda.get_device_name(0) if torch.cuda.is_available() else None
+    return {"torch_version": torch.__version__, "torch_threads": torch.get_num_threads(), "cuda_device": cuda}
+
+
+def machine_info() -> dict:
+    """What the run ran on: platform, python, CPU model and cores, torch version/threads, CUDA device if any."""
+    return {
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "cpu_model": cpu_model(),
+        "cpu_cores": _cpu_cores(),
+        **_torch_info(),
+    }
+
+
+def _git(*args: str) -> str | None:
+    """Output of a read-only git command in the repo root, or None if git fails."""
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=REPO_ROOT, capture_output=True, text=True, timeout=30, check=True
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip()
+
+
+def git_commit() -> str:
+    """Short hash of HEAD, with ``-dirty`` when source files (tracked or untracked) differ from it.
+
+    A copy of the tree without its .git folder (a run on a lent GPU machine) names it in $BENCHMARK_GIT_COMMIT.
+    """
+    if os.environ.get("BENCHMARK_GIT_COMMIT"):
+        return os.environ["BENCHMARK_GIT_COMMIT"]
+    commit = _git("rev-parse", "--short", "HEAD") or "unknown"
+    status = _git("status", "--porcelain", "--", ".", *_NOT_SOURCE)
+    if status:
+        commit += "-dirty"
+    return commit
+
+
+def command_line() -> str:
+    """The command that started this process, as a user would retype it (``python -m pkg.mod args``)."""
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    if spec is not None and spec.name:
+        module = spec.name.removesuffix(".__main__")
+        return shlex.join(["python", "-m", module, *sys.argv[1:]])
+    return shlex.join(["python", *sys.argv])
+
+
+def utc_now() -> str:
+    """Current UTC time, ISO 8601, to the second."""
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+
+
+def write_result(name: str, payload: dict, results_dir: str | Path | None = None) -> Path:
+    """Write ``<results_dir>/<name>.json`` atomically: the standard fields (see module doc) plus `payload`.
+
+    Returns the path written. `results_dir` defaults to ``benchmarks/results`` in the repository.
+    """
+    record = {
+        "name": name,
+        "command": command_line(),
+        "git_commit": git_commit(),
+        "machine": machine_info(),
+        "date": utc_now(),
+        **payload,
+    }
+    path = Path(results_dir or RESULTS_DIR) / f"{name}.json"
+    atomic_write_json(path, record)
+    return path

@@ -1,0 +1,148 @@
+"""Fast tests of the benchmark helpers: result writing, the TF-IDF baseline's dev selection, and rendering."""
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from attentive.data.example import Dataset, Example
+from benchmarks import baselines, common, render
+
+
+def _result(name: str, seed: int, accuracy: float, **extra) -> dict:
+    """A hand-made result file as the benchmark scripts write it."""
+    metrics = {"accuracy": accuracy, "macro_f1": accuracy - 0.01, "n": 100}
+    return {
+        "name": name, "command": f"python -m benchmarks.x --seed {seed}", "git_commit": "abc1234",
+        "machine": {"cpu_model": "AMD EPYC 7B13 64-Core Processor", "cpu_cores": 2, "cuda_device": None},
+        "date": "2025-01-01T00:00:00+00:00", "kind": "model", "recipe": "lama_ctx", "dataset": "imdb",
+        "seed": seed, "wall_time_s": 100.0, "dev": {"accuracy": 0.9}, "test": metrics,
+        "epoch_times_s": [100.0, 120.0], **extra,
+    }
+
+
+def _write(directory, result: dict) -> None:
+    (directory / f"{result['name']}.json").write_text(json.dumps(result), encoding="utf-8")
+
+
+def test_render_shows_mean_and_std_over_seeds(tmp_path):
+    results = tmp_path / "results"
+    results.mkdir()
+    _write(results, _result("lama_ctx-imdb-s0", 0, 0.90, paper_reference=0.9095))
+    _write(results, _result("lama_ctx-imdb-s1", 1, 0.92))
+    output = tmp_path / "BENCHMARKS.md"
+
+    text = render.render(results, output)
+
+    assert output.read_text(encoding="utf-8") == text
+    assert "Do not edit by hand" in text and "python -m benchmarks.render" in text
+    assert "## imdb" in text
+    row = next(line for line in text.splitlines() if line.startswith("| model | lama_ctx |"))
+    assert "| 2 |" in row  # two seeds, one group
+    assert "91.00 ± 1.41" in row  # test accuracy mean ± sample std, in percent
+    assert "90.95" in row  # paper column
+    assert "1m 50s" in row  # mean epoch time
+    assert "python -m benchmarks.x --seed 1" in text and "abc1234" in text  # footnotes
+    # targets: IMDB accuracy reached, epoch time reached on the CPU machine, R8 not run
+    assert "| reached |" in text
+    assert "not run" in text
+
+
+def test_render_target_not_reached_and_comparison(tmp_path):
+    results = tmp_path / "results"
+    results.mkdir()
+    _write(results, _result("lama_ctx-imdb-s0", 0, 0.80, epoch_times_s=[300.0]))
+    _write(results, {**_result("tfidf_lr-imdb-s0", 0, 0.90), "kind": "baseline", "recipe": None,
+                     "model": "tfidf_lr", "epoch_times_s": None})
+    (results / "broken.json").write_text("{not json", encoding="utf-8")
+
+    text = render.render(results, tmp_path / "B.md")
+
+    assert text.count("**NOT reached**") == 3  # accuracy, epoch time, and below tfidf_lr
+    assert "tfidf_lr: 90.00%" in text
+    assert "`broken.json`: unreadable" in text
+
+
+def _tiny_dataset(seed: int = 1) -> Dataset:
+    """Separable toy sentiment data: words of one class plus shared noise words."""
+    rng = random.Random(seed)
+    words = {"pos": ["good", "great", "fine", "lovely"], "neg": ["bad", "awful", "poor", "dull"]}
+    noise = ["the", "film", "was", "plot", "and", "a"]
+
+    def examples(n: int) -> list[Example]:
+        out = []
+        for i in range(n):
+            label = "pos" if i % 2 else "neg"
+            tokens = rng.sample(noise, 3) + rng.sample(words[label], 2)
+            rng.shuffle(tokens)
+            out.append(Example(text="\n".join(tokens), label=label))
+        return out
+
+    return Dataset(name="toy", splits={"train": examples(40), "dev": examples(10), "test": examples(10)},
+                   labels=["neg", "pos"])
+
+
+def test_tfidf_baseline_selects_c_on_dev_and_writes_json(tmp_path):
+    path, payload = baselines.run_baseline(_tiny_dataset(), "tfidf_lr", seed=0, results_dir=tmp_path)
+
+    assert path == tmp_path / "tfidf_lr-toy-s0.json"
+    written = json.loads(path.read_text(encoding="utf-8"))
+    for key in ("name", "command", "git_commit", "machine", "date", "kind", "model", "dataset", "seed",
+                "wall_time_s", "dev", "test", "hyperparameters", "grid", "selected_on"):
+        assert key in written, key
+    assert written["kind"] == "baseline" and written["model"] == "tfidf_lr" and written["seed"] == 0
+    assert written["selected_on"].startswith("dev accuracy")
+    grid = written["grid"]
+    assert [row["C"] for row in grid] == list(baselines.TFIDF_C_GRID)
+    best = max(grid, key=lambda row: (row["dev_accuracy"], -row["dev_log_loss"]))
+    assert written["hyperparameters"]["C"] == best["C"]
+    assert written["dev"]["accuracy"] == pytest.approx(best["dev_accuracy"])
+    assert written["test"]["accuracy"] == 1.0
+    assert payload["test"]["n"] == 10
+
+
+def test_fasttext_baseline_runs_on_tiny_data(tmp_path):
+    pytest.importorskip("fasttext")
+    grid = [{"epoch": 5, "lr": 0.5}, {"epoch": 20, "lr": 1.0}]
+    payload = baselines.run_fasttext(_tiny_dataset(), seed=0, grid=grid, fixed={"dim": 10, "thread": 1,
+                                                                                "bucket": 10_000})
+    assert [(row["epoch"], row["lr"]) for row in payload["grid"]] == [(5, 0.5), (20, 1.0)]
+    assert payload["hyperparameters"]["dim"] == 10
+    assert payload["test"]["n"] == 10 and 0.0 <= payload["test"]["accuracy"] <= 1.0
+
+
+def test_select_on_dev_breaks_accuracy_ties_by_log_loss():
+    """Selection only sees dev: best dev accuracy, ties to the lower dev log-loss, then to grid order."""
+    import numpy as np
+
+    confidence = {1: (0.5, 0.9), 2: (0.9, 0.6), 3: (0.9, 0.8), 4: (0.9, 0.8)}  # (accuracy, prob. of prediction)
+
+    def score(model, texts):
+        accuracy, p = confidence[model]
+        correct = round(accuracy * len(texts))
+        rows = [[p, 1 - p]] * correct + [[1 - p, p]] * (len(texts) - correct)
+        return np.array(rows)
+
+    model, chosen, report = baselines.select_on_dev(
+        [{"k": k} for k in confidence], lambda s: s["k"], score, ["x"] * 10, ["a"] * 10, ["a", "b"]
+    )
+    assert (model, chosen) == (3, {"k": 3})
+    assert [row["dev_accuracy"] for row in report] == [0.5, 0.9, 0.9, 0.9]
+
+
+def test_example_text_is_single_line_with_aspect_and_pair():
+    assert baselines.example_text(Example("a\nb", "x")) == "a b"
+    assert baselines.example_text(Example("food ok", "x", aspect="food")) == "food [ASP] food ok"
+    assert baselines.example_text(Example("p", "x", text_pair="h\n")) == "p [SEP] h"
+    assert baselines.fasttext_label_tokens(["very good", "bad"]) == {
+        "very good": "__label__very_good", "bad": "__label__bad"}
+
+
+def test_write_result_adds_standard_fields(tmp_path):
+    path = common.write_result("demo", {"kind": "baseline", "model": "m"}, tmp_path)
+    record = json.loads(path.read_text(encoding="utf-8"))
+    assert record["name"] == "demo" and record["model"] == "m"
+    assert record["command"].startswith("python")
+    assert set(record["machine"]) >= {"platform", "cpu_model", "cpu_cores", "torch_version", "cuda_device"}
+    assert record["date"].endswith("+00:00")
