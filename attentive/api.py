@@ -8,11 +8,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .data.batching import encode
+from .data.batching import encode_items
 from .data.example import Dataset
 from .errors import AttentiveError
 from .evaluate import compute_metrics
 from .models.classifier import TextClassifier, build_model
+from .models.pretrained import pretrained_config, pretrained_tokenizer
 from .recipes import load_recipe
 from .saved import load_folder, save_folder
 from .text.embeddings import WordVectors, load_glove, random_matrix, train_word2vec
@@ -67,6 +68,7 @@ class Model:
 
     def __init__(self, network: TextClassifier, tokenizer, config: dict, device: str | None = None):
         self.network, self.tokenizer, self.config = network, tokenizer, config
+        self.history = None  # the training History when this model was just trained
         self.labels: list[str] = config["labels"]
         self.device = pick_device(device)
         self.network.to(self.device).eval()
@@ -75,20 +77,34 @@ class Model:
     def max_length(self) -> int | None:
         return self.config["recipe"]["tokenizer"].get("max_length")
 
+    @property
+    def special_tokens(self) -> bool:
+        """A pretrained tokenizer's [CLS] ... [SEP] are part of the input; word-level tokenizers add none."""
+        return self.config["recipe"]["tokenizer"].get("type") == "pretrained"
+
     def save(self, folder: str | Path) -> None:
         save_folder(Path(folder), self.network, self.tokenizer, self.config)
 
-    def _ids(self, texts: list[str]) -> list[list[int]]:
-        for number, text in enumerate(texts, 1):
+    @property
+    def is_pair(self) -> bool:
+        return self.network.is_pair
+
+    def _ids(self, texts: list[str], pairs: list[str] | None = None):
+        if self.is_pair and (pairs is None or len(pairs) != len(texts)):
+            raise AttentiveError("this model classifies text pairs: give a second text (--pair) for every text")
+        if not self.is_pair and pairs is not None:
+            raise AttentiveError("this model classifies single texts: it takes no second text")
+        for number, text in enumerate(list(texts) + list(pairs or []), 1):
             if not isinstance(text, str) or not text.strip():
                 raise AttentiveError(f"text {number} is empty: nothing to classify")
-        return encode(self.tokenizer, texts, self.max_length)
+        return encode_items(self.tokenizer, texts, pairs, self.max_length, self.special_tokens)
 
-    def explain(self, texts: list[str], top_k: int = 5, batch_size: int = 128) -> list[Explanation]:
-        """Predictions with each text's words and attention (heads x words)."""
-        ids = self._ids(list(texts))
+    def explain(self, texts: list[str], pairs: list[str] | None = None, top_k: int = 5,
+                batch_size: int = 128) -> list[Explanation]:
+        """Predictions with each (first) text's words and attention (heads x words)."""
+        ids = self._ids(list(texts), None if pairs is None else list(pairs))
         probs, attentions = predict_probabilities(self.network, ids, batch_size, self.device, with_attention=True)
-        encodings = self.tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        encodings = self.tokenizer.encode_batch(list(texts), add_special_tokens=self.special_tokens)
         results = []
         for text, enc, row, attention in zip(texts, encodings, probs, attentions):
             words = [text[start:end] for start, end in enc.offsets[: len(attention[0]) if attention is not None
@@ -103,11 +119,11 @@ class Model:
             results.append(explanation)
         return results
 
-    def predict(self, texts: list[str] | str, top_k: int = 5) -> list[Prediction]:
-        """Label, class probabilities and the `top_k` most attended words of each text."""
-        if isinstance(texts, str):
-            texts = [texts]
-        return [explanation.prediction for explanation in self.explain(texts, top_k=top_k)]
+    def predict(self, texts: list[str] | str, pairs: list[str] | str | None = None, top_k: int = 5) -> list[Prediction]:
+        """Label, class probabilities and the `top_k` most attended words of each text (of each pair's first)."""
+        texts = [texts] if isinstance(texts, str) else texts
+        pairs = [pairs] if isinstance(pairs, str) else pairs
+        return [explanation.prediction for explanation in self.explain(texts, pairs, top_k=top_k)]
 
     def evaluate(self, dataset: str | Dataset, split: str = "test", data_dir: str | Path | None = None) -> dict:
         """Accuracy, macro-F1, per-class precision/recall/F1 and the confusion matrix on one split."""
@@ -119,12 +135,17 @@ class Model:
         if unknown:
             raise AttentiveError(f"{data.name}/{split}: label(s) {', '.join(map(repr, unknown))} unknown to this model "
                                  f"(it knows {', '.join(self.labels)})")
-        probs = predict_probabilities(self.network, encode(self.tokenizer, [ex.text for ex in examples],
-                                                           self.max_length), device=self.device)
+        probs = predict_probabilities(self.network, self.encode_examples(examples), device=self.device)
         predicted = [self.labels[i] for i in probs.argmax(1)]
         metrics = compute_metrics([ex.label for ex in examples], predicted, self.labels)
         metrics.update(dataset=data.name, split=split)
         return metrics
+
+
+    def encode_examples(self, examples) -> list:
+        pairs = [ex.text_pair or "" for ex in examples] if self.is_pair else None
+        return encode_items(self.tokenizer, [ex.text for ex in examples], pairs, self.max_length,
+                            self.special_tokens)
 
 
 def load(folder: str | Path, device: str | None = None) -> Model:
@@ -166,14 +187,29 @@ def train(dataset: str | Dataset, recipe: str | dict = "lama_ctx", out: str | Pa
     train_examples, dev_examples = data.splits["train"], data.splits["dev"]
     if not train_examples or not dev_examples:
         raise AttentiveError(f"dataset {data.name!r} needs non-empty train and dev splits")
+    if any(ex.aspect is not None for ex in train_examples):
+        raise AttentiveError(f"dataset {data.name!r} holds aspects; the recipes so far would ignore them")
     tok_cfg = recipe["tokenizer"]
     texts = [ex.text for ex in train_examples]
-    tokenizer = build_tokenizer(texts, tok_cfg["min_frequency"], tok_cfg["lowercase"], tok_cfg.get("max_vocab"))
+    has_pairs = any(ex.text_pair is not None for ex in train_examples)
+    texts_and_pairs = texts + [ex.text_pair for ex in train_examples if ex.text_pair is not None]
     started = time.perf_counter()
-    vectors = initial_vectors(recipe, tokenizer, texts, data.name, data_dir, rng)
+    if tok_cfg.get("type") == "pretrained":
+        tokenizer = pretrained_tokenizer(tok_cfg["max_length"])
+        recipe["encoder"]["config"] = pretrained_config()  # saved with the model: loading needs no package
+        vectors = WordVectors(None, 1.0, "pretrained")
+    else:
+        tokenizer = build_tokenizer(texts_and_pairs, tok_cfg["min_frequency"], tok_cfg["lowercase"],
+                                    tok_cfg.get("max_vocab"))
+        vectors = initial_vectors(recipe, tokenizer, texts_and_pairs, data.name, data_dir, rng)
     vector_seconds = time.perf_counter() - started
     label_index = {label: i for i, label in enumerate(data.labels)}
     network = build_model(recipe, tokenizer.get_vocab_size(), len(data.labels), vectors.matrix)
+    if hasattr(network.encoder, "load_pretrained"):
+        network.encoder.load_pretrained()
+    if network.is_pair != has_pairs:
+        raise AttentiveError(f"dataset {data.name!r} holds {'text pairs' if has_pairs else 'single texts'} but "
+                             f"recipe {recipe['name']!r} classifies {'pairs' if network.is_pair else 'single texts'}")
     config = {"recipe": recipe, "labels": data.labels, "vocab_size": tokenizer.get_vocab_size(),
               "dataset": data.name, "vectors": {"source": vectors.source, "coverage": round(vectors.coverage, 4),
                                                 "seconds": round(vector_seconds, 1)}}
@@ -190,11 +226,9 @@ def train(dataset: str | Dataset, recipe: str | dict = "lama_ctx", out: str | Pa
         if out is not None:
             model.save(out)
 
-    history = fit(network, encode(tokenizer, texts, tok_cfg["max_length"]),
-                  [label_index[ex.label] for ex in train_examples],
-                  encode(tokenizer, [ex.text for ex in dev_examples], tok_cfg["max_length"]),
-                  [label_index[ex.label] for ex in dev_examples], cfg, rng, device, log_path,
-                  show_progress, on_improve=save_best)
+    history = fit(network, model.encode_examples(train_examples), [label_index[ex.label] for ex in train_examples],
+                  model.encode_examples(dev_examples), [label_index[ex.label] for ex in dev_examples], cfg, rng,
+                  device, log_path, show_progress, on_improve=save_best)
     config["training"] = {"best_epoch": history.best_epoch, "dev_accuracy": history.best_dev_accuracy,
                           "epochs_run": len(history.epochs), "epoch_seconds": history.epoch_times}
     model.history = history

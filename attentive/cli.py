@@ -21,7 +21,7 @@ err = Console(stderr=True)
 DataDir = typer.Option(None, "--data-dir", help="benchmark data folder (default: $ATTENTIVE_DATA or ../shared/data)")
 
 
-def _dataset(dataset, train_file, dev_file, test_file, text_column, label_column, data_dir):
+def _dataset(dataset, train_file, dev_file, test_file, text_column, label_column, data_dir, pair_column=None):
     """A registry name, or the user's own files."""
     if train_file is not None or dataset is None:
         if train_file is None:
@@ -29,7 +29,7 @@ def _dataset(dataset, train_file, dev_file, test_file, text_column, label_column
         from .data.registry import load_files
 
         return load_files(train_file, dev=dev_file, test=test_file, text_column=text_column,
-                          label_column=label_column)
+                          label_column=label_column, pair_column=pair_column)
     from .api import resolve_dataset
 
     return resolve_dataset(dataset, data_dir)
@@ -52,13 +52,14 @@ def train(
     test_file: Optional[Path] = typer.Option(None, "--test"),
     text_column: str = typer.Option("text", "--text-column"),
     label_column: str = typer.Option("label", "--label-column"),
+    pair_column: Optional[str] = typer.Option(None, "--pair-column", help="second-text column, for pair recipes"),
     device: str = typer.Option("auto", "--device", help="cpu, cuda or auto"),
     data_dir: Optional[Path] = DataDir,
 ):
     """Train a recipe on a dataset; the best dev epoch is kept and saved to OUT."""
     from .api import train as train_model
 
-    data = _dataset(dataset, train_file, dev_file, test_file, text_column, label_column, data_dir)
+    data = _dataset(dataset, train_file, dev_file, test_file, text_column, label_column, data_dir, pair_column)
     _report_skipped(data)
     console.print(f"[bold]{data.name}[/]: train {len(data.splits['train'])}, dev {len(data.splits['dev'])}, "
                   f"test {len(data.splits.get('test', []))}; labels {', '.join(data.labels)}")
@@ -90,6 +91,7 @@ def evaluate(
     test_file: Optional[Path] = typer.Option(None, "--file", help="evaluate on your own labelled file"),
     text_column: str = typer.Option("text", "--text-column"),
     label_column: str = typer.Option("label", "--label-column"),
+    pair_column: Optional[str] = typer.Option(None, "--pair-column", help="second-text column, for pair models"),
     output: Optional[Path] = typer.Option(None, "--output", help="JSON file (default RUN/eval-DATASET-SPLIT.json)"),
     data_dir: Optional[Path] = DataDir,
 ):
@@ -101,7 +103,8 @@ def evaluate(
     if test_file is not None:
         from .data.registry import load_test_file
 
-        data, split = load_test_file(test_file, text_column=text_column, label_column=label_column), "test"
+        data = load_test_file(test_file, text_column=text_column, label_column=label_column, pair_column=pair_column)
+        split = "test"
     else:
         data = _dataset(dataset or model.config.get("dataset"), None, None, None, text_column, label_column,
                         data_dir)
@@ -113,8 +116,8 @@ def evaluate(
     console.print(f"written {output}")
 
 
-def _read_jsonl_texts(path: Path):
-    """Yield (line number, record) from a JSONL file of {"text": ...} objects, with one-line errors."""
+def _read_jsonl_texts(path: Path, fields: tuple[str, ...] = ("text",)):
+    """Yield the records of a JSONL file of {"text": ...} objects; a bad line is a one-line error with its number."""
     from .data.readers._common import iter_lines
     from .errors import DataError
 
@@ -125,17 +128,20 @@ def _read_jsonl_texts(path: Path):
             record = json.loads(line)
         except json.JSONDecodeError as exc:
             raise DataError(path, f"invalid JSON ({exc.msg})", number) from None
-        text = record.get("text") if isinstance(record, dict) else None
-        if not isinstance(text, str) or not text.strip():
-            raise DataError(path, 'empty or missing "text"', number)
-        yield number, record
+        for field in fields:
+            text = record.get(field) if isinstance(record, dict) else None
+            if not isinstance(text, str) or not text.strip():
+                raise DataError(path, f'empty or missing "{field}"', number)
+        yield record
 
 
 @app.command()
 def predict(
     run: Path = typer.Argument(..., help="a saved model folder"),
     texts: list[str] = typer.Argument(None, help="texts to classify"),
-    input_file: Optional[Path] = typer.Option(None, "--input", help="JSONL file with a \"text\" field a line"),
+    input_file: Optional[Path] = typer.Option(None, "--input",
+                                              help='JSONL file, a "text" field a line (and "text_pair" for pairs)'),
+    pair: list[str] = typer.Option([], "--pair", help="pair models: the second text of each text, in order"),
     top_k: int = typer.Option(5, "--top-k", help="most attended words to report"),
     batch_size: int = typer.Option(256, "--batch-size"),
 ):
@@ -146,18 +152,19 @@ def predict(
     if input_file is None and not texts:
         raise AttentiveError("give texts to classify or --input FILE.jsonl")
     if input_file is None:
-        for prediction in model.predict(texts, top_k=top_k):
+        for prediction in model.predict(texts, pair or None, top_k=top_k):
             print(json.dumps({**prediction.as_dict()}, ensure_ascii=False))
         return
     batch: list[dict] = []
 
     def flush():
-        for record, prediction in zip(batch, model.predict([r["text"] for r in batch], top_k=top_k)):
+        pairs = [r.get("text_pair") for r in batch] if model.is_pair else None
+        for record, prediction in zip(batch, model.predict([r["text"] for r in batch], pairs, top_k=top_k)):
             print(json.dumps({**record, **prediction.as_dict()}, ensure_ascii=False), flush=False)
         sys.stdout.flush()
         batch.clear()
 
-    for _, record in _read_jsonl_texts(input_file):
+    for record in _read_jsonl_texts(input_file, ("text", "text_pair") if model.is_pair else ("text",)):
         batch.append(record)
         if len(batch) >= batch_size:
             flush()
@@ -211,9 +218,14 @@ def recipes():
     console.print(table)
 
 
+# 2,500 training sentences are too few to train good word2vec vectors: the demo starts from GloVe instead.
+DEMO_SETTINGS = ["embedder.vectors=glove", "tokenizer.min_frequency=2"]
+
+
 @app.command()
 def demo(out: Path = typer.Option(Path("runs/demo"), "--out"), recipe: str = typer.Option("lama_ctx", "--recipe"),
-         set_: list[str] = typer.Option([], "--set"), show: int = typer.Option(6, "--show")):
+         set_: list[str] = typer.Option([], "--set", help=f"recipe overrides, after {' '.join(DEMO_SETTINGS)}"),
+         show: int = typer.Option(6, "--show")):
     """Train on the bundled SST-2 sample, report test metrics and show attention heatmaps of a few test sentences."""
     from .api import train as train_model
     from .data.registry import load_dataset
@@ -222,7 +234,7 @@ def demo(out: Path = typer.Option(Path("runs/demo"), "--out"), recipe: str = typ
     data = load_dataset("sst2_sample")
     console.print(f"[bold]demo[/]: {recipe} on {data.name} (train {len(data.splits['train'])}, "
                   f"dev {len(data.splits['dev'])}, test {len(data.splits['test'])})")
-    model = train_model(data, recipe, out, set_)
+    model = train_model(data, recipe, out, DEMO_SETTINGS + set_)
     print_metrics(model.evaluate(data, "test"))
     sample = data.splits["test"][:show]
     console.print(explanation_table(model.explain([ex.text for ex in sample]), gold=[ex.label for ex in sample]))

@@ -10,8 +10,23 @@ from attentive.data.registry import load_dataset
 torch.set_num_threads(1)
 
 # A fast recipe for tests: small parts, random vectors, two epochs.
-TINY = ["embedder.vectors=random", "embedder.dim=24", "encoder.hidden=16", "pooler.heads=3", "head.hidden=16",
-        "tokenizer.min_frequency=2", "train.epochs=2", "train.batch_size=32", "train.lr=0.005"]
+TINY = ["embedder.vectors=random", "embedder.dim=24", "tokenizer.min_frequency=2", "train.epochs=2",
+        "train.batch_size=32", "train.lr=0.005"]
+# Small sizes for each part family; `tiny_overrides` keeps those a recipe's parts take.
+PART_SIZES = {"encoder": {"bigru": ["hidden=16"], "bilstm": ["hidden=16"], "cnn": ["maps=8"],
+                          "transformer": ["d_model=24", "heads=4", "ff=32"]},
+              "pooler": {"lama": ["heads=3"], "san": ["hops=3", "hidden=12"]},
+              "head": {"mlp": ["hidden=16"], "gated_pair": ["factors=6", "hidden=16"], "pruned": ["p=4", "q=3"]}}
+
+
+def tiny_overrides(recipe_name: str) -> list[str]:
+    """TINY plus the small sizes of the recipe's own parts."""
+    from attentive.recipes import load_recipe
+
+    recipe = load_recipe(recipe_name)
+    sizes = [f"{section}.{setting}" for section, kinds in PART_SIZES.items()
+             for setting in kinds.get(recipe[section].get("type"), [])]
+    return TINY + sizes
 
 
 @pytest.fixture(scope="session")

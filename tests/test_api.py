@@ -9,13 +9,13 @@ import pytest
 import attentive
 from attentive.errors import AttentiveError
 
-from .conftest import TINY
+from .conftest import tiny_overrides
 
 
 @pytest.fixture(scope="module")
 def trained(sst2_small, tmp_path_factory):
     out = tmp_path_factory.mktemp("run")
-    model = attentive.train(sst2_small, "lama_ctx", out, overrides=TINY + ["train.epochs=3"], show_progress=False)
+    model = attentive.train(sst2_small, "lama_ctx", out, overrides=tiny_overrides("lama_ctx") + ["train.epochs=3"], show_progress=False)
     return model, out
 
 
@@ -85,3 +85,12 @@ def test_unknown_label_at_evaluation_is_refused(trained, sst2_small):
     odd = Dataset("odd", {"train": [], "dev": [], "test": [Example("meh", "neutral")]}, ["neutral"])
     with pytest.raises(AttentiveError, match="'neutral' unknown"):
         model.evaluate(odd, "test")
+
+
+def test_pair_data_is_refused_rather_than_silently_reduced_to_one_text():
+    from attentive.data.example import Dataset, Example
+
+    pairs = [Example("a man sleeps", "NEUTRAL", text_pair="a person rests")] * 4
+    data = Dataset("pairs", {"train": pairs, "dev": pairs, "test": []}, ["NEUTRAL"])
+    with pytest.raises(AttentiveError, match="classifies single texts"):
+        attentive.train(data, "lama_ctx", overrides=tiny_overrides("lama_ctx"), show_progress=False)

@@ -103,7 +103,6 @@ def test_tfidf_baseline_selects_c_on_dev_and_writes_json(tmp_path):
 
 
 def test_fasttext_baseline_runs_on_tiny_data(tmp_path):
-    pytest.importorskip("fasttext")
     grid = [{"epoch": 5, "lr": 0.5}, {"epoch": 20, "lr": 1.0}]
     payload = baselines.run_fasttext(_tiny_dataset(), seed=0, grid=grid, fixed={"dim": 10, "thread": 1,
                                                                                 "bucket": 10_000})
@@ -146,3 +145,15 @@ def test_write_result_adds_standard_fields(tmp_path):
     assert record["command"].startswith("python")
     assert set(record["machine"]) >= {"platform", "cpu_model", "cpu_cores", "torch_version", "cuda_device"}
     assert record["date"].endswith("+00:00")
+
+
+def test_targets_use_the_variant_dev_selected_among_those_with_most_seeds():
+    results = [
+        _result("a-s0", 0, 0.99, variant="sweep", dev={"accuracy": 0.99}),  # one seed only: a sweep try
+        _result("b-s0", 0, 0.80, variant="b", dev={"accuracy": 0.91}),
+        _result("b-s1", 1, 0.82, variant="b", dev={"accuracy": 0.93}),
+        _result("c-s0", 0, 0.95, variant="c", dev={"accuracy": 0.90}),
+        _result("c-s1", 1, 0.97, variant="c", dev={"accuracy": 0.90}),
+    ]
+    variant, runs = render.selected_runs(results, "imdb", "lama_ctx")
+    assert variant == "b" and [r["name"] for r in runs] == ["b-s0", "b-s1"]  # test accuracy plays no part

@@ -7,7 +7,7 @@ import pytest
 
 from attentive.cli import main
 
-from .conftest import TINY
+from .conftest import tiny_overrides
 
 
 def write_tsv(path, examples):
@@ -24,7 +24,7 @@ def files(sst2_small, tmp_path_factory):
 @pytest.fixture(scope="module")
 def run_dir(files, tmp_path_factory):
     out = tmp_path_factory.mktemp("cli") / "run"
-    overrides = [arg for item in TINY for arg in ("--set", item)]
+    overrides = [arg for item in tiny_overrides("lama_ctx") for arg in ("--set", item)]
     assert main(["train", "--train", str(files["train"]), "--dev", str(files["dev"]), "--test", str(files["test"]),
                  "--recipe", "lama_ctx", "--out", str(out), *overrides]) == 0
     return out
@@ -82,3 +82,38 @@ def test_unknown_label_in_an_evaluation_file_is_refused(run_dir, tmp_path, capsy
     path.write_text("text\tlabel\ngood film\tpositive\nso so\tneutral\n")
     assert main(["evaluate", str(run_dir), "--file", str(path)]) == 2
     assert "'neutral' unknown" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def sick_files(tmp_path_factory):
+    """A small real slice of SICK (premise, hypothesis, entailment label) as the user's own TSV files."""
+    from attentive.data.registry import load_dataset
+
+    sick = load_dataset("sick")
+    folder = tmp_path_factory.mktemp("sick")
+    files = {}
+    for split, size in (("train", 300), ("dev", 60)):
+        rows = "".join(f"{ex.text}\t{ex.text_pair}\t{ex.label}\n" for ex in sick.splits[split][:size])
+        files[split] = folder / f"{split}.tsv"
+        files[split].write_text("premise\thypothesis\tlabel\n" + rows)
+    return files
+
+
+def test_a_pair_model_trains_saves_loads_and_predicts_through_the_same_cli(sick_files, tmp_path, capsys):
+    out = tmp_path / "pair-run"
+    overrides = [arg for item in tiny_overrides("san_pair") for arg in ("--set", item)]
+    assert main(["train", "--train", str(sick_files["train"]), "--dev", str(sick_files["dev"]), "--recipe",
+                 "san_pair", "--text-column", "premise", "--pair-column", "hypothesis", "--out", str(out),
+                 *overrides]) == 0
+    capsys.readouterr()
+    assert main(["predict", str(out), "A man is sleeping", "--pair", "A person is resting"]) == 0
+    [line] = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert set(line["probabilities"]) == {"CONTRADICTION", "ENTAILMENT", "NEUTRAL"}
+    source = tmp_path / "pairs.jsonl"
+    source.write_text(json.dumps({"text": "A dog runs", "text_pair": "An animal moves"}) + "\n")
+    assert main(["predict", str(out), "--input", str(source)]) == 0
+    assert json.loads(capsys.readouterr().out)["label"] in line["probabilities"]
+    assert main(["predict", str(out), "A man is sleeping"]) == 2  # a pair model needs the second text
+    assert "second text" in capsys.readouterr().err
+    assert main(["evaluate", str(out), "--file", str(sick_files["dev"]), "--text-column", "premise",
+                 "--pair-column", "hypothesis", "--output", str(tmp_path / "m.json")]) == 0

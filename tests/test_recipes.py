@@ -9,7 +9,7 @@ from attentive.recipes import available_recipes, load_recipe
 def test_shipped_recipes_load_with_defaults():
     assert {"lama", "lama_ctx"} <= set(available_recipes())
     recipe = load_recipe("lama_ctx")
-    assert recipe["pooler"] == {"type": "lama", "heads": 10, "context": "document"}
+    assert recipe["pooler"] == {"type": "lama", "heads": 10, "context": "document", "score_scale": 5}
     assert recipe["tokenizer"]["min_frequency"] == 5  # LAMA paper §4.3
 
 

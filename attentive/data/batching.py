@@ -17,9 +17,23 @@ from ..text.tokenizer import PAD_ID, UNK_ID
 POOL_BATCHES = 50
 
 
-def encode(tokenizer: Tokenizer, texts: Sequence[str], max_length: int | None = None) -> list[list[int]]:
-    """Token ids of each text, truncated to `max_length`; a text with no tokens becomes one unknown token."""
-    encoded = tokenizer.encode_batch(list(texts), add_special_tokens=False)
+Item = list[int] | tuple[list[int], list[int]]  # one text's token ids, or a pair's (premise, hypothesis)
+
+
+def item_length(item: Item) -> int:
+    return len(item[0]) + len(item[1]) if isinstance(item, tuple) else len(item)
+
+
+def first_text(item: Item) -> list[int]:
+    return item[0] if isinstance(item, tuple) else item
+
+
+def encode(tokenizer: Tokenizer, texts: Sequence[str], max_length: int | None = None,
+           special_tokens: bool = False) -> list[list[int]]:
+    """Token ids of each text, truncated to `max_length`; a text with no tokens becomes one unknown token.
+
+    `special_tokens` adds the tokenizer's own ([CLS] ... [SEP] for a pretrained WordPiece tokenizer)."""
+    encoded = tokenizer.encode_batch(list(texts), add_special_tokens=special_tokens)
     return [(enc.ids[:max_length] if max_length else enc.ids) or [UNK_ID] for enc in encoded]
 
 
@@ -51,6 +65,25 @@ def pad(sequences: Sequence[Sequence[int]], device: torch.device | str = "cpu") 
     return ids, ids != PAD_ID
 
 
-def iterate(ids: Sequence[Sequence[int]], batch_size: int, shuffle: bool = False,
+def encode_items(tokenizer: Tokenizer, texts: Sequence[str], pairs: Sequence[str] | None,
+                 max_length: int | None = None, special_tokens: bool = False) -> list[Item]:
+    """Token ids of single texts, or of (text, pair) tuples when `pairs` is given."""
+    ids = encode(tokenizer, texts, max_length, special_tokens)
+    if pairs is None:
+        return ids
+    return list(zip(ids, encode(tokenizer, pairs, max_length, special_tokens)))
+
+
+def collate(items: Sequence[Item], device: torch.device | str = "cpu") -> dict[str, torch.Tensor]:
+    """The model's keyword inputs for a batch: ids and mask, plus pair_ids and pair_mask for pairs."""
+    if isinstance(items[0], tuple):
+        ids, mask = pad([a for a, _ in items], device)
+        pair_ids, pair_mask = pad([b for _, b in items], device)
+        return {"ids": ids, "mask": mask, "pair_ids": pair_ids, "pair_mask": pair_mask}
+    ids, mask = pad(items, device)
+    return {"ids": ids, "mask": mask}
+
+
+def iterate(items: Sequence[Item], batch_size: int, shuffle: bool = False,
             rng: np.random.Generator | None = None) -> Iterator[np.ndarray]:
-    yield from batch_order([len(x) for x in ids], batch_size, shuffle, rng)
+    yield from batch_order([item_length(x) for x in items], batch_size, shuffle, rng)

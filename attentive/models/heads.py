@@ -1,6 +1,7 @@
 """Pooled representation -> class logits (LAMA paper Eq. 16-17: softmax(W_o d + b_o), optionally an MLP first)."""
 from __future__ import annotations
 
+import torch
 from torch import nn
 
 
@@ -20,4 +21,65 @@ class MLPHead(nn.Module):
         return self.net(pooled)
 
 
-HEADS = {"mlp": MLPHead}
+class PrunedMLPHead(nn.Module):
+    """Lin et al. 2017, Appendix A: a hidden layer whose connections follow the matrix embedding M (r x c).
+
+    Row-wise groups: r groups of p units, group i connected only to row i of M (M^v, r x p).
+    Column-wise groups: c groups of q units, group j connected only to column j of M (M^h, c x q).
+    ReLU, both flattened and concatenated, then a linear softmax layer. Hidden-layer parameters:
+    r*c*p + r*p (row-wise) + c*r*q + c*q (column-wise), instead of r*c*(r*p + c*q) for a full layer.
+    """
+
+    def __init__(self, input_dim: int, classes: int, rows: int, p: int = 25, q: int = 20, dropout: float = 0.0):
+        super().__init__()
+        if input_dim % rows:
+            raise ValueError(f"pruned head: pooled size {input_dim} is not {rows} rows")
+        self.rows, self.cols = rows, input_dim // rows
+        self.row_weight = nn.Parameter(torch.empty(rows, self.cols, p))
+        self.row_bias = nn.Parameter(torch.zeros(rows, p))
+        self.col_weight = nn.Parameter(torch.empty(self.cols, rows, q))
+        self.col_bias = nn.Parameter(torch.zeros(self.cols, q))
+        for weight in (self.row_weight, self.col_weight):
+            nn.init.kaiming_uniform_(weight.view(weight.size(0), -1), a=5 ** 0.5)
+        self.dropout = nn.Dropout(dropout)
+        self.out = nn.Linear(rows * p + self.cols * q, classes)
+
+    def hidden_parameter_count(self) -> int:
+        return sum(t.numel() for t in (self.row_weight, self.row_bias, self.col_weight, self.col_bias))
+
+    def forward(self, pooled):
+        m = self.dropout(pooled.view(-1, self.rows, self.cols))
+        by_row = torch.relu(torch.einsum("brc,rcp->brp", m, self.row_weight) + self.row_bias)
+        by_col = torch.relu(torch.einsum("brc,crq->bcq", m, self.col_weight) + self.col_bias)
+        return self.out(self.dropout(torch.cat([by_row.flatten(1), by_col.flatten(1)], dim=1)))
+
+
+class GatedPairHead(nn.Module):
+    """Lin et al. 2017, Appendix B (gated encoder): relate the matrix embeddings of two texts, then an MLP.
+
+    F_h = batched_dot(M_h, W_fh), F_p = batched_dot(M_p, W_fp): row i of M (c values) times its own c x f matrix;
+    F_r = F_h ∘ F_p (Eq. 12), flattened (r * f) into an MLP with a ReLU hidden layer.
+    """
+
+    def __init__(self, input_dim: int, classes: int, rows: int, factors: int = 50, hidden: int = 300,
+                 dropout: float = 0.0):
+        super().__init__()
+        if input_dim % rows:
+            raise ValueError(f"pair head: pooled size {input_dim} is not {rows} rows")
+        self.rows, cols = rows, input_dim // rows
+        self.W_fh = nn.Parameter(torch.empty(rows, cols, factors))
+        self.W_fp = nn.Parameter(torch.empty(rows, cols, factors))
+        for weight in (self.W_fh, self.W_fp):
+            nn.init.xavier_uniform_(weight)
+        self.mlp = MLPHead(rows * factors, classes, hidden, dropout)
+
+    def forward(self, premise, hypothesis):
+        m_p = premise.view(premise.size(0), self.rows, -1)
+        m_h = hypothesis.view(hypothesis.size(0), self.rows, -1)
+        f_p = torch.einsum("brc,rcf->brf", m_p, self.W_fp)
+        f_h = torch.einsum("brc,rcf->brf", m_h, self.W_fh)
+        return self.mlp((f_h * f_p).flatten(1))
+
+
+HEADS = {"mlp": MLPHead, "pruned": PrunedMLPHead, "gated_pair": GatedPairHead}
+PAIR_HEADS = (GatedPairHead,)

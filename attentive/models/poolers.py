@@ -71,6 +71,30 @@ class LamaPooler(nn.Module):
         return Pooled(pooled.flatten(1), attention, scores)
 
 
+class StructuredSelfAttentionPooler(nn.Module):
+    """Structured self-attention (Lin et al. 2017, §2, Eq. 5-6): A = softmax(W_s2 tanh(W_s1 H^T)), M = A H.
+
+    W_s1 in R^{d_a x 2u}, W_s2 in R^{r x d_a} (no biases, as in the paper); r hops, each a distribution over the
+    words (padding gets 0). M (r x 2u) is flattened. Attention-layer parameters: d_a * 2u + r * d_a.
+    The penalty ||A A^T - I||_F^2 (Eq. 8) is a training regulariser (attentive.train.regularisers), not part of it.
+    """
+
+    def __init__(self, input_dim: int, hops: int = 30, hidden: int = 350):
+        super().__init__()
+        self.W_s1 = nn.Linear(input_dim, hidden, bias=False)
+        self.W_s2 = nn.Linear(hidden, hops, bias=False)
+        self.heads = hops
+        self.output_dim = hops * input_dim
+
+    def attention_parameter_count(self) -> int:
+        return self.W_s1.weight.numel() + self.W_s2.weight.numel()
+
+    def forward(self, states: torch.Tensor, mask: torch.Tensor, aspect: torch.Tensor | None = None) -> Pooled:
+        scores = self.W_s2(torch.tanh(self.W_s1(states))).transpose(1, 2)  # B x r x T
+        attention = masked_softmax(scores, mask)
+        return Pooled((attention @ states).flatten(1), attention, scores)
+
+
 class MaxPooler(nn.Module):
     """Max over time of the (masked) token vectors (the BiGRU and CNN baselines)."""
 
@@ -93,4 +117,4 @@ class MeanPooler(nn.Module):
         return Pooled(masked_mean(states, mask))
 
 
-POOLERS = {"lama": LamaPooler, "max": MaxPooler, "mean": MeanPooler}
+POOLERS = {"lama": LamaPooler, "san": StructuredSelfAttentionPooler, "max": MaxPooler, "mean": MeanPooler}

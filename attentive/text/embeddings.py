@@ -22,7 +22,7 @@ from .tokenizer import PAD_ID, words_of
 
 @dataclass
 class WordVectors:
-    matrix: np.ndarray  # vocab_size x dim, row i = vector of token id i
+    matrix: np.ndarray | None  # vocab_size x dim, row i = vector of token id i (None: the encoder embeds)
     coverage: float  # share of the vocabulary (special tokens excluded) found in the pre-trained source
     source: str
 

@@ -15,7 +15,9 @@ import torch
 import torch.nn.functional as F
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from ..data.batching import iterate, pad
+from ..data.batching import Item, collate, first_text, iterate
+from ..errors import AttentiveError
+from .regularisers import regulariser_from
 
 
 @dataclass
@@ -42,15 +44,14 @@ def make_optimizer(model: torch.nn.Module, cfg: dict) -> torch.optim.Optimizer:
 
 
 @torch.no_grad()
-def predict_probabilities(model: torch.nn.Module, ids: Sequence[Sequence[int]], batch_size: int = 128,
+def predict_probabilities(model: torch.nn.Module, ids: Sequence[Item], batch_size: int = 128,
                           device: str | torch.device = "cpu", with_attention: bool = False):
     """Class probabilities (N x classes, numpy) in input order; with_attention adds per-example attention arrays."""
     model.eval()
     probabilities = np.zeros((len(ids), 0), dtype=np.float32)
     attentions: list = [None] * len(ids)
     for batch in iterate(ids, batch_size):
-        tokens, mask = pad([ids[i] for i in batch], device)
-        out = model(tokens, mask)
+        out = model(**collate([ids[i] for i in batch], device))
         probs = torch.softmax(out.logits.float(), -1).cpu().numpy()
         if probabilities.shape[1] == 0:
             probabilities = np.zeros((len(ids), probs.shape[1]), dtype=np.float32)
@@ -58,12 +59,12 @@ def predict_probabilities(model: torch.nn.Module, ids: Sequence[Sequence[int]], 
         if with_attention and out.attention is not None:
             attention = out.attention.float().cpu().numpy()
             for row, index in enumerate(batch):
-                attentions[index] = attention[row, :, : len(ids[index])]
+                attentions[index] = attention[row, :, : len(first_text(ids[index]))]
     return (probabilities, attentions) if with_attention else probabilities
 
 
-def fit(model: torch.nn.Module, train_ids: Sequence[Sequence[int]], train_labels: Sequence[int],
-        dev_ids: Sequence[Sequence[int]], dev_labels: Sequence[int], cfg: dict, rng: np.random.Generator,
+def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequence[int],
+        dev_ids: Sequence[Item], dev_labels: Sequence[int], cfg: dict, rng: np.random.Generator,
         device: str | torch.device = "cpu", log_path: Path | None = None, show_progress: bool = True,
         on_improve: Callable[[torch.nn.Module, dict], None] | None = None) -> History:
     """Train `model` in place; at the end it holds the weights of the epoch with the best dev accuracy."""
@@ -73,6 +74,7 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Sequence[int]], train_labels
     labels = torch.as_tensor(np.asarray(train_labels), dtype=torch.long)
     dev_gold = np.asarray(dev_labels)
     history, best_state, stale = History(), None, 0
+    regularise = regulariser_from(cfg.get("regulariser"))
     columns = [TextColumn("[bold]epoch {task.fields[epoch]}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("loss {task.fields[loss]:.4f}"), TextColumn("dev acc {task.fields[dev]}"),
                TimeElapsedColumn(), TimeRemainingColumn()]
@@ -82,12 +84,20 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Sequence[int]], train_labels
             task = progress.add_task("train", total=len(batches), epoch=f"{epoch}/{cfg['epochs']}", loss=0.0,
                                      dev="…" if history.best_dev_accuracy < 0 else f"{history.best_dev_accuracy:.4f}")
             model.train()
-            start, total_loss, seen, correct = time.perf_counter(), 0.0, 0, 0
+            start, total_loss, total_penalty, seen, correct = time.perf_counter(), 0.0, 0.0, 0, 0
             for batch in batches:
-                tokens, mask = pad([train_ids[i] for i in batch], device)
+                inputs = collate([train_ids[i] for i in batch], device)
                 target = labels[batch].to(device)
-                out = model(tokens, mask)
+                out = model(**inputs)
                 loss = F.cross_entropy(out.logits, target)
+                if regularise is not None:
+                    if out.attention is None:
+                        raise AttentiveError("train.regulariser needs a pooler that returns attention")
+                    penalty = regularise(out.attention, inputs["mask"])
+                    if out.pair_attention is not None:
+                        penalty = penalty + regularise(out.pair_attention, inputs["pair_mask"])
+                    total_penalty += penalty.item() * len(batch)
+                    loss = loss + penalty
                 optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 if cfg.get("clip"):
@@ -102,7 +112,7 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Sequence[int]], train_labels
             dev_probs = predict_probabilities(model, dev_ids, device=device)
             dev_accuracy = float((dev_probs.argmax(1) == dev_gold).mean()) if len(dev_gold) else 0.0
             record = {"epoch": epoch, "train_loss": total_loss / seen, "train_accuracy": correct / seen,
-                      "dev_accuracy": dev_accuracy, "seconds": train_seconds,
+                      "dev_accuracy": dev_accuracy, "seconds": train_seconds, "penalty": total_penalty / seen,
                       "lr": optimizer.param_groups[0]["lr"]}
             history.epochs.append(record)
             improved = dev_accuracy > history.best_dev_accuracy

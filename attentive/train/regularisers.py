@@ -1,0 +1,48 @@
+"""Attention regularisers added to the loss, for any pooler that returns attention (B x heads x T).
+
+- ``frobenius``: Lin et al. 2017, Eq. 8: P = ||A A^T - I||_F^2, pushing the hops apart (mean over the batch).
+- ``std``: Bao et al. 2019: R(α) = std(α) over the real words of each head (mean over heads and batch).
+- ``neg_entropy``: Bao et al. 2019: R(α) = Σ α log α over the real words (mean over heads and batch).
+
+The recipe's ``train.regulariser: {type: frobenius, weight: 1.0}`` adds ``weight * R(A)`` to the cross-entropy.
+"""
+from __future__ import annotations
+
+import torch
+
+from ..errors import AttentiveError
+
+
+def frobenius_penalty(attention: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    gram = attention @ attention.transpose(1, 2)  # B x r x r
+    identity = torch.eye(gram.size(-1), device=gram.device, dtype=gram.dtype)
+    return ((gram - identity) ** 2).sum(dim=(1, 2)).mean()
+
+
+def attention_std(attention: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    real = mask.unsqueeze(1).to(attention.dtype)  # B x 1 x T
+    count = real.sum(-1).clamp(min=1.0)
+    mean = (attention * real).sum(-1) / count
+    variance = (((attention - mean.unsqueeze(-1)) ** 2) * real).sum(-1) / count
+    return variance.clamp(min=0).sqrt().mean()
+
+
+def negative_entropy(attention: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    real = mask.unsqueeze(1).expand_as(attention)
+    terms = torch.where(real & (attention > 0), attention * torch.log(attention.clamp(min=1e-12)),
+                        torch.zeros_like(attention))
+    return terms.sum(-1).mean()
+
+
+REGULARISERS = {"frobenius": frobenius_penalty, "std": attention_std, "neg_entropy": negative_entropy}
+
+
+def regulariser_from(config: dict | None):
+    """A function (attention, mask) -> weighted penalty, or None when the recipe asks for none."""
+    if not config or not config.get("weight"):
+        return None
+    kind = config.get("type")
+    if kind not in REGULARISERS:
+        raise AttentiveError(f"unknown train.regulariser type {kind!r}; known: {', '.join(REGULARISERS)}")
+    penalty, weight = REGULARISERS[kind], float(config["weight"])
+    return lambda attention, mask: weight * penalty(attention, mask)

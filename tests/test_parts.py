@@ -1,0 +1,96 @@
+"""The parts issue 3 adds: structured self-attention, the attention regularisers, the pruned MLP, the pair model."""
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from attentive.models.classifier import build_model
+from attentive.models.encoders import sinusoidal_positions
+from attentive.models.heads import GatedPairHead, PrunedMLPHead
+from attentive.models.poolers import StructuredSelfAttentionPooler
+from attentive.recipes import available_recipes, load_recipe
+from attentive.train.regularisers import attention_std, frobenius_penalty, negative_entropy
+
+from .conftest import tiny_overrides
+
+
+@pytest.mark.parametrize("two_u,d_a,r", [(600, 350, 30), (200, 350, 30), (64, 12, 3)])
+def test_san_attention_parameter_count_follows_lin_et_al(two_u, d_a, r):
+    """Lin et al. §2: W_s1 is d_a x 2u and W_s2 is r x d_a (LAMA paper §3.3.2's comparison)."""
+    assert StructuredSelfAttentionPooler(two_u, r, d_a).attention_parameter_count() == d_a * two_u + r * d_a
+
+
+def test_frobenius_penalty_is_zero_for_orthogonal_one_hot_hops_and_positive_otherwise():
+    one_hot = torch.eye(4)[:3].unsqueeze(0)  # 3 hops on 3 different words of 4
+    assert frobenius_penalty(one_hot).item() == pytest.approx(0.0)
+    same_word = torch.zeros(1, 3, 4)
+    same_word[:, :, 0] = 1.0  # every hop on the same word: AA^T is all ones
+    assert frobenius_penalty(same_word).item() == pytest.approx(6.0)  # six off-diagonal ones
+    uniform = torch.full((1, 3, 4), 0.25)
+    assert frobenius_penalty(uniform).item() > 0
+
+
+def test_std_and_negative_entropy_on_hand_made_distributions():
+    mask = torch.tensor([[True, True, True, True, False]])
+    uniform = torch.tensor([[[0.25, 0.25, 0.25, 0.25, 0.0]]])
+    one_hot = torch.tensor([[[1.0, 0.0, 0.0, 0.0, 0.0]]])
+    assert attention_std(uniform, mask).item() == pytest.approx(0.0)
+    assert attention_std(one_hot, mask).item() == pytest.approx(math.sqrt(3 / 16))  # population std of 1,0,0,0
+    assert negative_entropy(uniform, mask).item() == pytest.approx(-math.log(4))
+    assert negative_entropy(one_hot, mask).item() == pytest.approx(0.0)
+
+
+def test_pruned_mlp_has_the_parameter_count_of_its_formula():
+    r, c, p, q = 30, 200, 25, 20
+    head = PrunedMLPHead(r * c, classes=5, rows=r, p=p, q=q)
+    assert head.hidden_parameter_count() == r * c * p + r * p + c * r * q + c * q
+    assert head(torch.randn(2, r * c)).shape == (2, 5)
+
+
+def test_pruned_rows_only_see_their_own_row():
+    head = PrunedMLPHead(3 * 4, classes=2, rows=3, p=2, q=2).eval()
+    m = torch.randn(1, 3, 4)
+    changed = m.clone()
+    changed[0, 1] += 1.0  # change row 1 only
+    by_row = lambda x: torch.relu(torch.einsum("brc,rcp->brp", x, head.row_weight) + head.row_bias)  # noqa: E731
+    assert torch.equal(by_row(m)[0, [0, 2]], by_row(changed)[0, [0, 2]])
+    assert not torch.equal(by_row(m)[0, 1], by_row(changed)[0, 1])
+
+
+def test_gated_pair_head_combines_two_matrix_embeddings():
+    head = GatedPairHead(3 * 4, classes=3, rows=3, factors=5, hidden=8)
+    premise, hypothesis = torch.randn(2, 12), torch.randn(2, 12)
+    assert head(premise, hypothesis).shape == (2, 3)
+    assert not torch.allclose(head(premise, hypothesis), head(hypothesis, premise))  # the roles differ
+
+
+def test_sinusoidal_positions_match_their_formula():
+    table = sinusoidal_positions(7, 6)
+    for pos in range(7):
+        for i in range(3):
+            angle = pos / 10000 ** (2 * i / 6)
+            assert table[pos, 2 * i].item() == pytest.approx(math.sin(angle), abs=1e-6)
+            assert table[pos, 2 * i + 1].item() == pytest.approx(math.cos(angle), abs=1e-6)
+
+
+@pytest.mark.parametrize("recipe", ["san_pair", "lama_pair"])
+def test_pair_models_are_invariant_to_padding_of_either_text(recipe):
+    torch.manual_seed(0)
+    model = build_model(load_recipe(recipe, tiny_overrides(recipe)), vocab_size=40, classes=3).eval()
+    ids = torch.tensor([[5, 6, 7, 0], [8, 9, 0, 0]])
+    pair = torch.tensor([[10, 11, 0], [12, 13, 14]])
+    out = model(ids, ids != 0, pair, pair != 0)
+    wide_ids = torch.cat([ids, torch.zeros(2, 5, dtype=torch.long)], 1)
+    wide_pair = torch.cat([pair, torch.zeros(2, 2, dtype=torch.long)], 1)
+    wider = model(wide_ids, wide_ids != 0, wide_pair, wide_pair != 0)
+    assert torch.allclose(out.logits, wider.logits, atol=1e-5)
+    assert out.pair_attention.shape == (2, 3, 3)
+
+
+def test_every_shipped_word_level_recipe_builds():
+    for name in available_recipes():
+        recipe = load_recipe(name, tiny_overrides(name))
+        if recipe["encoder"]["type"] != "pretrained":  # those are built from the package: test_pretrained.py
+            build_model(recipe, vocab_size=30, classes=2)
