@@ -24,7 +24,7 @@ import numpy as np
 
 from attentive.data.example import Dataset, Example
 from attentive.evaluate import compute_metrics
-from benchmarks.common import write_result
+from benchmarks.common import commit_at_start, write_result
 
 PAIR_SEPARATOR = "[SEP]"
 ASPECT_SEPARATOR = "[ASP]"
@@ -263,6 +263,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from attentive.data.registry import load_dataset
 
     args = parse_args(argv)
+    commit_at_start()
     start = time.perf_counter()
     dataset = load_dataset(args.dataset, data_dir=args.data_dir)
     load_time = time.perf_counter() - start

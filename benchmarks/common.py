@@ -141,6 +141,17 @@ def utc_now() -> str:
     return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
 
 
+_COMMIT_AT_START: str | None = None
+
+
+def commit_at_start() -> str:
+    """The commit the running process started from (read once, at the first call: the scripts call it first)."""
+    global _COMMIT_AT_START
+    if _COMMIT_AT_START is None:
+        _COMMIT_AT_START = git_commit()
+    return _COMMIT_AT_START
+
+
 def write_result(name: str, payload: dict, results_dir: str | Path | None = None) -> Path:
     """Write ``<results_dir>/<name>.json`` atomically: the standard fields (see module doc) plus `payload`.
 
@@ -149,7 +160,7 @@ def write_result(name: str, payload: dict, results_dir: str | Path | None = None
     record = {
         "name": name,
         "command": command_line(),
-        "git_commit": git_commit(),
+        "git_commit": commit_at_start(),
         "machine": machine_info(),
         "date": utc_now(),
         **payload,

@@ -15,7 +15,7 @@ import torch
 
 import attentive
 from attentive.api import resolve_dataset
-from benchmarks.common import write_result
+from benchmarks.common import commit_at_start, write_result
 
 PAPER = {  # LAMA paper Table 3 (accuracy); shown beside ours
     ("lama", "imdb"): 0.895, ("lama_ctx", "imdb"): 0.900, ("lama", "r8"): 0.965, ("lama_ctx", "r8"): 0.973,
@@ -68,6 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--results-dir", type=Path, default=None)
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
+    commit_at_start()  # the code that runs is the code at start, whatever is committed meanwhile
     dataset = resolve_dataset(args.dataset, args.data_dir)
     for seed in args.seeds:
         run_one(args.recipe, dataset, seed, args.overrides, args.variant, args.device, args.save_models,
