@@ -76,12 +76,18 @@ def select_on_dev(
     """Fit one model per setting, score it on dev; return (best model, best setting, grid report).
 
     The best setting has the highest dev accuracy; ties (common on small dev sets) go to the lower dev log-loss,
-    then to the earliest setting in grid order. Test data is never seen here.
+    then to the earliest setting in grid order. Test data is never seen here. A setting whose training diverges
+    (`fit` raises FloatingPointError) is reported as diverged and skipped.
     """
     best_model, best_setting, best_key, report = None, None, None, []
     for setting in grid:
         start = time.perf_counter()
-        model = fit(setting)
+        try:
+            model = fit(setting)
+        except FloatingPointError as error:
+            report.append({**setting, "diverged": str(error)})
+            print(f"  {setting}: diverged ({error})", flush=True)
+            continue
         fit_time = time.perf_counter() - start
         _, dev = dev_scores(score(model, dev_texts), dev_gold, labels)
         report.append({**setting, "dev_accuracy": dev["accuracy"], "dev_macro_f1": dev["macro_f1"],
@@ -91,6 +97,8 @@ def select_on_dev(
         key = (dev["accuracy"], -dev["log_loss"])
         if best_key is None or key > best_key:
             best_model, best_setting, best_key = model, dict(setting), key
+    if best_model is None:
+        raise FloatingPointError("every setting of the grid diverged")
     return best_model, best_setting, report
 
 
@@ -202,7 +210,12 @@ def run_fasttext(dataset: Dataset, seed: int = 0, grid: Sequence[dict] = FASTTEX
         write_fasttext_file(train_file, train_texts, train_gold, tokens)
 
         def fit(setting: dict):
-            return fasttext.train_supervised(input=str(train_file), seed=seed, verbose=0, **fixed, **setting)
+            try:
+                return fasttext.train_supervised(input=str(train_file), seed=seed, verbose=0, **fixed, **setting)
+            except RuntimeError as error:  # fastText stops with "Encountered NaN." when a learning rate diverges
+                if "NaN" not in str(error):
+                    raise
+                raise FloatingPointError(str(error)) from None
 
         model, chosen, report = select_on_dev(grid, fit, score, dev_texts, dev_gold, dataset.labels)
 

@@ -103,10 +103,10 @@ def test_tfidf_baseline_selects_c_on_dev_and_writes_json(tmp_path):
 
 
 def test_fasttext_baseline_runs_on_tiny_data(tmp_path):
-    grid = [{"epoch": 5, "lr": 0.5}, {"epoch": 20, "lr": 1.0}]
+    grid = [{"epoch": 5, "lr": 0.1}, {"epoch": 20, "lr": 0.5}]
     payload = baselines.run_fasttext(_tiny_dataset(), seed=0, grid=grid, fixed={"dim": 10, "thread": 1,
                                                                                 "bucket": 10_000})
-    assert [(row["epoch"], row["lr"]) for row in payload["grid"]] == [(5, 0.5), (20, 1.0)]
+    assert [(row["epoch"], row["lr"]) for row in payload["grid"]] == [(5, 0.1), (20, 0.5)]
     assert payload["hyperparameters"]["dim"] == 10
     assert payload["test"]["n"] == 10 and 0.0 <= payload["test"]["accuracy"] <= 1.0
 
@@ -157,3 +157,15 @@ def test_targets_use_the_variant_dev_selected_among_those_with_most_seeds():
     ]
     variant, runs = render.selected_runs(results, "imdb", "lama_ctx")
     assert variant == "b" and [r["name"] for r in runs] == ["b-s0", "b-s1"]  # test accuracy plays no part
+
+
+def test_a_diverging_setting_is_reported_and_skipped():
+    def fit(setting):
+        if setting["lr"] > 1:
+            raise FloatingPointError("Encountered NaN.")
+        return setting["lr"]
+
+    model, chosen, report = baselines.select_on_dev(
+        [{"lr": 5.0}, {"lr": 0.5}], fit, lambda m, texts: __import__("numpy").full((len(texts), 2), 0.5),
+        ["x"] * 4, ["a"] * 4, ["a", "b"])
+    assert chosen == {"lr": 0.5} and report[0]["diverged"] == "Encountered NaN."
