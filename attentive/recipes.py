@@ -53,8 +53,14 @@ def load_recipe(name_or_path: str, overrides: list[str] | None = None) -> dict:
 
 
 def apply_override(recipe: dict, override: str) -> None:
+    """Set `section.key=value`, or a nested entry `section.key.subkey=value` (e.g. train.regulariser.weight=0)."""
     key, sep, raw = override.partition("=")
-    section, dot, field = key.strip().partition(".")
-    if not sep or not dot or section not in SECTIONS:
+    path = key.strip().split(".")
+    if not sep or len(path) < 2 or path[0] not in SECTIONS:
         raise AttentiveError(f"--set {override!r}: expected section.key=value with section in {', '.join(SECTIONS)}")
-    recipe.setdefault(section, {})[field] = yaml.safe_load(raw) if raw.strip() else None
+    target = recipe.setdefault(path[0], {})
+    for name in path[1:-1]:
+        if not isinstance(target.get(name, {}), dict):
+            raise AttentiveError(f"--set {override!r}: {name} is not a group of settings")
+        target = target.setdefault(name, {})
+    target[path[-1]] = yaml.safe_load(raw) if raw.strip() else None

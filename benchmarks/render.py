@@ -62,6 +62,10 @@ def load_results(results_dir: Path) -> tuple[list[dict], list[str]]:
         except (OSError, ValueError) as error:
             problems.append(f"`{path.name}`: unreadable ({error})")
             continue
+        if result.get("kind") == "parameters":  # benchmarks/params.py: its own section
+            result.setdefault("name", path.stem)
+            results.append(result)
+            continue
         missing = [key for key in ("dataset", "test") if key not in result]
         if not (result.get("model") or result.get("recipe")):
             missing.append("model/recipe")
@@ -256,6 +260,26 @@ def targets_section(results: list[dict], targets: Sequence[Target]) -> list[str]
     return lines
 
 
+def parameters_section(result: dict) -> list[str]:
+    """Attention-layer parameters against heads (LAMA paper Fig. 4) and each recipe's size, from params.json."""
+    heads, curves = result["heads"], result["attention_parameters"]
+    shown = [m for m in (1, 5, 10, 20, 30, 40) if m in heads]
+    lines = ["## Parameter efficiency (LAMA paper §3.3.2, Fig. 4)", "",
+             f"Counted on built models (`{result['command']}`, commit `{result['git_commit']}`); "
+             f"plot: [benchmarks/results/{result['plot']}](benchmarks/results/{result['plot']}).", "",
+             "| attention layer of | " + " | ".join(f"{m} heads" for m in shown) + " |",
+             "| --- |" + " ---: |" * len(shown)]
+    for name, counts in curves.items():
+        lines.append(f"| {name} | " + " | ".join(f"{counts[heads.index(m)]:,}" for m in shown) + " |")
+    lines += ["", f"Whole models at their recipe defaults, vocabulary {result['vocabulary']:,} words:", "",
+              "| recipe | parameters | without the embedding table | model.safetensors |",
+              "| --- | ---: | ---: | ---: |"]
+    for name, size in result["models"].items():
+        lines.append(f"| {name} | {size['parameters']:,} | {size['without_embeddings']:,} | "
+                     f"{size['safetensors_bytes'] / 2**20:.1f} MiB |")
+    return lines
+
+
 def footnotes_section(results: list[dict], footnote: dict[str, int]) -> list[str]:
     lines = ["## Runs", "", "Each result file, with the exact command and commit that produced it.", ""]
     for result in results:
@@ -272,6 +296,8 @@ NOTES = Path(__file__).resolve().parent / "notes.md"  # prose read after the tar
 def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: Sequence[Target] = TARGETS,
                     notes: str = "") -> str:
     """The whole BENCHMARKS.md text."""
+    parameter_results = [r for r in results if r.get("kind") == "parameters"]
+    results = [r for r in results if r.get("kind") != "parameters"]
     footnote = {result["name"]: i for i, result in enumerate(results, start=1)}
     lines = [
         "# Benchmarks",
@@ -292,6 +318,8 @@ def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: 
     if not by_dataset:
         lines += ["No results yet.", ""]
     lines += targets_section(results, targets) + [""]
+    for result in parameter_results:
+        lines += parameters_section(result) + [""]
     if notes:
         lines += [notes.strip(), ""]
     lines += footnotes_section(results, footnote) + [""]

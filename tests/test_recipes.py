@@ -19,6 +19,11 @@ def test_overrides_parse_yaml_values():
     assert recipe["embedder"]["word2vec_extra"] is None
 
 
+def test_nested_override_reaches_into_a_group():
+    recipe = load_recipe("san", ["train.regulariser.weight=0"])
+    assert recipe["train"]["regulariser"] == {"type": "frobenius", "weight": 0}
+
+
 @pytest.mark.parametrize("bad", ["heads=5", "nosuch.heads=5", "pooler.heads"])
 def test_malformed_override_is_a_clear_error(bad):
     with pytest.raises(AttentiveError, match="section.key=value"):
