@@ -260,6 +260,25 @@ def targets_section(results: list[dict], targets: Sequence[Target]) -> list[str]
     return lines
 
 
+def redundancy_section(results: list[dict]) -> list[str]:
+    """Lin et al. Table 3 in spirit: accuracy and the mean off-diagonal of A A^T of each attention model."""
+    groups = {key: runs for key, runs in group_results(results).items()
+              if all("attention_offdiag_mean" in r for r in runs)}
+    if not groups:
+        return []
+    lines = ["## Attention redundancy (Lin et al. 2017 §4.4)", "",
+             "Mean off-diagonal entry of A Aᵀ over the test texts (0: the heads attend to disjoint words; "
+             "1: every head puts all its weight on one same word), beside test accuracy.", "",
+             "| dataset | recipe | seeds | test acc (%) | mean off-diagonal of A Aᵀ |", "| --- | --- | ---: | ---: | ---: |"]
+    for (_, name, dataset, variant), runs in sorted(groups.items(), key=lambda item: item[0][2:]):
+        label = f"{name} ({variant})" if variant else name
+        offdiag = [r["attention_offdiag_mean"] for r in runs]
+        spread = f" ± {statistics.stdev(offdiag):.4f}" if len(offdiag) > 1 else ""
+        lines.append(f"| {dataset} | {label} | {len(runs)} | {fmt_mean_std(METRICS['test_accuracy'](runs))} | "
+                     f"{statistics.fmean(offdiag):.4f}{spread} |")
+    return lines + [""]
+
+
 def parameters_section(result: dict) -> list[str]:
     """Attention-layer parameters against heads (LAMA paper Fig. 4) and each recipe's size, from params.json."""
     heads, curves = result["heads"], result["attention_parameters"]
@@ -318,6 +337,7 @@ def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: 
     if not by_dataset:
         lines += ["No results yet.", ""]
     lines += targets_section(results, targets) + [""]
+    lines += redundancy_section(results)
     for result in parameter_results:
         lines += parameters_section(result) + [""]
     if notes:

@@ -11,6 +11,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import torch
 
 import attentive
@@ -24,6 +25,21 @@ PAPER = {  # LAMA paper Table 3 (accuracy); shown beside ours
 
 def result_name(recipe: str, dataset: str, seed: int, variant: str | None) -> str:
     return "-".join([recipe, dataset] + ([variant] if variant else []) + [f"s{seed}"])
+
+
+def attention_redundancy(model, examples) -> float | None:
+    """Mean off-diagonal entry of A A^T over the test texts (Lin et al. §4.4: how much the hops overlap), or None
+    for models without multi-head attention."""
+    pairs = [ex.text_pair for ex in examples] if model.is_pair else None
+    explanations = model.explain([ex.text for ex in examples], pairs, top_k=0)
+    if explanations[0].attention is None or explanations[0].attention.shape[0] < 2:
+        return None
+    values = []
+    for explanation in explanations:
+        gram = explanation.attention @ explanation.attention.T
+        heads = gram.shape[0]
+        values.append((gram.sum() - np.trace(gram)) / (heads * (heads - 1)))
+    return round(float(np.mean(values)), 6)
 
 
 def run_one(recipe: str, dataset, seed: int, overrides: Sequence[str], variant: str | None, device: str | None,
@@ -47,6 +63,9 @@ def run_one(recipe: str, dataset, seed: int, overrides: Sequence[str], variant: 
     }
     if variant:
         payload["variant"] = variant
+    redundancy = attention_redundancy(model, dataset.splits["test"])
+    if redundancy is not None:
+        payload["attention_offdiag_mean"] = redundancy
     if (recipe, dataset.name) in PAPER:
         payload["paper_reference"] = PAPER[(recipe, dataset.name)]
     path = write_result(name, payload, results_dir)
