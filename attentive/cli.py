@@ -118,18 +118,12 @@ def evaluate(
 
 def _read_jsonl_texts(path: Path, fields: tuple[str, ...] = ("text",)):
     """Yield the records of a JSONL file of {"text": ...} objects; a bad line is a one-line error with its number."""
-    from .data.readers._common import iter_lines
+    from .data.readers.generic import jsonl_rows
     from .errors import DataError
 
-    for number, line in iter_lines(path):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(path, f"invalid JSON ({exc.msg})", number) from None
+    for number, record in jsonl_rows(path):
         for field in fields:
-            text = record.get(field) if isinstance(record, dict) else None
+            text = record.get(field)
             if not isinstance(text, str) or not text.strip():
                 raise DataError(path, f'empty or missing "{field}"', number)
         yield record

@@ -67,7 +67,8 @@ def _csv_rows(path: Path, columns: list[str]) -> Iterator[tuple[int, Mapping]]:
         raise DataError(path, f"malformed CSV ({err})", reader.line_num) from None
 
 
-def _jsonl_rows(path: Path, columns: list[str]) -> Iterator[tuple[int, Mapping]]:
+def jsonl_rows(path: Path, columns: list[str] | None = None) -> Iterator[tuple[int, Mapping]]:
+    """(line number, object) for each non-blank line of a JSONL file; a bad line is a DataError naming it."""
     for number, line in iter_lines(path, skip_bom=True):
         if not line.strip():
             continue
@@ -102,7 +103,7 @@ def read_table(
     """Read one CSV / TSV / JSONL file into Examples (`label_column=None` for unlabelled text)."""
     path = check_file(path)
     format = (format or detect_format(path)).lower()
-    rows = {"csv": _csv_rows, "tsv": _tsv_rows, "jsonl": _jsonl_rows}.get(format)
+    rows = {"csv": _csv_rows, "tsv": _tsv_rows, "jsonl": jsonl_rows}.get(format)
     if rows is None:
         raise DataError(path, f"unknown format {format!r}; use csv, tsv or jsonl")
     columns = [c for c in (text_column, label_column, aspect_column, pair_column) if c]
