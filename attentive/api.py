@@ -203,6 +203,8 @@ def train(dataset: str | Dataset, recipe: str | dict = "lama_ctx", out: str | Pa
                                     tok_cfg.get("max_vocab"))
         vectors = initial_vectors(recipe, tokenizer, texts_and_pairs, data.name, data_dir, rng)
     vector_seconds = time.perf_counter() - started
+    if vectors.matrix is not None:
+        recipe["embedder"]["dim"] = int(vectors.matrix.shape[1])  # GloVe 6B is 50-d whatever the recipe said
     label_index = {label: i for i, label in enumerate(data.labels)}
     network = build_model(recipe, tokenizer.get_vocab_size(), len(data.labels), vectors.matrix)
     if hasattr(network.encoder, "load_pretrained"):

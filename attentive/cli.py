@@ -169,14 +169,39 @@ def predict(
 @app.command()
 def explain(
     run: Path = typer.Argument(..., help="a saved model folder"),
-    texts: list[str] = typer.Argument(..., help="texts to explain"),
+    texts: list[str] = typer.Argument(None, help="texts to explain"),
+    input_file: Optional[Path] = typer.Option(None, "--input", help='JSONL file, a "text" field a line'),
+    pair: list[str] = typer.Option([], "--pair", help="pair models: the second text of each text, in order"),
     heads: bool = typer.Option(False, "--heads", help="show every head, not only their sum"),
+    html_file: Optional[Path] = typer.Option(None, "--html", help="also write a self-contained HTML page"),
+    png_file: Optional[Path] = typer.Option(None, "--png", help="also write a PNG heatmap (words x heads)"),
 ):
-    """Prediction and an attention heatmap of each text in the terminal."""
+    """Prediction and an attention heatmap of each text: in the terminal, and as HTML and PNG files."""
     from .api import load
     from .explain.terminal import explanation_table
+    from .io_utils import atomic_write_text
 
-    console.print(explanation_table(load(run).explain(texts), heads=heads))
+    model = load(run)
+    pairs = pair or None
+    if input_file is not None:
+        fields = ("text", "text_pair") if model.is_pair else ("text",)
+        records = list(_read_jsonl_texts(input_file, fields))
+        texts = [r["text"] for r in records]
+        pairs = [r["text_pair"] for r in records] if model.is_pair else None
+    if not texts:
+        raise AttentiveError("give texts to explain or --input FILE.jsonl")
+    explanations = model.explain(texts, pairs)
+    console.print(explanation_table(explanations, heads=heads))
+    if html_file is not None:
+        from .explain.html import explanation_html
+
+        atomic_write_text(html_file, explanation_html(explanations))
+        console.print(f"written {html_file}")
+    if png_file is not None:
+        from .explain.png import save_png
+
+        save_png(explanations, png_file)
+        console.print(f"written {png_file}")
 
 
 @app.command()

@@ -45,7 +45,11 @@ def load_folder(folder: str | Path) -> tuple[TextClassifier, Tokenizer, dict]:
     except json.JSONDecodeError as exc:
         raise AttentiveError(f"{folder / CONFIG}:{exc.lineno}: invalid JSON ({exc.msg})") from None
     network = build_model(config["recipe"], config["vocab_size"], len(config["labels"]))
-    network.load_state_dict(safetensors.torch.load_file(str(folder / WEIGHTS)))
+    try:
+        network.load_state_dict(safetensors.torch.load_file(str(folder / WEIGHTS)))
+    except (RuntimeError, OSError) as exc:  # safetensors' own errors are OSError/SafetensorError subclasses
+        first = str(exc).strip().splitlines()[-1].strip()
+        raise AttentiveError(f"{folder / WEIGHTS}: weights do not match {CONFIG} ({first})") from None
     network.eval()
     tokenizer = Tokenizer.from_file(str(folder / TOKENIZER))
     return network, tokenizer, config

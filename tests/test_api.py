@@ -94,3 +94,16 @@ def test_pair_data_is_refused_rather_than_silently_reduced_to_one_text():
     data = Dataset("pairs", {"train": pairs, "dev": pairs, "test": []}, ["NEUTRAL"])
     with pytest.raises(AttentiveError, match="classifies single texts"):
         attentive.train(data, "lama_ctx", overrides=tiny_overrides("lama_ctx"), show_progress=False)
+
+
+def test_weights_that_do_not_match_the_config_are_a_clear_error(trained, tmp_path):
+    import shutil
+
+    _, out = trained
+    broken = tmp_path / "broken"
+    shutil.copytree(out, broken)
+    config = json.loads((broken / "config.json").read_text())
+    config["recipe"]["encoder"]["hidden"] += 1
+    (broken / "config.json").write_text(json.dumps(config))
+    with pytest.raises(AttentiveError, match="weights do not match config.json"):
+        attentive.load(broken)

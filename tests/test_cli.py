@@ -117,3 +117,22 @@ def test_a_pair_model_trains_saves_loads_and_predicts_through_the_same_cli(sick_
     assert "second text" in capsys.readouterr().err
     assert main(["evaluate", str(out), "--file", str(sick_files["dev"]), "--text-column", "premise",
                  "--pair-column", "hypothesis", "--output", str(tmp_path / "m.json")]) == 0
+
+
+def test_explain_writes_html_that_escapes_the_text_and_a_png(run_dir, tmp_path, capsys):
+    review = 'a gorgeous film <script>alert("x")</script> & more'
+    assert main(["explain", str(run_dir), review, "--heads", "--html", str(tmp_path / "e.html"),
+                 "--png", str(tmp_path / "e.png")]) == 0
+    page = (tmp_path / "e.html").read_text()
+    assert "<script" not in page and "</script" not in page  # the words are split, then each is escaped
+    assert "&lt;" in page and "&amp;" in page and ">alert<" in page
+    assert page.count('class="row"') == 1 + 3  # the summed view and the 3 heads of the tiny model
+    assert (tmp_path / "e.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_demo_trains_reports_and_its_model_explains(tmp_path, capsys):
+    out = tmp_path / "demo"
+    assert main(["demo", "--out", str(out), "--set", "train.epochs=1", "--show", "2"]) == 0
+    printed = capsys.readouterr().out
+    assert "sst2_sample/test n=1821" in printed and "confusion matrix" in printed and "attention" in printed
+    assert main(["explain", str(out), "a gorgeous and witty film"]) == 0

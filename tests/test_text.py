@@ -44,3 +44,17 @@ def test_word2vec_is_cached_and_the_cache_is_read_without_the_corpus(tmp_path, m
 
     second = train_word2vec(tokenizer, no_corpus, dim=8, min_count=1, epochs=2, cache_key="tiny")
     assert np.array_equal(first.matrix, second.matrix) and first.coverage == 1.0
+
+
+def test_a_glove_model_saves_and_loads(tmp_path, sst2_small):
+    import attentive
+    from attentive.data.example import Dataset
+
+    from .conftest import tiny_overrides
+
+    data = Dataset("tiny", {"train": sst2_small.splits["train"][:64], "dev": sst2_small.splits["dev"][:16],
+                            "test": []}, sst2_small.labels)
+    overrides = tiny_overrides("lama_ctx") + ["embedder.vectors=glove", "train.epochs=1"]
+    model = attentive.train(data, "lama_ctx", tmp_path, overrides=overrides, show_progress=False)
+    assert model.config["recipe"]["embedder"]["dim"] == 50  # the vectors' size, not the recipe's 24
+    assert attentive.load(tmp_path).predict("fine")[0].probabilities == model.predict("fine")[0].probabilities

@@ -1,0 +1,39 @@
+"""A self-contained HTML page of attention heatmaps: one block per text, the summed view (Lin et al. §2.3) first,
+then one row per head; every word is HTML-escaped (a review containing `<script>` renders as text)."""
+from __future__ import annotations
+
+import html
+
+import numpy as np
+
+STYLE = """body{font-family:system-ui,sans-serif;margin:2em;max-width:70em}
+.text{margin-bottom:2em}.row{line-height:2em;margin:.2em 0}.label{font-weight:600;margin-right:.6em;color:#333}
+.w{padding:.15em .25em;border-radius:3px}.probs{color:#555;font-size:.9em}"""
+
+
+def _row(words: list[str], weights: np.ndarray, title: str) -> str:
+    top = float(weights.max()) if len(weights) else 1.0
+    spans = []
+    for word, weight in zip(words, weights):
+        level = float(weight) / top if top > 0 else 0.0
+        spans.append(f'<span class="w" style="background:rgba(220,40,40,{level:.3f})" '
+                     f'title="{float(weight):.4f}">{html.escape(word)}</span>')
+    return f'<div class="row"><span class="label">{html.escape(title)}</span>{" ".join(spans)}</div>'
+
+
+def explanation_html(explanations, title: str = "attentive: attention heatmaps", heads: bool = True) -> str:
+    blocks = []
+    for number, explanation in enumerate(explanations, 1):
+        pred = explanation.prediction
+        probs = ", ".join(f"{html.escape(label)} {p:.3f}" for label, p in pred.probabilities.items())
+        parts = [f"<h3>{number}. predicted {html.escape(pred.label)}</h3><div class='probs'>{probs}</div>"]
+        if explanation.attention is None:
+            parts.append(f"<p>{html.escape(' '.join(explanation.words))} (this model has no attention)</p>")
+        else:
+            parts.append(_row(explanation.words, explanation.summed, "sum"))
+            if heads and len(explanation.attention) > 1:
+                parts += [_row(explanation.words, weights, f"head {h + 1}")
+                          for h, weights in enumerate(explanation.attention)]
+        blocks.append(f'<div class="text">{"".join(parts)}</div>')
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+            f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>{''.join(blocks)}</body></html>\n")
