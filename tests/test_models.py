@@ -29,8 +29,8 @@ def batch(lengths, extra_padding=0):
     return ids, mask
 
 
-ATTENTION_RECIPES = ["lama", "lama_ctx", "san"]
-SINGLE_TEXT_RECIPES = ATTENTION_RECIPES + ["bigru", "cnn", "te", "avg"]
+ATTENTION_RECIPES = ["lama", "lama_ctx", "san"]  # multi-head; sunlu has one head
+SINGLE_TEXT_RECIPES = ATTENTION_RECIPES + ["bigru", "cnn", "te", "avg", "sunlu"]
 
 
 @pytest.mark.parametrize("recipe", ATTENTION_RECIPES)

@@ -94,3 +94,28 @@ def test_every_shipped_word_level_recipe_builds():
         recipe = load_recipe(name, tiny_overrides(name))
         if recipe["encoder"]["type"] != "pretrained":  # those are built from the package: test_pretrained.py
             build_model(recipe, vocab_size=30, classes=2)
+
+
+def test_sun_lu_logit_is_the_attention_weighted_sum_of_word_polarity_scores():
+    """Sun & Lu §2: with a bias-free head, s = h^T W = Σ_j α_j (h_j^T W) = Σ_j α_j s_j."""
+    torch.manual_seed(0)
+    model = build_model(load_recipe("sunlu", tiny_overrides("sunlu") + ["head.hidden=0"]), 40, classes=2).eval()
+    ids = torch.tensor([[5, 6, 7, 8, 0]])
+    mask = ids != 0
+    out = model(ids, mask)
+    states = model.encoder(model.embedder(ids), mask)
+    polarity = model.head.net[-1](states)  # s_j for every word, B x T x classes
+    assert torch.allclose(out.logits, (out.attention.transpose(1, 2) * polarity).sum(1), atol=1e-6)
+
+
+@pytest.mark.parametrize("scale", [1.0, 100.0])
+def test_sun_lu_scaling_flattens_or_sharpens_the_attention(scale):
+    from attentive.models.poolers import DotAttentionPooler
+
+    pooler = DotAttentionPooler(4, scale=scale)
+    with torch.no_grad():
+        pooler.V.copy_(torch.tensor([1.0, 0.0, 0.0, 0.0]))
+    states = torch.tensor([[[2.0, 0, 0, 0], [0.0, 0, 0, 0]]])
+    attention = pooler(states, torch.ones(1, 2, dtype=torch.bool)).attention[0, 0]
+    assert attention[0] > attention[1]
+    assert (attention[0] - attention[1]).item() == pytest.approx(math.tanh(1 / scale), abs=1e-6)  # softmax of 2/λ vs 0

@@ -9,7 +9,7 @@ from attentive.data.example import Dataset
 from .conftest import tiny_overrides
 
 
-@pytest.mark.parametrize("recipe", ["lama", "lama_ctx", "san", "bigru", "cnn", "te", "avg"])
+@pytest.mark.parametrize("recipe", ["lama", "lama_ctx", "san", "bigru", "cnn", "te", "avg", "sunlu"])
 def test_recipe_loss_falls_on_a_tiny_fixture(recipe, sst2_small):
     data = Dataset("tiny", {"train": sst2_small.splits["train"][:256], "dev": sst2_small.splits["dev"][:64],
                             "test": []}, sst2_small.labels)

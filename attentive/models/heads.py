@@ -6,15 +6,16 @@ from torch import nn
 
 
 class MLPHead(nn.Module):
-    """Dropout -> [Linear -> ReLU -> Dropout] (when hidden > 0) -> Linear to the classes."""
+    """Dropout -> [Linear -> ReLU -> Dropout] (when hidden > 0) -> Linear to the classes (`bias: false` drops the
+    last layer's bias, as Sun & Lu's logit s = h^T W)."""
 
-    def __init__(self, input_dim: int, classes: int, hidden: int = 0, dropout: float = 0.0):
+    def __init__(self, input_dim: int, classes: int, hidden: int = 0, dropout: float = 0.0, bias: bool = True):
         super().__init__()
         layers: list[nn.Module] = [nn.Dropout(dropout)]
         if hidden:
             layers += [nn.Linear(input_dim, hidden), nn.ReLU(), nn.Dropout(dropout)]
             input_dim = hidden
-        layers.append(nn.Linear(input_dim, classes))
+        layers.append(nn.Linear(input_dim, classes, bias=bias))
         self.net = nn.Sequential(*layers)
 
     def forward(self, pooled):

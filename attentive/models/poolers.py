@@ -95,6 +95,47 @@ class StructuredSelfAttentionPooler(nn.Module):
         return Pooled((attention @ states).flatten(1), attention, scores)
 
 
+class DotAttentionPooler(nn.Module):
+    """Sun & Lu (2020): one head, a_j = h_j^T V / λ with a learned context vector V and a scaling λ (their default
+    10), α = softmax(a), h = Σ_j α_j h_j. With a bias-free linear head (logit s = h^T W) the logit decomposes into
+    s = Σ_j α_j s_j, where s_j = h_j^T W is word j's polarity score (see attentive.explain)."""
+
+    def __init__(self, input_dim: int, scale: float = 10.0):
+        super().__init__()
+        self.V = nn.Parameter(torch.empty(input_dim).uniform_(-0.1, 0.1))
+        self.scale = scale
+        self.heads = 1
+        self.output_dim = input_dim
+
+    def attention_parameter_count(self) -> int:
+        return self.V.numel()
+
+    def forward(self, states, mask, aspect=None) -> Pooled:
+        scores = (states @ self.V / self.scale).unsqueeze(1)  # B x 1 x T
+        attention = masked_softmax(scores, mask)
+        return Pooled((attention @ states).squeeze(1), attention, scores)
+
+
+class AdditiveAttentionPooler(nn.Module):
+    """Single-head additive attention (Bahdanau et al. 2015; Sun & Lu's other scoring function):
+    a_j = v^T tanh(W h_j + b), α = softmax(a), h = Σ_j α_j h_j."""
+
+    def __init__(self, input_dim: int, hidden: int = 100):
+        super().__init__()
+        self.project = nn.Linear(input_dim, hidden)
+        self.v = nn.Linear(hidden, 1, bias=False)
+        self.heads = 1
+        self.output_dim = input_dim
+
+    def attention_parameter_count(self) -> int:
+        return sum(p.numel() for p in (*self.project.parameters(), *self.v.parameters()))
+
+    def forward(self, states, mask, aspect=None) -> Pooled:
+        scores = self.v(torch.tanh(self.project(states))).transpose(1, 2)  # B x 1 x T
+        attention = masked_softmax(scores, mask)
+        return Pooled((attention @ states).squeeze(1), attention, scores)
+
+
 class MaxPooler(nn.Module):
     """Max over time of the (masked) token vectors (the BiGRU and CNN baselines)."""
 
@@ -117,4 +158,5 @@ class MeanPooler(nn.Module):
         return Pooled(masked_mean(states, mask))
 
 
-POOLERS = {"lama": LamaPooler, "san": StructuredSelfAttentionPooler, "max": MaxPooler, "mean": MeanPooler}
+POOLERS = {"lama": LamaPooler, "san": StructuredSelfAttentionPooler, "dot": DotAttentionPooler,
+           "additive": AdditiveAttentionPooler, "max": MaxPooler, "mean": MeanPooler}
