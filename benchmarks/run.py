@@ -18,11 +18,6 @@ import attentive
 from attentive.api import resolve_dataset
 from benchmarks.common import commit_at_start, write_result
 
-PAPER = {  # LAMA paper Table 3 (accuracy); shown beside ours
-    ("lama", "imdb"): 0.895, ("lama_ctx", "imdb"): 0.900, ("lama", "r8"): 0.965, ("lama_ctx", "r8"): 0.973,
-}
-
-
 def result_name(recipe: str, dataset: str, seed: int, variant: str | None) -> str:
     return "-".join([recipe, dataset] + ([variant] if variant else []) + [f"s{seed}"])
 
@@ -66,8 +61,6 @@ def run_one(recipe: str, dataset, seed: int, overrides: Sequence[str], variant: 
     redundancy = attention_redundancy(model, dataset.splits["test"])
     if redundancy is not None:
         payload["attention_offdiag_mean"] = redundancy
-    if (recipe, dataset.name) in PAPER:
-        payload["paper_reference"] = PAPER[(recipe, dataset.name)]
     path = write_result(name, payload, results_dir)
     print(f"{name}: dev {dev['accuracy']:.4f} test {test['accuracy']:.4f} "
           f"(best epoch {training['best_epoch']}, {payload['wall_time_s']} s) -> {path}", flush=True)
