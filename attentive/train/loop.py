@@ -63,57 +63,71 @@ def predict_probabilities(model: torch.nn.Module, ids: Sequence[Item], batch_siz
     return (probabilities, attentions) if with_attention else probabilities
 
 
+def _progress(show: bool) -> Progress:
+    columns = [TextColumn("[bold]epoch {task.fields[epoch]}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("loss {task.fields[loss]:.4f}"), TextColumn("dev acc {task.fields[dev]}"),
+               TimeElapsedColumn(), TimeRemainingColumn()]
+    return Progress(*columns, disable=not show, transient=False)
+
+
+def train_epoch(model: torch.nn.Module, batches: list[np.ndarray], train_ids: Sequence[Item], labels: torch.Tensor,
+                optimizer: torch.optim.Optimizer, cfg: dict, device, advance: Callable[[float], None]) -> dict:
+    """One pass over `batches`: cross-entropy plus the recipe's attention regulariser, clipped gradient steps."""
+    regularise = regulariser_from(cfg.get("regulariser"))
+    model.train()
+    start, total_loss, total_penalty, seen, correct = time.perf_counter(), 0.0, 0.0, 0, 0
+    for batch in batches:
+        inputs = collate([train_ids[i] for i in batch], device)
+        target = labels[batch].to(device)
+        out = model(**inputs)
+        loss = F.cross_entropy(out.logits, target)
+        if regularise is not None:
+            if out.attention is None:
+                raise AttentiveError("train.regulariser needs a pooler that returns attention")
+            penalty = regularise(out.attention, inputs["mask"])
+            if out.pair_attention is not None:
+                penalty = penalty + regularise(out.pair_attention, inputs["pair_mask"])
+            total_penalty += penalty.item() * len(batch)
+            loss = loss + penalty
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        if cfg.get("clip"):
+            torch.nn.utils.clip_grad_norm_(model.parameters(), cfg["clip"])
+        optimizer.step()
+        total_loss += loss.item() * len(batch)
+        seen += len(batch)
+        correct += (out.logits.argmax(-1) == target).sum().item()
+        advance(total_loss / seen)
+    return {"train_loss": total_loss / seen, "train_accuracy": correct / seen,
+            "penalty": total_penalty / seen, "seconds": time.perf_counter() - start}
+
+
 def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequence[int],
         dev_ids: Sequence[Item], dev_labels: Sequence[int], cfg: dict, rng: np.random.Generator,
         device: str | torch.device = "cpu", log_path: Path | None = None, show_progress: bool = True,
         on_improve: Callable[[torch.nn.Module, dict], None] | None = None) -> History:
-    """Train `model` in place; at the end it holds the weights of the epoch with the best dev accuracy."""
+    """Train `model` in place; at the end it holds the weights of the epoch with the best dev accuracy.
+
+    Each epoch's record (train loss including any penalty, train and dev accuracy, seconds, lr) is appended to
+    `log_path` as a JSON line; training stops after `patience` epochs without a better dev accuracy.
+    """
     model.to(device)
     optimizer = make_optimizer(model, cfg)
     scheduler = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=cfg.get("lr_decay", 1.0))
     labels = torch.as_tensor(np.asarray(train_labels), dtype=torch.long)
     dev_gold = np.asarray(dev_labels)
     history, best_state, stale = History(), None, 0
-    regularise = regulariser_from(cfg.get("regulariser"))
-    columns = [TextColumn("[bold]epoch {task.fields[epoch]}"), BarColumn(), MofNCompleteColumn(),
-               TextColumn("loss {task.fields[loss]:.4f}"), TextColumn("dev acc {task.fields[dev]}"),
-               TimeElapsedColumn(), TimeRemainingColumn()]
-    with Progress(*columns, disable=not show_progress, transient=False) as progress:
+    with _progress(show_progress) as progress:
         for epoch in range(1, cfg["epochs"] + 1):
             batches = list(iterate(train_ids, cfg["batch_size"], shuffle=True, rng=rng))
-            task = progress.add_task("train", total=len(batches), epoch=f"{epoch}/{cfg['epochs']}", loss=0.0,
-                                     dev="…" if history.best_dev_accuracy < 0 else f"{history.best_dev_accuracy:.4f}")
-            model.train()
-            start, total_loss, total_penalty, seen, correct = time.perf_counter(), 0.0, 0.0, 0, 0
-            for batch in batches:
-                inputs = collate([train_ids[i] for i in batch], device)
-                target = labels[batch].to(device)
-                out = model(**inputs)
-                loss = F.cross_entropy(out.logits, target)
-                if regularise is not None:
-                    if out.attention is None:
-                        raise AttentiveError("train.regulariser needs a pooler that returns attention")
-                    penalty = regularise(out.attention, inputs["mask"])
-                    if out.pair_attention is not None:
-                        penalty = penalty + regularise(out.pair_attention, inputs["pair_mask"])
-                    total_penalty += penalty.item() * len(batch)
-                    loss = loss + penalty
-                optimizer.zero_grad(set_to_none=True)
-                loss.backward()
-                if cfg.get("clip"):
-                    torch.nn.utils.clip_grad_norm_(model.parameters(), cfg["clip"])
-                optimizer.step()
-                total_loss += loss.item() * len(batch)
-                seen += len(batch)
-                correct += (out.logits.argmax(-1) == target).sum().item()
-                progress.update(task, advance=1, loss=total_loss / seen)
+            best = "…" if history.best_dev_accuracy < 0 else f"{history.best_dev_accuracy:.4f}"
+            task = progress.add_task("train", total=len(batches), epoch=f"{epoch}/{cfg['epochs']}", loss=0.0, dev=best)
+            stats = train_epoch(model, batches, train_ids, labels, optimizer, cfg, device,
+                                lambda loss: progress.update(task, advance=1, loss=loss))
             scheduler.step()
-            train_seconds = time.perf_counter() - start
             dev_probs = predict_probabilities(model, dev_ids, device=device)
             dev_accuracy = float((dev_probs.argmax(1) == dev_gold).mean()) if len(dev_gold) else 0.0
-            record = {"epoch": epoch, "train_loss": total_loss / seen, "train_accuracy": correct / seen,
-                      "dev_accuracy": dev_accuracy, "seconds": train_seconds, "penalty": total_penalty / seen,
-                      "lr": optimizer.param_groups[0]["lr"]}
+            record = {"epoch": epoch, **stats, "dev_accuracy": dev_accuracy, "lr": optimizer.param_groups[0]["lr"]}
             history.epochs.append(record)
             improved = dev_accuracy > history.best_dev_accuracy
             progress.update(task, dev=f"{dev_accuracy:.4f}" + (" ★" if improved else ""))
