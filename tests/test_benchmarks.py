@@ -102,13 +102,14 @@ def test_tfidf_baseline_selects_c_on_dev_and_writes_json(tmp_path):
     assert payload["test"]["n"] == 10
 
 
-def test_fasttext_baseline_runs_on_tiny_data(tmp_path):
-    grid = [{"epoch": 5, "lr": 0.1}, {"epoch": 20, "lr": 0.5}]
-    payload = baselines.run_fasttext(_tiny_dataset(), seed=0, grid=grid, fixed={"dim": 10, "thread": 1,
-                                                                                "bucket": 10_000})
-    assert [(row["epoch"], row["lr"]) for row in payload["grid"]] == [(5, 0.1), (20, 0.5)]
+def test_fasttext_baseline_runs_on_small_real_data(sst2_small):
+    """fastText's own default bucket count: with a small one (10,000) it stops now and then with "Encountered NaN"
+    (seen in 3 of 8 identical runs), even at a low learning rate."""
+    grid = [{"epoch": 5, "lr": 0.1}, {"epoch": 10, "lr": 0.5}]
+    payload = baselines.run_fasttext(sst2_small, seed=0, grid=grid, fixed={"dim": 10, "thread": 1})
+    assert [(row["epoch"], row["lr"]) for row in payload["grid"]] == [(5, 0.1), (10, 0.5)]
     assert payload["hyperparameters"]["dim"] == 10
-    assert payload["test"]["n"] == 10 and 0.0 <= payload["test"]["accuracy"] <= 1.0
+    assert payload["test"]["n"] == 150 and payload["test"]["accuracy"] > 0.55
 
 
 def test_select_on_dev_breaks_accuracy_ties_by_log_loss():
