@@ -39,6 +39,3 @@ def words_of(tokenizer: Tokenizer, text: str) -> list[str]:
     normalized = tokenizer.normalizer.normalize_str(text)
     return [word for word, _ in tokenizer.pre_tokenizer.pre_tokenize_str(normalized)]
 
-
-def load_tokenizer(json_text: str) -> Tokenizer:
-    return Tokenizer.from_str(json_text)
