@@ -17,7 +17,7 @@ from .models.pretrained import pretrained_config, pretrained_tokenizer
 from .recipes import load_recipe
 from .saved import load_folder, save_folder
 from .text.embeddings import WordVectors, load_glove, random_matrix, train_word2vec
-from .text.tokenizer import build_tokenizer
+from .text.tokenizer import UNK_ID, build_tokenizer
 from .train.loop import fit, predict_probabilities
 from .train.seed import seed_everything
 
@@ -27,9 +27,17 @@ class Prediction:
     label: str
     probabilities: dict[str, float]
     top_words: list[tuple[str, float]] = field(default_factory=list)  # most attended words, heads summed
+    aspect: str | None = None  # the aspect this answer is about (aspect models)
+
+    @property
+    def headline(self) -> str:
+        """"positive (0.93)", with "for aspect service" when the answer is about an aspect."""
+        about = f" for aspect {self.aspect}" if self.aspect is not None else ""
+        return f"{self.label} ({self.probabilities[self.label]:.2f}){about}"
 
     def as_dict(self) -> dict:
-        return {"label": self.label, "probabilities": self.probabilities,
+        aspect = {"aspect": self.aspect} if self.aspect is not None else {}
+        return {**aspect, "label": self.label, "probabilities": self.probabilities,
                 "top_words": [[word, round(weight, 4)] for word, weight in self.top_words]}
 
 
@@ -89,7 +97,44 @@ class Model:
     def is_pair(self) -> bool:
         return self.network.is_pair
 
-    def _ids(self, texts: list[str], pairs: list[str] | None = None):
+    @property
+    def uses_aspect(self) -> bool:
+        return self.network.uses_aspect
+
+    @property
+    def aspects(self) -> list[str]:
+        """The aspect categories a learned-aspect model knows ([] for open-ended aspect terms and other models)."""
+        return self.config.get("aspects", [])
+
+    def aspect_ids(self, aspects: list[str | None]) -> list[list[int]] | None:
+        """Each aspect as ids: its index in the model's categories (from 1), or its word ids for open-ended aspects."""
+        if not self.uses_aspect:
+            return None
+        if any(not isinstance(a, str) or not a.strip() for a in aspects):
+            raise AttentiveError("this model classifies a text with respect to an aspect: give one for every text")
+        if self.config["recipe"]["aspect"]["type"] == "words":
+            return [enc.ids or [UNK_ID] for enc in self.tokenizer.encode_batch(list(aspects))]
+        index = {name: i for i, name in enumerate(self.aspects, start=1)}
+        unknown = sorted({a for a in aspects if a not in index})
+        if unknown:
+            raise AttentiveError(f"unknown aspect(s) {', '.join(map(repr, unknown))}; this model knows "
+                                 f"{', '.join(self.aspects)}")
+        return [[index[a]] for a in aspects]
+
+    def expand_aspects(self, texts: list[str], aspects: list[str | None] | str | None) -> tuple[list[str], list]:
+        """(texts, aspects) with one aspect per text: a single aspect applies to every text; an aspect model given
+        none answers for each category it knows (text-major order)."""
+        if isinstance(aspects, str):
+            aspects = [aspects] * len(texts)
+        if not self.uses_aspect or aspects is not None:
+            if aspects is not None and len(aspects) != len(texts):
+                raise AttentiveError(f"{len(aspects)} aspects for {len(texts)} texts: give one per text")
+            return texts, aspects or [None] * len(texts)
+        if not self.aspects:
+            raise AttentiveError("this model takes open-ended aspects: give the aspect of each text (--aspect)")
+        return [t for t in texts for _ in self.aspects], [a for _ in texts for a in self.aspects]
+
+    def _ids(self, texts: list[str], pairs: list[str] | None = None, aspects: list[str | None] | None = None):
         if self.is_pair and (pairs is None or len(pairs) != len(texts)):
             raise AttentiveError("this model classifies text pairs: give a second text (--pair) for every text")
         if not self.is_pair and pairs is not None:
@@ -97,20 +142,26 @@ class Model:
         for number, text in enumerate(list(texts) + list(pairs or []), 1):
             if not isinstance(text, str) or not text.strip():
                 raise AttentiveError(f"text {number} is empty: nothing to classify")
-        return encode_items(self.tokenizer, texts, pairs, self.max_length, self.special_tokens)
+        return encode_items(self.tokenizer, texts, pairs, self.max_length, self.special_tokens,
+                            self.aspect_ids(aspects or [None] * len(texts)))
 
     def explain(self, texts: list[str], pairs: list[str] | None = None, top_k: int = 5,
-                batch_size: int = 128) -> list[Explanation]:
-        """Predictions with each (first) text's words and attention (heads x words)."""
-        ids = self._ids(list(texts), None if pairs is None else list(pairs))
+                batch_size: int = 128, aspects: list[str | None] | str | None = None) -> list[Explanation]:
+        """Predictions with each (first) text's words and attention (heads x words). An aspect model takes `aspects`
+        (one per text, or one for all); without them it answers for every aspect category it knows, so the result
+        then holds len(texts) x len(self.aspects) explanations."""
+        texts, aspects = self.expand_aspects(list(texts), aspects)
+        if pairs is not None and len(pairs) != len(texts):
+            raise AttentiveError(f"{len(pairs)} second texts for {len(texts)} texts: give one per text")
+        ids = self._ids(texts, None if pairs is None else list(pairs), aspects)
         probs, attentions = predict_probabilities(self.network, ids, batch_size, self.device, with_attention=True)
         encodings = self.tokenizer.encode_batch(list(texts), add_special_tokens=self.special_tokens)
         results = []
-        for text, enc, row, attention in zip(texts, encodings, probs, attentions):
+        for text, enc, row, attention, aspect in zip(texts, encodings, probs, attentions, aspects):
             words = [text[start:end] for start, end in enc.offsets[: len(attention[0]) if attention is not None
                                                                    else self.max_length]]
             prediction = Prediction(self.labels[int(row.argmax())],
-                                    {label: float(p) for label, p in zip(self.labels, row)})
+                                    {label: float(p) for label, p in zip(self.labels, row)}, aspect=aspect)
             explanation = Explanation(words, attention, prediction)
             if attention is not None and top_k:
                 summed = explanation.summed
@@ -119,11 +170,13 @@ class Model:
             results.append(explanation)
         return results
 
-    def predict(self, texts: list[str] | str, pairs: list[str] | str | None = None, top_k: int = 5) -> list[Prediction]:
-        """Label, class probabilities and the `top_k` most attended words of each text (of each pair's first)."""
+    def predict(self, texts: list[str] | str, pairs: list[str] | str | None = None, top_k: int = 5,
+                aspects: list[str | None] | str | None = None) -> list[Prediction]:
+        """Label, class probabilities and the `top_k` most attended words of each text (of each pair's first);
+        `aspects` as in `explain`."""
         texts = [texts] if isinstance(texts, str) else texts
         pairs = [pairs] if isinstance(pairs, str) else pairs
-        return [explanation.prediction for explanation in self.explain(texts, pairs, top_k=top_k)]
+        return [explanation.prediction for explanation in self.explain(texts, pairs, top_k=top_k, aspects=aspects)]
 
     def evaluate(self, dataset: str | Dataset, split: str = "test", data_dir: str | Path | None = None) -> dict:
         """Accuracy, macro-F1, per-class precision/recall/F1 and the confusion matrix on one split."""
@@ -145,7 +198,7 @@ class Model:
     def encode_examples(self, examples) -> list:
         pairs = [ex.text_pair or "" for ex in examples] if self.is_pair else None
         return encode_items(self.tokenizer, [ex.text for ex in examples], pairs, self.max_length,
-                            self.special_tokens)
+                            self.special_tokens, self.aspect_ids([ex.aspect for ex in examples]))
 
 
 def load(folder: str | Path, device: str | None = None) -> Model:
@@ -175,6 +228,23 @@ def initial_vectors(recipe: dict, tokenizer, texts: list[str], dataset_name: str
     raise AttentiveError(f"unknown embedder.vectors {source!r} (word2vec, glove, random)")
 
 
+def check_aspects(data: Dataset, recipe: dict) -> list[str]:
+    """The aspect categories a learned-aspect recipe will embed ([] otherwise), after checking that the recipe and
+    the data agree on whether texts come with aspects."""
+    kind = recipe["aspect"]["type"]
+    has_aspects = any(ex.aspect is not None for ex in data.splits["train"])
+    if has_aspects and kind == "none":
+        raise AttentiveError(f"dataset {data.name!r} gives an aspect with each text and recipe {recipe['name']!r} "
+                             "would ignore it: use an aspect recipe (ae_lstm, at_lstm, atae_lstm, lama_aspect) or "
+                             "--set aspect.type=ignore to classify the text alone")
+    if not has_aspects and kind in ("learned", "words"):
+        raise AttentiveError(f"recipe {recipe['name']!r} classifies texts with respect to an aspect, but dataset "
+                             f"{data.name!r} has none")
+    if kind != "learned":
+        return []
+    return sorted({ex.aspect for ex in data.splits["train"] if ex.aspect is not None})
+
+
 def train(dataset: str | Dataset, recipe: str | dict = "lama_ctx", out: str | Path | None = None,
           overrides: list[str] | None = None, data_dir: str | Path | None = None, device: str | None = None,
           show_progress: bool = True) -> Model:
@@ -187,8 +257,7 @@ def train(dataset: str | Dataset, recipe: str | dict = "lama_ctx", out: str | Pa
     train_examples, dev_examples = data.splits["train"], data.splits["dev"]
     if not train_examples or not dev_examples:
         raise AttentiveError(f"dataset {data.name!r} needs non-empty train and dev splits")
-    if any(ex.aspect is not None for ex in train_examples):
-        raise AttentiveError(f"dataset {data.name!r} holds aspects; the recipes so far would ignore them")
+    aspect_names = check_aspects(data, recipe)
     tok_cfg = recipe["tokenizer"]
     texts = [ex.text for ex in train_examples]
     has_pairs = any(ex.text_pair is not None for ex in train_examples)
@@ -206,13 +275,13 @@ def train(dataset: str | Dataset, recipe: str | dict = "lama_ctx", out: str | Pa
     if vectors.matrix is not None:
         recipe["embedder"]["dim"] = int(vectors.matrix.shape[1])  # GloVe 6B is 50-d whatever the recipe said
     label_index = {label: i for i, label in enumerate(data.labels)}
-    network = build_model(recipe, tokenizer.get_vocab_size(), len(data.labels), vectors.matrix)
+    network = build_model(recipe, tokenizer.get_vocab_size(), len(data.labels), vectors.matrix, len(aspect_names))
     if hasattr(network.encoder, "load_pretrained"):
         network.encoder.load_pretrained()
     if network.is_pair != has_pairs:
         raise AttentiveError(f"dataset {data.name!r} holds {'text pairs' if has_pairs else 'single texts'} but "
                              f"recipe {recipe['name']!r} classifies {'pairs' if network.is_pair else 'single texts'}")
-    config = {"recipe": recipe, "labels": data.labels, "vocab_size": tokenizer.get_vocab_size(),
+    config = {"recipe": recipe, "labels": data.labels, "vocab_size": tokenizer.get_vocab_size(), "aspects": aspect_names,
               "dataset": data.name, "vectors": {"source": vectors.source, "coverage": round(vectors.coverage, 4),
                                                 "seconds": round(vector_seconds, 1)}}
     model = Model(network, tokenizer, config, device)

@@ -21,7 +21,8 @@ err = Console(stderr=True)
 DataDir = typer.Option(None, "--data-dir", help="benchmark data folder (default: $ATTENTIVE_DATA or ../shared/data)")
 
 
-def _dataset(dataset, train_file, dev_file, test_file, text_column, label_column, data_dir, pair_column=None):
+def _dataset(dataset, train_file, dev_file, test_file, text_column, label_column, data_dir, pair_column=None,
+             aspect_column=None):
     """A registry name, or the user's own files."""
     if train_file is not None or dataset is None:
         if train_file is None:
@@ -29,7 +30,7 @@ def _dataset(dataset, train_file, dev_file, test_file, text_column, label_column
         from .data.registry import load_files
 
         return load_files(train_file, dev=dev_file, test=test_file, text_column=text_column,
-                          label_column=label_column, pair_column=pair_column)
+                          label_column=label_column, pair_column=pair_column, aspect_column=aspect_column)
     from .api import resolve_dataset
 
     return resolve_dataset(dataset, data_dir)
@@ -53,13 +54,15 @@ def train(
     text_column: str = typer.Option("text", "--text-column"),
     label_column: str = typer.Option("label", "--label-column"),
     pair_column: Optional[str] = typer.Option(None, "--pair-column", help="second-text column, for pair recipes"),
+    aspect_column: Optional[str] = typer.Option(None, "--aspect-column", help="aspect column, for aspect recipes"),
     device: str = typer.Option("auto", "--device", help="cpu, cuda or auto"),
     data_dir: Optional[Path] = DataDir,
 ):
     """Train a recipe on a dataset; the best dev epoch is kept and saved to OUT."""
     from .api import train as train_model
 
-    data = _dataset(dataset, train_file, dev_file, test_file, text_column, label_column, data_dir, pair_column)
+    data = _dataset(dataset, train_file, dev_file, test_file, text_column, label_column, data_dir, pair_column,
+                    aspect_column)
     _report_skipped(data)
     console.print(f"[bold]{data.name}[/]: train {len(data.splits['train'])}, dev {len(data.splits['dev'])}, "
                   f"test {len(data.splits.get('test', []))}; labels {', '.join(data.labels)}")
@@ -92,6 +95,7 @@ def evaluate(
     text_column: str = typer.Option("text", "--text-column"),
     label_column: str = typer.Option("label", "--label-column"),
     pair_column: Optional[str] = typer.Option(None, "--pair-column", help="second-text column, for pair models"),
+    aspect_column: Optional[str] = typer.Option(None, "--aspect-column", help="aspect column, for aspect models"),
     output: Optional[Path] = typer.Option(None, "--output", help="JSON file (default RUN/eval-DATASET-SPLIT.json)"),
     data_dir: Optional[Path] = DataDir,
 ):
@@ -103,7 +107,8 @@ def evaluate(
     if test_file is not None:
         from .data.registry import load_test_file
 
-        data = load_test_file(test_file, text_column=text_column, label_column=label_column, pair_column=pair_column)
+        data = load_test_file(test_file, text_column=text_column, label_column=label_column, pair_column=pair_column,
+                              aspect_column=aspect_column)
         split = "test"
     else:
         data = _dataset(dataset or model.config.get("dataset"), None, None, None, text_column, label_column,
@@ -129,49 +134,81 @@ def _read_jsonl_texts(path: Path, fields: tuple[str, ...] = ("text",)):
         yield record
 
 
+def _with_aspects(model, records: list[dict], aspect_option: list[str]) -> list[tuple[dict, str | None]]:
+    """(record, aspect) to answer: a record's own "aspect" field, else each --aspect, else every aspect category
+    the model knows. Models without aspects get (record, None)."""
+    if not model.uses_aspect:
+        if aspect_option:
+            raise AttentiveError("this model classifies texts without an aspect: drop --aspect")
+        return [(record, None) for record in records]
+    expanded = []
+    for record in records:
+        own = record.get("aspect")
+        choices = [own] if isinstance(own, str) and own.strip() else (aspect_option or model.aspects)
+        if not choices:
+            raise AttentiveError('this model takes open-ended aspects: give --aspect or an "aspect" field')
+        expanded += [(record, aspect) for aspect in choices]
+    return expanded
+
+
+def _records(model, texts: list[str] | None, pairs: list[str], input_file: Path | None) -> list[dict]:
+    """The texts to answer, as {"text", "text_pair"?, "aspect"?} records from the command line or a JSONL file."""
+    if input_file is not None:
+        return list(_read_jsonl_texts(input_file, ("text", "text_pair") if model.is_pair else ("text",)))
+    if not texts:
+        raise AttentiveError("give texts or --input FILE.jsonl")
+    if pairs and len(pairs) != len(texts):
+        raise AttentiveError(f"{len(pairs)} --pair texts for {len(texts)} texts: give one per text")
+    return [{"text": text, **({"text_pair": pair} if pairs else {})} for text, pair in zip(texts, pairs or texts)]
+
+
+def _answer(model, chunk: list[tuple[dict, str | None]], method: str, **options) -> list:
+    """`model.predict` or `model.explain` over (record, aspect) pairs, in their order."""
+    texts = [record["text"] for record, _ in chunk]
+    pairs = [record.get("text_pair") for record, _ in chunk] if model.is_pair else None
+    if pairs is not None and None in pairs:
+        pairs = None  # the model then says that it needs the second text
+    aspects = [aspect for _, aspect in chunk] if model.uses_aspect else None
+    return getattr(model, method)(texts, pairs, aspects=aspects, **options)
+
+
+AspectOption = typer.Option([], "--aspect", help='aspect models: the aspect(s) to answer for (default: a JSONL '
+                                                 '"aspect" field, else every aspect the model knows)')
+InputOption = typer.Option(None, "--input", help='JSONL file, a "text" field a line ("text_pair" for pair models, '
+                                                 'optionally "aspect" for aspect models)')
+PairOption = typer.Option([], "--pair", help="pair models: the second text of each text, in order")
+
+
 @app.command()
 def predict(
     run: Path = typer.Argument(..., help="a saved model folder"),
     texts: list[str] = typer.Argument(None, help="texts to classify"),
-    input_file: Optional[Path] = typer.Option(None, "--input",
-                                              help='JSONL file, a "text" field a line (and "text_pair" for pairs)'),
-    pair: list[str] = typer.Option([], "--pair", help="pair models: the second text of each text, in order"),
+    input_file: Optional[Path] = InputOption,
+    pair: list[str] = PairOption,
+    aspect: list[str] = AspectOption,
     top_k: int = typer.Option(5, "--top-k", help="most attended words to report"),
     batch_size: int = typer.Option(256, "--batch-size"),
 ):
-    """Label, probabilities and top attended words as JSON lines (one per text)."""
+    """Label, probabilities and top attended words as JSON lines: one per text (per text and aspect)."""
     from .api import load
 
     model = load(run)
-    if input_file is None and not texts:
-        raise AttentiveError("give texts to classify or --input FILE.jsonl")
-    if input_file is None:
-        for prediction in model.predict(texts, pair or None, top_k=top_k):
-            print(json.dumps({**prediction.as_dict()}, ensure_ascii=False))
-        return
-    batch: list[dict] = []
-
-    def flush():
-        pairs = [r.get("text_pair") for r in batch] if model.is_pair else None
-        for record, prediction in zip(batch, model.predict([r["text"] for r in batch], pairs, top_k=top_k)):
-            print(json.dumps({**record, **prediction.as_dict()}, ensure_ascii=False), flush=False)
+    echo_record = input_file is not None  # a JSONL line's own fields come back with its answer
+    wanted = _with_aspects(model, _records(model, texts, pair, input_file), aspect)
+    for start in range(0, len(wanted), batch_size):
+        chunk = wanted[start:start + batch_size]
+        for (record, _), prediction in zip(chunk, _answer(model, chunk, "predict", top_k=top_k)):
+            print(json.dumps({**(record if echo_record else {}), **prediction.as_dict()}, ensure_ascii=False))
         sys.stdout.flush()
-        batch.clear()
-
-    for record in _read_jsonl_texts(input_file, ("text", "text_pair") if model.is_pair else ("text",)):
-        batch.append(record)
-        if len(batch) >= batch_size:
-            flush()
-    if batch:
-        flush()
 
 
 @app.command()
 def explain(
     run: Path = typer.Argument(..., help="a saved model folder"),
     texts: list[str] = typer.Argument(None, help="texts to explain"),
-    input_file: Optional[Path] = typer.Option(None, "--input", help='JSONL file, a "text" field a line'),
-    pair: list[str] = typer.Option([], "--pair", help="pair models: the second text of each text, in order"),
+    input_file: Optional[Path] = InputOption,
+    pair: list[str] = PairOption,
+    aspect: list[str] = AspectOption,
     heads: bool = typer.Option(False, "--heads", help="show every head, not only their sum"),
     html_file: Optional[Path] = typer.Option(None, "--html", help="also write a self-contained HTML page"),
     png_file: Optional[Path] = typer.Option(None, "--png", help="also write a PNG heatmap (words x heads)"),
@@ -182,15 +219,7 @@ def explain(
     from .io_utils import atomic_write_text
 
     model = load(run)
-    pairs = pair or None
-    if input_file is not None:
-        fields = ("text", "text_pair") if model.is_pair else ("text",)
-        records = list(_read_jsonl_texts(input_file, fields))
-        texts = [r["text"] for r in records]
-        pairs = [r["text_pair"] for r in records] if model.is_pair else None
-    if not texts:
-        raise AttentiveError("give texts to explain or --input FILE.jsonl")
-    explanations = model.explain(texts, pairs)
+    explanations = _answer(model, _with_aspects(model, _records(model, texts, pair, input_file), aspect), "explain")
     console.print(explanation_table(explanations, heads=heads))
     if html_file is not None:
         from .explain.html import explanation_html

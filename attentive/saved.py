@@ -44,7 +44,8 @@ def load_folder(folder: str | Path) -> tuple[TextClassifier, Tokenizer, dict]:
         config = json.loads((folder / CONFIG).read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise AttentiveError(f"{folder / CONFIG}:{exc.lineno}: invalid JSON ({exc.msg})") from None
-    network = build_model(config["recipe"], config["vocab_size"], len(config["labels"]))
+    network = build_model(config["recipe"], config["vocab_size"], len(config["labels"]),
+                          aspects=len(config.get("aspects", [])))
     try:
         network.load_state_dict(safetensors.torch.load_file(str(folder / WEIGHTS)))
     except (RuntimeError, OSError) as exc:  # safetensors' own errors are OSError/SafetensorError subclasses

@@ -7,6 +7,7 @@ CPU, measured; packing was slower).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -17,15 +18,17 @@ from ..text.tokenizer import PAD_ID, UNK_ID
 POOL_BATCHES = 50
 
 
-Item = list[int] | tuple[list[int], list[int]]  # one text's token ids, or a pair's (premise, hypothesis)
+@dataclass(frozen=True)
+class Item:
+    """One example's token ids: the text, the second text of a pair, and the aspect (aspect-vocabulary ids of a
+    category, or the word ids of an open-ended aspect term)."""
 
+    ids: list[int]
+    pair: list[int] | None = None
+    aspect: list[int] | None = None
 
-def item_length(item: Item) -> int:
-    return len(item[0]) + len(item[1]) if isinstance(item, tuple) else len(item)
-
-
-def first_text(item: Item) -> list[int]:
-    return item[0] if isinstance(item, tuple) else item
+    def __len__(self) -> int:
+        return len(self.ids) + len(self.pair or ())
 
 
 def encode(tokenizer: Tokenizer, texts: Sequence[str], max_length: int | None = None,
@@ -65,25 +68,29 @@ def pad(sequences: Sequence[Sequence[int]], device: torch.device | str = "cpu") 
     return ids, ids != PAD_ID
 
 
-def encode_items(tokenizer: Tokenizer, texts: Sequence[str], pairs: Sequence[str] | None,
-                 max_length: int | None = None, special_tokens: bool = False) -> list[Item]:
-    """Token ids of single texts, or of (text, pair) tuples when `pairs` is given."""
+def encode_items(tokenizer: Tokenizer, texts: Sequence[str], pairs: Sequence[str] | None = None,
+                 max_length: int | None = None, special_tokens: bool = False,
+                 aspects: Sequence[list[int]] | None = None) -> list[Item]:
+    """Items of single texts, with the second text of each pair when `pairs` is given and the aspect ids when
+    `aspects` is."""
     ids = encode(tokenizer, texts, max_length, special_tokens)
-    if pairs is None:
-        return ids
-    return list(zip(ids, encode(tokenizer, pairs, max_length, special_tokens)))
+    second = encode(tokenizer, pairs, max_length, special_tokens) if pairs is not None else [None] * len(ids)
+    aspect = aspects if aspects is not None else [None] * len(ids)
+    return [Item(*parts) for parts in zip(ids, second, aspect)]
 
 
 def collate(items: Sequence[Item], device: torch.device | str = "cpu") -> dict[str, torch.Tensor]:
-    """The model's keyword inputs for a batch: ids and mask, plus pair_ids and pair_mask for pairs."""
-    if isinstance(items[0], tuple):
-        ids, mask = pad([a for a, _ in items], device)
-        pair_ids, pair_mask = pad([b for _, b in items], device)
-        return {"ids": ids, "mask": mask, "pair_ids": pair_ids, "pair_mask": pair_mask}
-    ids, mask = pad(items, device)
-    return {"ids": ids, "mask": mask}
+    """The model's keyword inputs for a batch: ids and mask, plus pair_ids/pair_mask for pairs and
+    aspect_ids/aspect_mask for aspects."""
+    ids, mask = pad([item.ids for item in items], device)
+    inputs = {"ids": ids, "mask": mask}
+    if items[0].pair is not None:
+        inputs["pair_ids"], inputs["pair_mask"] = pad([item.pair for item in items], device)
+    if items[0].aspect is not None:
+        inputs["aspect_ids"], inputs["aspect_mask"] = pad([item.aspect for item in items], device)
+    return inputs
 
 
 def iterate(items: Sequence[Item], batch_size: int, shuffle: bool = False,
             rng: np.random.Generator | None = None) -> Iterator[np.ndarray]:
-    yield from batch_order([item_length(x) for x in items], batch_size, shuffle, rng)
+    yield from batch_order([len(item) for item in items], batch_size, shuffle, rng)

@@ -26,7 +26,7 @@ def explanation_html(explanations, title: str = "attentive: attention heatmaps",
     for number, explanation in enumerate(explanations, 1):
         pred = explanation.prediction
         probs = ", ".join(f"{html.escape(label)} {p:.3f}" for label, p in pred.probabilities.items())
-        parts = [f"<h3>{number}. predicted {html.escape(pred.label)}</h3><div class='probs'>{probs}</div>"]
+        parts = [f"<h3>{number}. predicted {html.escape(pred.headline)}</h3><div class='probs'>{probs}</div>"]
         if explanation.attention is None:
             parts.append(f"<p>{html.escape(' '.join(explanation.words))} (this model has no attention)</p>")
         else:

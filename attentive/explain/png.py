@@ -29,8 +29,7 @@ def save_png(explanations, path: str | Path) -> None:
         ax.set_yticks(range(len(words)), words, fontsize=8)
         heads = grid.shape[1] - 1
         ax.set_xticks(range(heads + 1), [str(h + 1) for h in range(heads)] + ["sum"], fontsize=7)
-        ax.set_title(f"{explanation.prediction.label} ({explanation.prediction.probabilities[explanation.prediction.label]:.2f})"
-                     + (f", words {start + 1}-" if start else ""), fontsize=9)
+        ax.set_title(explanation.prediction.headline + (f", words {start + 1}-" if start else ""), fontsize=9)
         ax.set_xlabel("head (each column scaled to its maximum)", fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=110)

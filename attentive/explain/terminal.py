@@ -25,7 +25,7 @@ def explanation_table(explanations, gold: list[str] | None = None, heads: bool =
     table.add_column("text, coloured by attention")
     for number, explanation in enumerate(explanations):
         pred = explanation.prediction
-        label = f"{pred.label} ({pred.probabilities[pred.label]:.2f})"
+        label = pred.headline
         if gold is not None:
             label += f"\ngold {gold[number]}"
         if explanation.attention is None:

@@ -8,6 +8,7 @@ import torch
 from torch import nn
 
 from ..errors import AttentiveError
+from .aspects import ASPECT_TYPES, AspectAttentionPooler, AspectEmbedder, aspect_input
 from .embedders import WordEmbedder
 from .encoders import ENCODERS
 from .heads import HEADS, PAIR_HEADS
@@ -22,21 +23,46 @@ class Output:
     pair_attention: torch.Tensor | None = None  # the second text's attention, for pair models
 
 
+ALL_POOLERS = {**POOLERS, "aspect_attention": AspectAttentionPooler}
+
+
 class TextClassifier(nn.Module):
-    def __init__(self, embedder: nn.Module, encoder: nn.Module, pooler: nn.Module, head: nn.Module):
+    """`aspect` (optional) makes the aspect vector v_a that AE appends to the words and aspect poolers attend with."""
+
+    def __init__(self, embedder: nn.Module, encoder: nn.Module, pooler: nn.Module, head: nn.Module,
+                 aspect: AspectEmbedder | None = None):
         super().__init__()
         self.embedder, self.encoder, self.pooler, self.head = embedder, encoder, pooler, head
+        self.aspect = aspect
 
     @property
     def is_pair(self) -> bool:
         return isinstance(self.head, PAIR_HEADS)
 
-    def pool(self, ids: torch.Tensor, mask: torch.Tensor):
-        return self.pooler(self.encoder(self.embedder(ids), mask), mask)
+    @property
+    def uses_aspect(self) -> bool:
+        return self.aspect is not None
+
+    def pool(self, ids: torch.Tensor, mask: torch.Tensor, aspect: torch.Tensor | None = None):
+        words = self.embedder(ids)
+        if aspect is not None and self.aspect.append_to_words:
+            words = aspect_input(words, aspect)
+        states = self.encoder(words, mask)
+        if getattr(self.pooler, "uses_aspect", False):
+            return self.pooler(states, mask, aspect=aspect)
+        return self.pooler(states, mask)
 
     def forward(self, ids: torch.Tensor, mask: torch.Tensor, pair_ids: torch.Tensor | None = None,
-                pair_mask: torch.Tensor | None = None) -> Output:
-        """Logits and attention of single texts, or of (text, pair) through one shared encoder (Lin et al. App. B)."""
+                pair_mask: torch.Tensor | None = None, aspect_ids: torch.Tensor | None = None,
+                aspect_mask: torch.Tensor | None = None) -> Output:
+        """Logits and attention of single texts, or of (text, pair) through one shared encoder (Lin et al. App. B),
+        or of (text, aspect)."""
+        if self.uses_aspect:
+            if aspect_ids is None:
+                raise AttentiveError("this model classifies a text with respect to an aspect: give one")
+            aspect = self.aspect(aspect_ids, aspect_mask, getattr(self.embedder, "table", None))
+            pooled = self.pool(ids, mask, aspect)
+            return Output(self.head(pooled.vector), pooled.attention, pooled.scores)
         pooled = self.pool(ids, mask)
         if pair_ids is None:
             return Output(self.head(pooled.vector), pooled.attention, pooled.scores)
@@ -55,8 +81,22 @@ def _pick(family: dict, section: dict, what: str):
     return family[kind]
 
 
-def build_model(recipe: dict, vocab_size: int, classes: int, vectors: np.ndarray | None = None) -> TextClassifier:
-    """Assemble the model a recipe describes. `vectors` (vocab_size x dim) initialises the embedding table."""
+def _aspect_part(section: dict, aspects: int, word_dim: int | None) -> AspectEmbedder | None:
+    kind = section.get("type", "none")
+    if kind not in ASPECT_TYPES:
+        raise AttentiveError(f"unknown aspect type {kind!r}; known: {', '.join(ASPECT_TYPES)}")
+    if kind in ("none", "ignore"):
+        return None
+    if kind == "words" and word_dim is None:
+        raise AttentiveError("aspect type 'words' needs the model's own word vectors (an embedder)")
+    return AspectEmbedder(kind, aspects=aspects, dim=section.get("dim", 0), word_dim=word_dim or 0,
+                          append_to_words=section.get("append_to_words", False))
+
+
+def build_model(recipe: dict, vocab_size: int, classes: int, vectors: np.ndarray | None = None,
+                aspects: int = 0) -> TextClassifier:
+    """Assemble the model a recipe describes. `vectors` (vocab_size x dim) initialises the embedding table;
+    `aspects` is the number of aspect categories a learned aspect table holds."""
     emb = recipe["embedder"]
     if emb.get("type") == "none":  # the encoder takes token ids itself (a pretrained Transformer)
         embedder, dim = nn.Identity(), None
@@ -64,12 +104,22 @@ def build_model(recipe: dict, vocab_size: int, classes: int, vectors: np.ndarray
         dim = vectors.shape[1] if vectors is not None else emb["dim"]
         embedder = WordEmbedder(vocab_size, dim, dropout=emb.get("dropout", 0.0), initial=vectors,
                                 trainable=emb.get("trainable", True))
+    aspect = _aspect_part(recipe.get("aspect", {}), aspects, dim)
+    pooler_options = _options(recipe["pooler"])
+    if recipe["pooler"].get("type") == "aspect_attention" or pooler_options.get("context") == "aspect":
+        if aspect is None:
+            raise AttentiveError("this pooler attends with the aspect: the recipe needs an aspect section "
+                                 "(aspect.type learned or words)")
+        pooler_options["aspect_dim"] = aspect.output_dim
     try:
-        encoder = _pick(ENCODERS, recipe["encoder"], "encoder")(dim, **_options(recipe["encoder"]))
-        pooler = _pick(POOLERS, recipe["pooler"], "pooler")(encoder.output_dim, **_options(recipe["pooler"]))
+        encoder_input = dim + aspect.output_dim if aspect is not None and aspect.append_to_words else dim
+        encoder = _pick(ENCODERS, recipe["encoder"], "encoder")(encoder_input, **_options(recipe["encoder"]))
+        pooler = _pick(ALL_POOLERS, recipe["pooler"], "pooler")(encoder.output_dim, **pooler_options)
         structured = recipe["head"].get("type") in ("pruned", "gated_pair")  # they need M's rows
         rows = {"rows": getattr(pooler, "heads", 1)} if structured else {}
         head = _pick(HEADS, recipe["head"], "head")(pooler.output_dim, classes, **rows, **_options(recipe["head"]))
     except TypeError as exc:  # an option the part does not take
         raise AttentiveError(f"recipe option not understood: {exc}") from None
-    return TextClassifier(embedder, encoder, pooler, head)
+    except ValueError as exc:  # a part's own check of its options
+        raise AttentiveError(f"recipe: {exc}") from None
+    return TextClassifier(embedder, encoder, pooler, head, aspect)

@@ -22,19 +22,32 @@ def reverse_within_length(x: torch.Tensor, lengths: torch.Tensor) -> torch.Tenso
 
 
 class BiRNNEncoder(nn.Module):
-    """Bidirectional GRU or LSTM; h_i = [->h_i ; <-h_i] in R^{2d} (LAMA paper Eq. 1-3)."""
+    """Bidirectional GRU or LSTM; h_i = [->h_i ; <-h_i] in R^{2d} (LAMA paper Eq. 1-3). With
+    `bidirectional=False`, the forward pass alone (the LSTM of Wang et al. 2016, §3.1): h_i in R^d.
 
-    def __init__(self, input_dim: int, hidden: int, cell: str = "gru", layers: int = 1, dropout: float = 0.0):
+    `init="xavier"` draws every weight matrix from a Glorot normal distribution and sets the biases to 0
+    (Wang et al.'s option); the default keeps PyTorch's uniform initialisation."""
+
+    def __init__(self, input_dim: int, hidden: int, cell: str = "gru", layers: int = 1, dropout: float = 0.0,
+                 bidirectional: bool = True, init: str = "default"):
         super().__init__()
         rnn = {"gru": nn.GRU, "lstm": nn.LSTM}[cell]
         extra = {"dropout": dropout} if layers > 1 else {}
         self.forward_rnn = rnn(input_dim, hidden, num_layers=layers, batch_first=True, **extra)
-        self.backward_rnn = rnn(input_dim, hidden, num_layers=layers, batch_first=True, **extra)
-        self.output_dim = 2 * hidden
+        self.backward_rnn = rnn(input_dim, hidden, num_layers=layers, batch_first=True, **extra) if bidirectional \
+            else None
+        self.output_dim = 2 * hidden if bidirectional else hidden
+        if init not in ("default", "xavier"):
+            raise ValueError(f"encoder init must be 'default' or 'xavier', not {init!r}")
+        if init == "xavier":
+            for name, weight in self.named_parameters():
+                nn.init.xavier_normal_(weight) if name.split(".")[-1].startswith("weight") else nn.init.zeros_(weight)
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         lengths = mask.sum(1)
         forward_states, _ = self.forward_rnn(x)
+        if self.backward_rnn is None:
+            return forward_states * mask.unsqueeze(-1)
         backward_states, _ = self.backward_rnn(reverse_within_length(x, lengths))
         states = torch.cat([forward_states, reverse_within_length(backward_states, lengths)], dim=-1)
         return states * mask.unsqueeze(-1)
@@ -101,6 +114,8 @@ class TransformerEncoder(nn.Module):
 
 ENCODERS = {"bigru": lambda d, **kw: BiRNNEncoder(d, cell="gru", **kw),
             "bilstm": lambda d, **kw: BiRNNEncoder(d, cell="lstm", **kw),
+            "lstm": lambda d, **kw: BiRNNEncoder(d, cell="lstm", bidirectional=False, **kw),
+            "gru": lambda d, **kw: BiRNNEncoder(d, cell="gru", bidirectional=False, **kw),
             "identity": lambda d, **kw: IdentityEncoder(d),
             "cnn": ConvEncoder,
             "transformer": TransformerEncoder,

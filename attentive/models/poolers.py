@@ -26,16 +26,21 @@ class LamaPooler(nn.Module):
       here it is set, once, to the masked mean annotation of the first training batch, then learned.
     - ``context="document"`` (LAMA+Ctx): c is computed from each document itself as the masked mean of its own
       annotations h_i (no extra parameters), so every text gets its own context.
+    - ``context="aspect"`` (aspect-level data): c is the example's aspect vector v_a, mapped linearly to 2d, so the
+      heads look for what concerns that aspect.
 
     Attention-layer parameters (§3.3.2): P and Q, 2 * (2d * m), plus c (2d) for the global variant.
     `score_scale` multiplies the normalised scores before the softmax (1.0 = the paper; a larger value sharpens the
     distributions, cf. Sun & Lu's scaling λ).
     """
 
-    def __init__(self, input_dim: int, heads: int = 10, context: str = "global", score_scale: float = 1.0):
+    def __init__(self, input_dim: int, heads: int = 10, context: str = "global", score_scale: float = 1.0,
+                 aspect_dim: int | None = None):
         super().__init__()
-        if context not in ("global", "document"):
-            raise ValueError(f"LAMA context must be 'global' or 'document', not {context!r}")
+        if context not in ("global", "document", "aspect"):
+            raise ValueError(f"LAMA context must be 'global', 'document' or 'aspect', not {context!r}")
+        if (context == "aspect") != (aspect_dim is not None):
+            raise ValueError("LAMA context 'aspect' needs a recipe aspect section (and only it takes one)")
         self.context, self.heads, self.score_scale = context, heads, score_scale
         self.word_mlp = nn.Linear(input_dim, input_dim)  # W_w, b_w of Eq. 7
         self.P = nn.Parameter(torch.empty(input_dim, heads))
@@ -45,6 +50,9 @@ class LamaPooler(nn.Module):
         if context == "global":
             self.c = nn.Parameter(torch.zeros(input_dim))
             self.register_buffer("c_initialised", torch.tensor(False))
+        if context == "aspect":
+            self.uses_aspect = True
+            self.aspect_project = nn.Linear(aspect_dim, input_dim)
         self.output_dim = heads * input_dim
 
     def attention_parameter_count(self) -> int:
@@ -62,7 +70,7 @@ class LamaPooler(nn.Module):
 
     def forward(self, states: torch.Tensor, mask: torch.Tensor, aspect: torch.Tensor | None = None) -> Pooled:
         u = torch.tanh(self.word_mlp(states))  # B x T x 2d
-        c = self.context_vector(states, mask) if aspect is None else aspect
+        c = self.aspect_project(aspect) if self.context == "aspect" else self.context_vector(states, mask)
         alignment = (u @ self.P) * (c @ self.Q).unsqueeze(1)  # B x T x m   (P^T u_i ∘ Q^T c)
         scores = F.normalize(torch.tanh(alignment), dim=-1) * self.score_scale
         scores = scores.transpose(1, 2)  # B x m x T
@@ -158,5 +166,23 @@ class MeanPooler(nn.Module):
         return Pooled(masked_mean(states, mask))
 
 
+def last_states(states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """h_N: each text's state at its last real token (B x D)."""
+    last = (mask.sum(1) - 1).clamp(min=0)
+    return states[torch.arange(states.size(0), device=states.device), last]
+
+
+class LastStatePooler(nn.Module):
+    """The LSTM baseline's sentence vector: the last hidden state h_N (Wang et al. §3.1). No attention."""
+
+    def __init__(self, input_dim: int):
+        super().__init__()
+        self.output_dim = input_dim
+
+    def forward(self, states, mask, aspect=None) -> Pooled:
+        return Pooled(last_states(states, mask))
+
+
 POOLERS = {"lama": LamaPooler, "san": StructuredSelfAttentionPooler, "dot": DotAttentionPooler,
-           "additive": AdditiveAttentionPooler, "max": MaxPooler, "mean": MeanPooler}
+           "additive": AdditiveAttentionPooler, "max": MaxPooler, "mean": MeanPooler,
+           "last": LastStatePooler}

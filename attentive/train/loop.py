@@ -15,7 +15,7 @@ import torch
 import torch.nn.functional as F
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from ..data.batching import Item, collate, first_text, iterate
+from ..data.batching import Item, collate, iterate
 from ..errors import AttentiveError
 from .regularisers import regulariser_from
 
@@ -40,7 +40,9 @@ def make_optimizer(model: torch.nn.Module, cfg: dict) -> torch.optim.Optimizer:
         return torch.optim.Adam(params, lr=cfg["lr"], weight_decay=cfg["weight_decay"])
     if name == "adadelta":
         return torch.optim.Adadelta(params, lr=cfg["lr"], weight_decay=cfg["weight_decay"])
-    raise ValueError(f"unknown optimizer {cfg['optimizer']!r} (sgd, adam, adadelta)")
+    if name == "adagrad":
+        return torch.optim.Adagrad(params, lr=cfg["lr"], weight_decay=cfg["weight_decay"])
+    raise ValueError(f"unknown optimizer {cfg['optimizer']!r} (sgd, adam, adadelta, adagrad)")
 
 
 @torch.no_grad()
@@ -59,7 +61,7 @@ def predict_probabilities(model: torch.nn.Module, ids: Sequence[Item], batch_siz
         if with_attention and out.attention is not None:
             attention = out.attention.float().cpu().numpy()
             for row, index in enumerate(batch):
-                attentions[index] = attention[row, :, : len(first_text(ids[index]))]
+                attentions[index] = attention[row, :, : len(ids[index].ids)]
     return (probabilities, attentions) if with_attention else probabilities
 
 
