@@ -12,6 +12,7 @@ from .data.batching import encode_items
 from .data.example import Dataset
 from .errors import AttentiveError
 from .evaluate import compute_metrics
+from .explain.collect import look
 from .models.classifier import TextClassifier, build_model
 from .models.pretrained import pretrained_config, pretrained_tokenizer
 from .recipes import load_recipe
@@ -43,11 +44,17 @@ class Prediction:
 
 @dataclass
 class Explanation:
-    """One text's words and its attention: heads x words, plus the summed-and-renormalised view (Lin et al. §2.3)."""
+    """One text's words and its attention: heads x words, plus the summed-and-renormalised view (Lin et al. §2.3).
+
+    `scores` are the attention scores before the softmax (heads x words); `polarity` (words x classes) is each
+    word's own push towards each class (Sun & Lu 2020's s_j; see TextClassifier.word_polarity), None where the
+    model's pooler does not allow it."""
 
     words: list[str]
     attention: np.ndarray | None
     prediction: Prediction
+    scores: np.ndarray | None = None
+    polarity: np.ndarray | None = None
 
     @property
     def summed(self) -> np.ndarray | None:
@@ -154,16 +161,17 @@ class Model:
         if pairs is not None and len(pairs) != len(texts):
             raise AttentiveError(f"{len(pairs)} second texts for {len(texts)} texts: give one per text")
         ids = self._ids(texts, None if pairs is None else list(pairs), aspects)
-        probs, attentions = predict_probabilities(self.network, ids, batch_size, self.device, with_attention=True)
         encodings = self.tokenizer.encode_batch(list(texts), add_special_tokens=self.special_tokens)
+        looked = look(self.network, ids, batch_size, self.device)
         results = []
-        for text, enc, row, attention, aspect in zip(texts, encodings, probs, attentions, aspects):
-            words = [text[start:end] for start, end in enc.offsets[: len(attention[0]) if attention is not None
-                                                                   else self.max_length]]
+        for text, enc, item, seen, aspect in zip(texts, encodings, ids, looked, aspects):
+            # a text with no known token was fed as one unknown token: show the whole text as that one "word"
+            words = [text[start:end] for start, end in enc.offsets[: len(item.ids)]] or [text]
+            row = seen.probabilities
             prediction = Prediction(self.labels[int(row.argmax())],
                                     {label: float(p) for label, p in zip(self.labels, row)}, aspect=aspect)
-            explanation = Explanation(words, attention, prediction)
-            if attention is not None and top_k:
+            explanation = Explanation(words, seen.attention, prediction, seen.scores, seen.polarity)
+            if seen.attention is not None and top_k:
                 summed = explanation.summed
                 order = np.argsort(-summed, kind="stable")[:top_k]
                 prediction.top_words = [(words[i], float(summed[i])) for i in order]

@@ -210,17 +210,21 @@ def explain(
     pair: list[str] = PairOption,
     aspect: list[str] = AspectOption,
     heads: bool = typer.Option(False, "--heads", help="show every head, not only their sum"),
+    per_word: bool = typer.Option(False, "--words", help="per word: attention score, weight and polarity score"),
     html_file: Optional[Path] = typer.Option(None, "--html", help="also write a self-contained HTML page"),
     png_file: Optional[Path] = typer.Option(None, "--png", help="also write a PNG heatmap (words x heads)"),
 ):
     """Prediction and an attention heatmap of each text: in the terminal, and as HTML and PNG files."""
     from .api import load
-    from .explain.terminal import explanation_table
+    from .explain.terminal import explanation_table, word_table
     from .io_utils import atomic_write_text
 
     model = load(run)
     explanations = _answer(model, _with_aspects(model, _records(model, texts, pair, input_file), aspect), "explain")
     console.print(explanation_table(explanations, heads=heads))
+    if per_word:
+        for explanation in explanations:
+            console.print(word_table(explanation, model.labels))
     if html_file is not None:
         from .explain.html import explanation_html
 

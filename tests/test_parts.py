@@ -103,9 +103,20 @@ def test_sun_lu_logit_is_the_attention_weighted_sum_of_word_polarity_scores():
     ids = torch.tensor([[5, 6, 7, 8, 0]])
     mask = ids != 0
     out = model(ids, mask)
-    states = model.encoder(model.embedder(ids), mask)
-    polarity = model.head.net[-1](states)  # s_j for every word, B x T x classes
+    polarity = model.word_polarity(out.states)  # s_j for every word, B x T x classes
+    assert torch.allclose(polarity, model.head.net[-1](out.states), atol=1e-6)
     assert torch.allclose(out.logits, (out.attention.transpose(1, 2) * polarity).sum(1), atol=1e-6)
+
+
+def test_word_polarity_of_a_multi_head_model_is_the_logit_with_all_heads_on_that_word():
+    torch.manual_seed(0)
+    model = build_model(load_recipe("lama_ctx", tiny_overrides("lama_ctx")), 40, classes=2).eval()
+    ids = torch.tensor([[5, 6, 7]])
+    out = model(ids, ids != 0)
+    polarity = model.word_polarity(out.states)
+    only_word_1 = torch.zeros(1, 3, 3)
+    only_word_1[:, :, 1] = 1.0  # every head's attention on word 1
+    assert torch.allclose(polarity[0, 1], model.head((only_word_1 @ out.states).flatten(1))[0], atol=1e-6)
 
 
 @pytest.mark.parametrize("scale", [1.0, 100.0])

@@ -8,6 +8,7 @@ import numpy as np
 
 STYLE = """body{font-family:system-ui,sans-serif;margin:2em;max-width:70em}
 .text{margin-bottom:2em}.row{line-height:2em;margin:.2em 0}.label{font-weight:600;margin-right:.6em;color:#333}
+table.words{border-collapse:collapse;font-size:.85em}table.words td,table.words th{padding:.1em .6em;text-align:right}
 .w{padding:.15em .25em;border-radius:3px}.probs{color:#555;font-size:.9em}"""
 
 
@@ -19,6 +20,21 @@ def _row(words: list[str], weights: np.ndarray, title: str) -> str:
         spans.append(f'<span class="w" style="background:rgba(220,40,40,{level:.3f})" '
                      f'title="{float(weight):.4f}">{html.escape(word)}</span>')
     return f'<div class="row"><span class="label">{html.escape(title)}</span>{" ".join(spans)}</div>'
+
+
+def _word_details(explanation, labels: list[str]) -> str:
+    """A folded table: per word, attention score (mean over heads), weight (summed view) and polarity per class."""
+    if explanation.scores is None:
+        return ""
+    header = "".join(f"<th>polarity {html.escape(label)}</th>" for label in labels)
+    rows = []
+    for j, word in enumerate(explanation.words):
+        polarity = "".join(f"<td>{v:+.3f}</td>" for v in explanation.polarity[j]) if explanation.polarity is not None \
+            else "<td>—</td>" * len(labels)
+        rows.append(f"<tr><td>{html.escape(word)}</td><td>{explanation.scores[:, j].mean():+.3f}</td>"
+                    f"<td>{explanation.summed[j]:.3f}</td>{polarity}</tr>")
+    return (f"<details><summary>per word: score, weight, polarity</summary><table class='words'><tr><th>word</th>"
+            f"<th>score</th><th>weight</th>{header}</tr>{''.join(rows)}</table></details>")
 
 
 def explanation_html(explanations, title: str = "attentive: attention heatmaps", heads: bool = True) -> str:
@@ -34,6 +50,7 @@ def explanation_html(explanations, title: str = "attentive: attention heatmaps",
             if heads and len(explanation.attention) > 1:
                 parts += [_row(explanation.words, weights, f"head {h + 1}")
                           for h, weights in enumerate(explanation.attention)]
+            parts.append(_word_details(explanation, list(pred.probabilities)))
         blocks.append(f'<div class="text">{"".join(parts)}</div>')
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
             f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>{''.join(blocks)}</body></html>\n")

@@ -36,3 +36,24 @@ def explanation_table(explanations, gold: list[str] | None = None, heads: bool =
             for head, weights in enumerate(explanation.attention):
                 table.add_row(f"  head {head + 1}", heat_text(explanation.words, weights))
     return table
+
+
+def word_table(explanation, labels: list[str]) -> Table:
+    """Per word, side by side: the attention score before the softmax, the weight after it, and the word's polarity
+    score for each class (Sun & Lu 2020, Fig. 1 and §4). Several heads: the scores are averaged over heads and the
+    weight is the summed-and-renormalised view."""
+    heads = 0 if explanation.scores is None else len(explanation.scores)
+    table = Table(title=explanation.prediction.headline, show_edge=False)
+    table.add_column("word")
+    table.add_column("score" if heads <= 1 else f"score (mean of {heads} heads)", justify="right")
+    table.add_column("weight", justify="right")
+    for label in labels:
+        table.add_column(f"polarity {label}", justify="right")
+    summed = explanation.summed
+    for j, word in enumerate(explanation.words):
+        score = "—" if not heads else f"{float(explanation.scores[:, j].mean()):+.3f}"
+        weight = "—" if summed is None else f"{float(summed[j]):.3f}"
+        polarity = ["—"] * len(labels) if explanation.polarity is None else \
+            [f"{float(v):+.3f}" for v in explanation.polarity[j]]
+        table.add_row(word, score, weight, *polarity)
+    return table

@@ -21,6 +21,7 @@ class Output:
     attention: torch.Tensor | None  # B x heads x T, rows sum to 1 over real tokens, 0 on padding
     scores: torch.Tensor | None = None  # pre-softmax attention scores
     pair_attention: torch.Tensor | None = None  # the second text's attention, for pair models
+    states: torch.Tensor | None = None  # the encoder's token vectors (B x T x D), for explanations
 
 
 ALL_POOLERS = {**POOLERS, "aspect_attention": AspectAttentionPooler}
@@ -43,11 +44,27 @@ class TextClassifier(nn.Module):
     def uses_aspect(self) -> bool:
         return self.aspect is not None
 
-    def pool(self, ids: torch.Tensor, mask: torch.Tensor, aspect: torch.Tensor | None = None):
+    def states(self, ids: torch.Tensor, mask: torch.Tensor, aspect: torch.Tensor | None = None) -> torch.Tensor:
+        """The encoder's vector of every token (B x T x D)."""
         words = self.embedder(ids)
         if aspect is not None and self.aspect.append_to_words:
             words = aspect_input(words, aspect)
-        states = self.encoder(words, mask)
+        return self.encoder(words, mask)
+
+    def word_polarity(self, states: torch.Tensor) -> torch.Tensor | None:
+        """Each word's own push towards each class (B x T x classes): the logits the head gives when every head's
+        attention rests on that word alone. For Sun & Lu's model (one head, bias-free linear head) this is exactly
+        their polarity score s_j = h_j^T W, with logit = Σ_j α_j s_j. None for poolers whose output is not the
+        attention-weighted sum of the states (max, mean, last state, aspect attention)."""
+        if not getattr(self.pooler, "pools_states", False) or self.is_pair:
+            return None
+        heads = getattr(self.pooler, "heads", 1)
+        return self.head(states.repeat(1, 1, heads))
+
+    def pool(self, ids: torch.Tensor, mask: torch.Tensor, aspect: torch.Tensor | None = None):
+        return self.pool_states(self.states(ids, mask, aspect), mask, aspect)
+
+    def pool_states(self, states: torch.Tensor, mask: torch.Tensor, aspect: torch.Tensor | None = None):
         if getattr(self.pooler, "uses_aspect", False):
             return self.pooler(states, mask, aspect=aspect)
         return self.pooler(states, mask)
@@ -61,11 +78,12 @@ class TextClassifier(nn.Module):
             if aspect_ids is None:
                 raise AttentiveError("this model classifies a text with respect to an aspect: give one")
             aspect = self.aspect(aspect_ids, aspect_mask, getattr(self.embedder, "table", None))
-            pooled = self.pool(ids, mask, aspect)
-            return Output(self.head(pooled.vector), pooled.attention, pooled.scores)
-        pooled = self.pool(ids, mask)
+        else:
+            aspect = None
+        states = self.states(ids, mask, aspect)
+        pooled = self.pool_states(states, mask, aspect)
         if pair_ids is None:
-            return Output(self.head(pooled.vector), pooled.attention, pooled.scores)
+            return Output(self.head(pooled.vector), pooled.attention, pooled.scores, states=states)
         pair = self.pool(pair_ids, pair_mask)
         return Output(self.head(pooled.vector, pair.vector), pooled.attention, pooled.scores, pair.attention)
 

@@ -34,6 +34,8 @@ class LamaPooler(nn.Module):
     distributions, cf. Sun & Lu's scaling λ).
     """
 
+    pools_states = True  # the text vector is M = A H flattened (see TextClassifier.word_polarity)
+
     def __init__(self, input_dim: int, heads: int = 10, context: str = "global", score_scale: float = 1.0,
                  aspect_dim: int | None = None):
         super().__init__()
@@ -87,6 +89,8 @@ class StructuredSelfAttentionPooler(nn.Module):
     The penalty ||A A^T - I||_F^2 (Eq. 8) is a training regulariser (attentive.train.regularisers), not part of it.
     """
 
+    pools_states = True  # the text vector is M = A H flattened (see TextClassifier.word_polarity)
+
     def __init__(self, input_dim: int, hops: int = 30, hidden: int = 350):
         super().__init__()
         self.W_s1 = nn.Linear(input_dim, hidden, bias=False)
@@ -108,6 +112,8 @@ class DotAttentionPooler(nn.Module):
     10), α = softmax(a), h = Σ_j α_j h_j. With a bias-free linear head (logit s = h^T W) the logit decomposes into
     s = Σ_j α_j s_j, where s_j = h_j^T W is word j's polarity score (see attentive.explain)."""
 
+    pools_states = True  # the text vector is M = A H flattened (see TextClassifier.word_polarity)
+
     def __init__(self, input_dim: int, scale: float = 10.0):
         super().__init__()
         self.V = nn.Parameter(torch.empty(input_dim).uniform_(-0.1, 0.1))
@@ -127,6 +133,8 @@ class DotAttentionPooler(nn.Module):
 class AdditiveAttentionPooler(nn.Module):
     """Single-head additive attention (Bahdanau et al. 2015; Sun & Lu's other scoring function):
     a_j = v^T tanh(W h_j + b), α = softmax(a), h = Σ_j α_j h_j."""
+
+    pools_states = True  # the text vector is M = A H flattened (see TextClassifier.word_polarity)
 
     def __init__(self, input_dim: int, hidden: int = 100):
         super().__init__()

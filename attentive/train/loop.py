@@ -47,22 +47,17 @@ def make_optimizer(model: torch.nn.Module, cfg: dict) -> torch.optim.Optimizer:
 
 @torch.no_grad()
 def predict_probabilities(model: torch.nn.Module, ids: Sequence[Item], batch_size: int = 128,
-                          device: str | torch.device = "cpu", with_attention: bool = False):
-    """Class probabilities (N x classes, numpy) in input order; with_attention adds per-example attention arrays."""
+                          device: str | torch.device = "cpu") -> np.ndarray:
+    """Class probabilities (N x classes, numpy) in input order."""
     model.eval()
     probabilities = np.zeros((len(ids), 0), dtype=np.float32)
-    attentions: list = [None] * len(ids)
     for batch in iterate(ids, batch_size):
         out = model(**collate([ids[i] for i in batch], device))
         probs = torch.softmax(out.logits.float(), -1).cpu().numpy()
         if probabilities.shape[1] == 0:
             probabilities = np.zeros((len(ids), probs.shape[1]), dtype=np.float32)
         probabilities[batch] = probs
-        if with_attention and out.attention is not None:
-            attention = out.attention.float().cpu().numpy()
-            for row, index in enumerate(batch):
-                attentions[index] = attention[row, :, : len(ids[index].ids)]
-    return (probabilities, attentions) if with_attention else probabilities
+    return probabilities
 
 
 def _progress(show: bool) -> Progress:

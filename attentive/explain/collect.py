@@ -1,0 +1,45 @@
+"""Run a model over encoded texts and keep, per text, what the explanations show: class probabilities, each head's
+attention weights and pre-softmax scores, and each word's polarity (TextClassifier.word_polarity)."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from ..data.batching import Item, collate, iterate
+
+
+@dataclass
+class Looked:
+    """One text as the model saw it; arrays are cut to the text's own tokens."""
+
+    probabilities: np.ndarray  # classes
+    attention: np.ndarray | None = None  # heads x words, each row sums to 1
+    scores: np.ndarray | None = None  # heads x words, before the softmax
+    polarity: np.ndarray | None = None  # words x classes
+
+
+def _rows(tensor: torch.Tensor | None, row: int, length: int, words_last: bool = True) -> np.ndarray | None:
+    if tensor is None:
+        return None
+    values = tensor[row].float().cpu().numpy()
+    return values[..., :length] if words_last else values[:length]
+
+
+@torch.no_grad()
+def look(network: torch.nn.Module, items: Sequence[Item], batch_size: int = 128,
+         device: str | torch.device = "cpu") -> list[Looked]:
+    """What `network` computes for each item, in input order."""
+    network.eval()
+    looked: list[Looked | None] = [None] * len(items)
+    for batch in iterate(items, batch_size):
+        out = network(**collate([items[i] for i in batch], device))
+        probabilities = torch.softmax(out.logits.float(), -1).cpu().numpy()
+        polarity = network.word_polarity(out.states) if out.states is not None else None
+        for row, index in enumerate(batch):
+            length = len(items[index].ids)
+            looked[index] = Looked(probabilities[row], _rows(out.attention, row, length),
+                                   _rows(out.scores, row, length), _rows(polarity, row, length, words_last=False))
+    return looked
