@@ -238,6 +238,47 @@ def explain(
 
 
 @app.command()
+def analyze(
+    run: Path = typer.Argument(..., help="a saved model folder"),
+    out: Path = typer.Option(..., "--out", help="report folder: PNGs, CSV/JSON and index.html"),
+    dataset: Optional[str] = typer.Option(None, "--dataset", help="default: the dataset the model was trained on"),
+    split: str = typer.Option("test", "--split"),
+    test_file: Optional[Path] = typer.Option(None, "--file", help="analyse your own labelled file instead"),
+    text_column: str = typer.Option("text", "--text-column"),
+    label_column: str = typer.Option("label", "--label-column"),
+    limit: Optional[int] = typer.Option(2000, "--limit", help="analyse a seeded sample of this many texts (0: all)"),
+    words: list[str] = typer.Option([], "--word", help="words whose weight distribution to plot (default: the top "
+                                                         "attended words of each class)"),
+    min_count: int = typer.Option(5, "--min-count", help="top words: least occurrences of a word in a class"),
+    compare: list[Path] = typer.Option([], "--compare", help="other runs whose training curves join the plot"),
+    deletion: bool = typer.Option(True, "--deletion/--no-deletion", help="run the deletion test"),
+    data_dir: Optional[Path] = DataDir,
+):
+    """What a model attends to over a whole split, and whether its attention explains its decisions."""
+    from .api import load
+    from .explain.report import analyze as write_report, sample
+
+    model = load(run)
+    if test_file is not None:
+        from .data.registry import load_test_file
+
+        data, split = load_test_file(test_file, text_column=text_column, label_column=label_column), "test"
+    else:
+        data = _dataset(dataset or model.config.get("dataset"), None, None, None, text_column, label_column, data_dir)
+    _report_skipped(data)
+    examples = data.splits.get(split) or []
+    if not examples:
+        raise AttentiveError(f"dataset {data.name!r} has no {split!r} examples")
+    chosen = sample(examples, limit or None)
+    console.print(f"analysing {len(chosen)} of {len(examples)} {data.name}/{split} texts")
+    summary = write_report(model, run, chosen, out, words, min_count, compare, deletion,
+                           title=f"{run.name} on {data.name}/{split}")
+    if "deletion" in summary:
+        console.print(f"deletion test: {summary['deletion']['verdict']}")
+    console.print(f"written {out / 'index.html'}")
+
+
+@app.command()
 def datasets(data_dir: Optional[Path] = DataDir,
              counts: bool = typer.Option(True, "--counts/--no-counts", help="load each dataset to count it")):
     """The named datasets with split sizes and label counts."""

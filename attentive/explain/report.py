@@ -1,0 +1,236 @@
+"""`attentive analyze`: the corpus analyses of attentive.explain.corpus and the deletion test, each written as a PNG
+plus the numbers behind it (CSV or JSON), gathered by an index.html. Plots use matplotlib's Agg backend."""
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from ..io_utils import atomic_write_bytes, atomic_write_json, atomic_write_text
+from . import corpus
+from .deletion import deletion_test
+
+
+def _figure(rows: int = 1, cols: int = 1, size=(7, 4)):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(rows, cols, figsize=size, squeeze=False)
+    return plt, fig, axes
+
+
+def _save(plt, fig, path: Path) -> None:
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=100)
+    plt.close(fig)
+    atomic_write_bytes(path, buffer.getvalue())
+
+
+def _write_csv(path: Path, rows: list[dict]) -> None:
+    buffer = io.StringIO()
+    if rows:
+        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    atomic_write_text(path, buffer.getvalue())
+
+
+def plot_top_words(rows: list[dict], labels: list[str], path: Path) -> None:
+    plt, fig, axes = _figure(1, len(labels), size=(3.2 * len(labels), 4.5))
+    for ax, label in zip(axes[0], labels):
+        mine = [r for r in rows if r["class"] == label][::-1]
+        ax.barh([r["word"] for r in mine], [r["mean_weight"] for r in mine], color="tab:red")
+        ax.set_title(f"class {label}", fontsize=9)
+        ax.set_xlabel("mean attention weight", fontsize=8)
+        ax.tick_params(labelsize=7)
+    _save(plt, fig, path)
+
+
+def plot_word_densities(found: dict[str, dict[str, list[float]]], path: Path) -> None:
+    """LAMA Fig. 2: for each word, the density of its attention weight in texts of each gold label."""
+    from scipy.stats import gaussian_kde
+
+    words = list(found)
+    labels = sorted({label for by_label in found.values() for label in by_label})
+    colour = {label: f"C{i}" for i, label in enumerate(labels)}  # one colour per label in every panel
+    plt, fig, axes = _figure(1, max(1, len(words)), size=(3.2 * max(1, len(words)), 3))
+    for ax, word in zip(axes[0], words):
+        top = max((max(v) for v in found[word].values()), default=1.0)
+        grid = np.linspace(0, top * 1.1, 200)
+        for label, values in sorted(found[word].items()):
+            values = np.asarray(values)
+            name = f"{label} (n={len(values)})"
+            if len(values) >= 3 and values.std() > 0:
+                ax.plot(grid, gaussian_kde(values)(grid), color=colour[label], label=name)
+            else:  # too few to estimate a density: mark the mean
+                ax.axvline(values.mean(), linestyle=":", color=colour[label], label=name)
+        ax.set_title(f'"{word}"', fontsize=9)
+        ax.set_xlabel("attention weight", fontsize=8)
+        ax.legend(fontsize=7)
+    _save(plt, fig, path)
+
+
+def plot_redundancy(result: dict, path: Path) -> None:
+    plt, fig, axes = _figure(size=(4.5, 4))
+    image = axes[0][0].imshow(np.asarray(result["mean_gram"]), cmap="viridis")
+    axes[0][0].set_title(f"mean A Aᵀ (off-diagonal mean {result['mean_offdiag']:.3f})", fontsize=9)
+    axes[0][0].set_xlabel("head")
+    axes[0][0].set_ylabel("head")
+    fig.colorbar(image)
+    _save(plt, fig, path)
+
+
+def plot_polarity(result: dict, entropy: dict | None, path: Path) -> None:
+    plt, fig, axes = _figure(1, 2, size=(10, 4))
+    scatter, histogram = axes[0]
+    colours = {"neutral": "tab:gray", "rare": "lightgray"}
+    for name in sorted({p["class"] for p in result["points"]}):
+        chosen = [p for p in result["points"] if p["class"] == name]
+        scatter.scatter([p["score"] for p in chosen], [p["margin"] for p in chosen], s=4, alpha=0.5,
+                        label=f"{name} words", color=colours.get(name))
+    scatter.set_xlabel("attention score (before softmax)")
+    scatter.set_ylabel("polarity score margin")
+    scatter.legend(fontsize=7, markerscale=3)
+    if entropy is not None:
+        histogram.hist(entropy["normalised"], bins=30, color="tab:blue")
+        histogram.set_title(f"attention entropy / log(length): mean {entropy['mean_normalised_entropy']:.3f}",
+                            fontsize=9)
+        histogram.set_xlabel("1 = uniform over the words")
+    _save(plt, fig, path)
+
+
+def read_metrics_log(run: Path) -> list[dict]:
+    log = run / "metrics.jsonl"
+    if not log.exists():
+        return []
+    return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def plot_training_curves(runs: Sequence[Path], path: Path) -> list[dict]:
+    """LAMA Fig. 5: training loss and dev accuracy by epoch, one line per run."""
+    plt, fig, axes = _figure(1, 2, size=(10, 3.8))
+    rows = []
+    for run in runs:
+        records = read_metrics_log(run)
+        rows += [{"run": str(run), "epoch": r["epoch"], "train_loss": r["train_loss"],
+                  "dev_accuracy": r["dev_accuracy"]} for r in records]
+        epochs = [r["epoch"] for r in records]
+        axes[0][0].plot(epochs, [r["train_loss"] for r in records], marker="o", label=run.name)
+        axes[0][1].plot(epochs, [r["dev_accuracy"] for r in records], marker="o", label=run.name)
+    for ax, title in zip(axes[0], ("training loss", "dev accuracy")):
+        ax.set_title(title, fontsize=9)
+        ax.set_xlabel("epoch")
+        ax.legend(fontsize=7)
+    _save(plt, fig, path)
+    return rows
+
+
+def plot_deletion(result: dict, path: Path) -> None:
+    plt, fig, axes = _figure(1, 2, size=(10, 3.8))
+    for ranking in dict.fromkeys(r["ranking"] for r in result["rows"]):
+        mine = [r for r in result["rows"] if r["ranking"] == ranking]
+        steps = [r["step"] for r in mine]
+        axes[0][0].plot(steps, [r["flip_rate"] for r in mine], marker="o", label=ranking)
+        axes[0][1].plot(steps, [r["probability_drop"] for r in mine], marker="o", label=ranking)
+    for ax, title in zip(axes[0], ("prediction flip rate", "drop in the predicted class's probability")):
+        ax.set_title(title, fontsize=9)
+        ax.set_xlabel("words removed (top-ranked)")
+        ax.legend(fontsize=7)
+    _save(plt, fig, path)
+
+
+def sample(examples: list, limit: int | None, seed: int = 0) -> list:
+    if limit is None or len(examples) <= limit:
+        return list(examples)
+    chosen = np.random.default_rng(seed).choice(len(examples), limit, replace=False)
+    return [examples[i] for i in sorted(chosen)]
+
+
+def analyze(model, run: Path, examples: list, out: Path, words: Sequence[str] = (), min_count: int = 5,
+            other_runs: Sequence[Path] = (), deletion: bool = True, title: str = "") -> dict:
+    """Write every analysis for `examples` (labelled) under `out`; return the summary also written as summary.json."""
+    out.mkdir(parents=True, exist_ok=True)
+    labels = model.labels
+    gold = [ex.label for ex in examples]
+    aspects = [ex.aspect for ex in examples] if model.uses_aspect else None
+    pairs = [ex.text_pair for ex in examples] if model.is_pair else None
+    explanations = model.explain([ex.text for ex in examples], pairs, top_k=0, aspects=aspects)
+    sections: list[tuple[str, str, list[str], str]] = []  # (title, png, data files, caption)
+    summary: dict = {"texts": len(examples), "labels": labels}
+
+    if explanations[0].attention is not None:
+        top = corpus.top_words(explanations, gold, labels, min_count)
+        _write_csv(out / "top_words.csv", top)
+        plot_top_words(top, labels, out / "top_words.png")
+        sections.append(("Top attended words per class", "top_words.png", ["top_words.csv"],
+                         f"mean attention weight (heads summed) over the word's occurrences in texts of each gold "
+                         f"class, words seen at least {min_count} times (LAMA paper Table 4)"))
+        chosen = list(words) or list(dict.fromkeys(r["word"] for r in top if r["rank"] <= 2))
+        found = corpus.word_weights_by_label(explanations, gold, chosen)
+        _write_csv(out / "word_weights.csv", [{"word": w, "label": label, "weight": v}
+                                              for w, by_label in found.items()
+                                              for label, values in by_label.items() for v in values])
+        plot_word_densities(found, out / "word_weights.png")
+        sections.append(("Attention weight of chosen words by true label", "word_weights.png", ["word_weights.csv"],
+                         "density of each occurrence's weight in texts of each gold label (LAMA paper Fig. 2)"))
+        summary["top_words"] = top
+
+    redundancy = corpus.head_redundancy(explanations)
+    if redundancy is not None:
+        atomic_write_json(out / "redundancy.json", redundancy)
+        plot_redundancy(redundancy, out / "redundancy.png")
+        sections.append(("Head redundancy", "redundancy.png", ["redundancy.json"],
+                         "mean over texts of A Aᵀ; off-diagonal near 0 = heads attend to different words "
+                         "(Lin et al. 2017 Fig. 3)"))
+        summary["mean_offdiag"] = redundancy["mean_offdiag"]
+
+    entropy = corpus.attention_entropy(explanations)
+    polarity = corpus.polarity_points(explanations, labels)
+    if entropy is not None:
+        summary["mean_normalised_entropy"] = entropy["mean_normalised_entropy"]
+    if polarity is not None:
+        atomic_write_json(out / "polarity.json", {"tau": polarity["tau"], "points": polarity["points"],
+                                                  "entropy": entropy})
+        plot_polarity(polarity, entropy, out / "polarity.png")
+        sections.append(("Polarity score against attention score", "polarity.png", ["polarity.json"],
+                         "each word occurrence; word classes from the model's own mean polarity margin "
+                         f"(|margin| > τ = {polarity['tau']:.3f}); right: attention entropy (Sun & Lu 2020)"))
+
+    runs = [run, *other_runs]
+    if any(read_metrics_log(r) for r in runs):
+        _write_csv(out / "training_curves.csv", plot_training_curves(runs, out / "training_curves.png"))
+        sections.append(("Training curves", "training_curves.png", ["training_curves.csv"],
+                         "training loss and dev accuracy by epoch from each run's metrics.jsonl (LAMA paper Fig. 5)"))
+
+    if deletion and explanations[0].attention is not None:
+        items = model.encode_examples(examples)
+        result = deletion_test(model.network, items, [e.summed for e in explanations], device=model.device)
+        atomic_write_json(out / "deletion.json", result)
+        _write_csv(out / "deletion.csv", result["rows"])
+        plot_deletion(result, out / "deletion.png")
+        sections.append(("Deletion test", "deletion.png", ["deletion.csv", "deletion.json"], result["verdict"]))
+        summary["deletion"] = {"verdict": result["verdict"], "rows": result["rows"]}
+
+    atomic_write_json(out / "summary.json", summary)
+    atomic_write_text(out / "index.html", index_html(title or f"attentive analyze: {run}", sections, summary))
+    return summary
+
+
+def index_html(title: str, sections: list[tuple[str, str, list[str], str]], summary: dict) -> str:
+    blocks = []
+    for heading, png, files, caption in sections:
+        links = " ".join(f'<a href="{html.escape(f)}">{html.escape(f)}</a>' for f in files)
+        blocks.append(f"<section><h2>{html.escape(heading)}</h2><p>{html.escape(caption)}</p>"
+                      f'<img src="{html.escape(png)}" alt="{html.escape(heading)}"><p>data: {links}</p></section>')
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title><style>"
+            "body{font-family:system-ui,sans-serif;margin:2em;max-width:72em}img{max-width:100%}</style></head>"
+            f"<body><h1>{html.escape(title)}</h1><p>{summary['texts']} texts; "
+            f'<a href="summary.json">summary.json</a></p>{"".join(blocks)}</body></html>\n')
