@@ -44,8 +44,18 @@ def attention_redundancy(model, examples) -> float | None:
     return round(float(np.mean(values)), 6)
 
 
+def analysis(model, examples, report: Path, run: Path | None) -> dict:
+    """The `attentive analyze` report of a seeded sample of the test texts, written under `report`, and the numbers
+    BENCHMARKS.md shows: attention entropy, head redundancy and the deletion test."""
+    from attentive.explain.report import analyze, sample
+
+    summary = analyze(model, run or report, sample(examples, REDUNDANCY_SAMPLE), report)
+    keep = ("texts", "mean_normalised_entropy", "mean_offdiag", "deletion")
+    return {key: summary[key] for key in keep if key in summary}
+
+
 def run_one(recipe: str, dataset, seed: int, overrides: Sequence[str], variant: str | None, device: str | None,
-            out_root: Path | None, results_dir: Path | None, progress: bool) -> Path:
+            out_root: Path | None, results_dir: Path | None, progress: bool, report_root: Path | None = None) -> Path:
     name = result_name(recipe, dataset.name, seed, variant)
     started = time.perf_counter()
     model = attentive.train(dataset, recipe, out_root / name if out_root else None,
@@ -68,6 +78,9 @@ def run_one(recipe: str, dataset, seed: int, overrides: Sequence[str], variant: 
     redundancy = attention_redundancy(model, dataset.splits["test"])
     if redundancy is not None:
         payload["attention_offdiag_mean"] = redundancy
+    if report_root is not None:
+        payload["analysis"] = analysis(model, dataset.splits["test"], report_root / name,
+                                       out_root / name if out_root else None)
     path = write_result(name, payload, results_dir)
     print(f"{name}: dev {dev['accuracy']:.4f} test {test['accuracy']:.4f} "
           f"(best epoch {training['best_epoch']}, {payload['wall_time_s']} s) -> {path}", flush=True)
@@ -85,13 +98,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--save-models", type=Path, default=None, help="keep each trained model under this folder")
     parser.add_argument("--results-dir", type=Path, default=None)
+    parser.add_argument("--analyze", type=Path, default=None, metavar="DIR",
+                        help="also write each run's `attentive analyze` report of the test split under DIR "
+                             "and keep its entropy, redundancy and deletion-test numbers in the result")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
     commit_at_start()  # the code that runs is the code at start, whatever is committed meanwhile
     dataset = resolve_dataset(args.dataset, args.data_dir)
     for seed in args.seeds:
         run_one(args.recipe, dataset, seed, args.overrides, args.variant, args.device, args.save_models,
-                args.results_dir, not args.no_progress)
+                args.results_dir, not args.no_progress, args.analyze)
     return 0
 
 
