@@ -354,6 +354,9 @@ def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: 
         lines += ["No results yet.", ""]
     lines += targets_section(results, targets) + [""]
     lines += redundancy_section(results)
+    from benchmarks.render_analysis import analysis_section, heads_section  # they build on this module
+
+    lines += heads_section(results) + analysis_section(results)
     for result in parameter_results:
         lines += parameters_section(result) + [""]
     if notes:

@@ -2,7 +2,7 @@
 # Issue-6 material: Sun & Lu's model for λ ∈ {1, 10, 100} on SST-2 and IMDB, and the deletion test for LAMA,
 # LAMA+Ctx and SAN with and without its penalty on SST-2. Every run also writes its `attentive analyze` report
 # (runs/reports/NAME/index.html) and keeps entropy, redundancy and deletion numbers in its result JSON.
-# Then `python -m benchmarks.render`.
+# IMDB gets one seed per λ (CPU time). Then `python -m benchmarks.render`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}
@@ -10,11 +10,13 @@ REPORTS=${REPORTS:-runs/reports}
 for scale in 1 10 100; do
   $PY -m benchmarks.run --recipe sunlu --dataset sst2 --seeds 0 1 2 --set pooler.scale=$scale --variant lambda$scale \
     --analyze "$REPORTS" "$@"
-  $PY -m benchmarks.run --recipe sunlu --dataset imdb --seeds 0 1 2 --set pooler.scale=$scale --variant lambda$scale \
-    --set embedder.word2vec_extra=imdb_unsup --set tokenizer.max_length=800 --analyze "$REPORTS" "$@"
 done
-for recipe in lama lama_ctx san; do
+for recipe in lama_ctx lama san; do
   $PY -m benchmarks.run --recipe $recipe --dataset sst2 --seeds 0 1 2 --variant explain --analyze "$REPORTS" "$@"
 done
 $PY -m benchmarks.run --recipe san --dataset sst2 --seeds 0 1 2 --variant explain-penalty0 \
   --set train.regulariser.weight=0 --analyze "$REPORTS" "$@"
+for scale in 1 10 100; do
+  $PY -m benchmarks.run --recipe sunlu --dataset imdb --seeds 0 --set pooler.scale=$scale --variant lambda$scale \
+    --set embedder.word2vec_extra=imdb_unsup --set tokenizer.max_length=800 --analyze "$REPORTS" "$@"
+done
