@@ -11,10 +11,10 @@ torch.set_num_threads(1)
 
 # A fast recipe for tests: small parts, random vectors, two epochs.
 TINY = ["embedder.vectors=random", "embedder.dim=24", "tokenizer.min_frequency=2", "train.epochs=2",
-        "train.batch_size=32", "train.lr=0.005"]
+        "train.batch_size=32", "train.lr=0.005", "train.batches_per_epoch=0"]
 # Small sizes for each part family; `tiny_overrides` keeps those a recipe's parts take.
 PART_SIZES = {"encoder": {"bigru": ["hidden=16"], "bilstm": ["hidden=16"], "cnn": ["maps=8"],
-                          "transformer": ["d_model=24", "heads=4", "ff=32"]},
+                          "transformer": ["d_model=24", "heads=4", "ff=32"], "lstm": ["hidden=16"]},
               "pooler": {"lama": ["heads=3"], "san": ["hops=3", "hidden=12"]},
               "head": {"mlp": ["hidden=16"], "gated_pair": ["factors=6", "hidden=16"], "pruned": ["p=4", "q=3"]}}
 

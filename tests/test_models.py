@@ -30,7 +30,9 @@ def batch(lengths, extra_padding=0):
 
 
 ATTENTION_RECIPES = ["lama", "lama_ctx", "san"]  # multi-head; sunlu has one head
-SINGLE_TEXT_RECIPES = ATTENTION_RECIPES + ["bigru", "cnn", "te", "avg", "sunlu"]
+SELF_ATTENTION_RECIPES = ["ssan", "ssan_pe", "ssan_rpr", "ssan2_rpr", "transformer_pe", "transformer_rpr"]
+SINGLE_TEXT_RECIPES = ATTENTION_RECIPES + ["bigru", "cnn", "te", "avg", "sunlu", "barnes_lstm", "barnes_bilstm",
+                                           "barnes_cnn"] + SELF_ATTENTION_RECIPES
 
 
 @pytest.mark.parametrize("recipe", ATTENTION_RECIPES)

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from attentive.models.classifier import build_model
-from attentive.models.encoders import sinusoidal_positions
+from attentive.models.self_attention import RelativePositions, attend, sinusoidal_positions
 from attentive.models.heads import GatedPairHead, PrunedMLPHead
 from attentive.models.poolers import StructuredSelfAttentionPooler
 from attentive.recipes import available_recipes, load_recipe
@@ -50,11 +50,13 @@ def test_pruned_mlp_has_the_parameter_count_of_its_formula():
 
 
 def test_pruned_rows_only_see_their_own_row():
+    torch.manual_seed(0)
     head = PrunedMLPHead(3 * 4, classes=2, rows=3, p=2, q=2).eval()
     m = torch.randn(1, 3, 4)
     changed = m.clone()
     changed[0, 1] += 1.0  # change row 1 only
-    by_row = lambda x: torch.relu(torch.einsum("brc,rcp->brp", x, head.row_weight) + head.row_bias)  # noqa: E731
+    # before the ReLU, so that a unit switched off on both inputs cannot hide the change
+    by_row = lambda x: torch.einsum("brc,rcp->brp", x, head.row_weight) + head.row_bias  # noqa: E731
     assert torch.equal(by_row(m)[0, [0, 2]], by_row(changed)[0, [0, 2]])
     assert not torch.equal(by_row(m)[0, 1], by_row(changed)[0, 1])
 
@@ -130,3 +132,20 @@ def test_sun_lu_scaling_flattens_or_sharpens_the_attention(scale):
     attention = pooler(states, torch.ones(1, 2, dtype=torch.bool)).attention[0, 0]
     assert attention[0] > attention[1]
     assert (attention[0] - attention[1]).item() == pytest.approx(math.tanh(1 / scale), abs=1e-6)  # softmax of 2/λ vs 0
+
+
+def test_relative_attention_equals_plain_attention_when_the_relative_vectors_are_zero():
+    torch.manual_seed(0)
+    q, k, v = torch.randn(2, 3, 5, 4), torch.randn(2, 3, 5, 4), torch.randn(2, 3, 5, 4)
+    mask = torch.tensor([[True] * 5, [True, True, True, False, False]])
+    zeros = torch.zeros(5, 5, 4)
+    plain = attend(q, k, v, mask)
+    assert torch.allclose(attend(q, k, v, mask, zeros, zeros), plain, atol=1e-6)
+    assert not torch.allclose(attend(q, k, v, mask, torch.randn(5, 5, 4), zeros), plain, atol=1e-3)
+
+
+def test_relative_positions_are_clipped_at_k():
+    positions = RelativePositions(k=2, dim=3)
+    table = positions(6)  # [i, j] holds the vector of clip(j - i, -2, 2)
+    assert torch.equal(table[0, 5], table[0, 2]) and torch.equal(table[5, 0], table[3, 0])
+    assert torch.equal(table[1, 2], table[3, 4]) and not torch.equal(table[1, 2], table[2, 1])

@@ -7,10 +7,10 @@ of how much padding a batch has.
 """
 from __future__ import annotations
 
-import math
-
 import torch
 from torch import nn
+
+from .self_attention import SSANEncoder, TransformerEncoder
 
 
 def reverse_within_length(x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
@@ -80,38 +80,6 @@ class ConvEncoder(nn.Module):
         return features * mask.unsqueeze(-1)
 
 
-def sinusoidal_positions(length: int, dim: int) -> torch.Tensor:
-    """Vaswani et al. (2017) §3.5: PE(p, 2i) = sin(p / 10000^(2i/d)), PE(p, 2i+1) = cos(p / 10000^(2i/d))."""
-    position = torch.arange(length, dtype=torch.float32).unsqueeze(1)
-    rate = torch.exp(torch.arange(0, dim, 2, dtype=torch.float32) * (-math.log(10000.0) / dim))
-    table = torch.zeros(length, dim)
-    table[:, 0::2] = torch.sin(position * rate)
-    table[:, 1::2] = torch.cos(position * rate)[:, : dim // 2]
-    return table
-
-
-class TransformerEncoder(nn.Module):
-    """Transformer encoder layers (Vaswani et al. 2017): multi-head self-attention + FFN, residual + layer norm,
-    sinusoidal positions added to the input. The LAMA paper's TE baseline: one layer, 16 heads. The word vectors are
-    projected to `d_model` first when the sizes differ (16 heads need a multiple of 16: 100-d vectors -> 128)."""
-
-    def __init__(self, input_dim: int, layers: int = 1, heads: int = 16, d_model: int | None = None,
-                 ff: int | None = None, dropout: float = 0.1, positions: str = "sinusoidal"):
-        super().__init__()
-        d_model = d_model or input_dim
-        self.project = nn.Linear(input_dim, d_model) if d_model != input_dim else nn.Identity()
-        layer = nn.TransformerEncoderLayer(d_model, heads, ff or 4 * d_model, dropout, batch_first=True)
-        self.layers = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
-        self.positions = positions
-        self.output_dim = d_model
-
-    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        x = self.project(x)
-        if self.positions == "sinusoidal":
-            x = x + sinusoidal_positions(x.size(1), x.size(2)).to(x.device, x.dtype)
-        return self.layers(x, src_key_padding_mask=~mask) * mask.unsqueeze(-1)
-
-
 ENCODERS = {"bigru": lambda d, **kw: BiRNNEncoder(d, cell="gru", **kw),
             "bilstm": lambda d, **kw: BiRNNEncoder(d, cell="lstm", **kw),
             "lstm": lambda d, **kw: BiRNNEncoder(d, cell="lstm", bidirectional=False, **kw),
@@ -119,6 +87,7 @@ ENCODERS = {"bigru": lambda d, **kw: BiRNNEncoder(d, cell="gru", **kw),
             "identity": lambda d, **kw: IdentityEncoder(d),
             "cnn": ConvEncoder,
             "transformer": TransformerEncoder,
+            "ssan": SSANEncoder,
             "pretrained": lambda d, **kw: _pretrained(d, **kw)}
 
 

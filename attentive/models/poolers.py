@@ -181,14 +181,23 @@ def last_states(states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 
 class LastStatePooler(nn.Module):
-    """The LSTM baseline's sentence vector: the last hidden state h_N (Wang et al. §3.1). No attention."""
+    """The LSTM baseline's sentence vector: the last hidden state h_N (Wang et al. §3.1). No attention.
+    `directions=2` (a bidirectional encoder, Barnes et al.'s BiLSTM): each direction's final state, the forward
+    half at the last word and the backward half at the first, concatenated."""
 
-    def __init__(self, input_dim: int):
+    def __init__(self, input_dim: int, directions: int = 1):
         super().__init__()
+        if directions not in (1, 2):
+            raise ValueError(f"last-state pooler directions must be 1 or 2, not {directions}")
+        self.directions = directions
         self.output_dim = input_dim
 
     def forward(self, states, mask, aspect=None) -> Pooled:
-        return Pooled(last_states(states, mask))
+        last = last_states(states, mask)
+        if self.directions == 1:
+            return Pooled(last)
+        half = states.size(-1) // 2
+        return Pooled(torch.cat([last[:, :half], states[:, 0, half:]], dim=-1))
 
 
 POOLERS = {"lama": LamaPooler, "san": StructuredSelfAttentionPooler, "dot": DotAttentionPooler,

@@ -105,8 +105,10 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
         on_improve: Callable[[torch.nn.Module, dict], None] | None = None) -> History:
     """Train `model` in place; at the end it holds the weights of the epoch with the best dev accuracy.
 
-    Each epoch's record (train loss including any penalty, train and dev accuracy, seconds, lr) is appended to
-    `log_path` as a JSON line; training stops after `patience` epochs without a better dev accuracy.
+    With `batches_per_epoch`, an "epoch" is that many batches drawn at random (with replacement) instead of one
+    pass over the data (Ambartsoumian & Popowich 2018 §5: a fixed number of randomly sampled batches, the best dev
+    model kept). Each epoch's record (train loss including any penalty, train and dev accuracy, seconds, lr) is
+    appended to `log_path` as a JSON line; training stops after `patience` epochs without a better dev accuracy.
     """
     model.to(device)
     optimizer = make_optimizer(model, cfg)
@@ -117,6 +119,8 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
     with _progress(show_progress) as progress:
         for epoch in range(1, cfg["epochs"] + 1):
             batches = list(iterate(train_ids, cfg["batch_size"], shuffle=True, rng=rng))
+            if cfg.get("batches_per_epoch"):  # SSAN's training: a fixed number of batches sampled at random
+                batches = [batches[i] for i in rng.integers(len(batches), size=cfg["batches_per_epoch"])]
             best = "…" if history.best_dev_accuracy < 0 else f"{history.best_dev_accuracy:.4f}"
             task = progress.add_task("train", total=len(batches), epoch=f"{epoch}/{cfg['epochs']}", loss=0.0, dev=best)
             stats = train_epoch(model, batches, train_ids, labels, optimizer, cfg, device,
