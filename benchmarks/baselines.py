@@ -1,4 +1,5 @@
-"""Non-neural baselines: TF-IDF + logistic regression and fastText, tuned on dev, scored on test.
+"""Non-neural baselines, tuned on dev, scored on test: TF-IDF + logistic regression, fastText, and Barnes et al.'s
+(2017) BoW (bag of words + L2 logistic regression) and Ave (mean GloVe vector + L2 logistic regression).
 
     python -m benchmarks.baselines --dataset imdb --model tfidf_lr [--seed 0] [--data-dir DIR]
     python -m benchmarks.baselines --dataset r8 --model fasttext
@@ -131,19 +132,20 @@ def logistic_regression(c: float, n_classes: int, seed: int):
     return model if n_classes <= 2 else OneVsRestClassifier(model)
 
 
-def run_tfidf_lr(dataset: Dataset, seed: int = 0, c_grid: Sequence[float] = TFIDF_C_GRID) -> dict:
-    """TF-IDF (fit on train) + logistic regression with C chosen on dev. Returns the result payload."""
+def run_linear(dataset: Dataset, seed: int, featurise: Callable[[list[str]], Callable[[list[str]], object]],
+               described: dict, c_grid: Sequence[float] = TFIDF_C_GRID) -> dict:
+    """L2 logistic regression on features of the texts, C chosen on dev. `featurise(train_texts)` fits whatever
+    the features need on train and returns the function that turns texts into a feature matrix."""
     train_texts, train_gold = split_xy(dataset, "train")
     dev_texts, dev_gold = split_xy(dataset, "dev")
-    vectorizer = tfidf_vectorizer()
-    x_train = vectorizer.fit_transform(train_texts)
-    x_dev = vectorizer.transform(dev_texts)
+    features_of = featurise(train_texts)
+    x_train, x_dev = features_of(train_texts), features_of(dev_texts)
 
     def fit(setting: dict):
         return logistic_regression(setting["C"], len(dataset.labels), seed).fit(x_train, train_gold)
 
     def score(model, texts: list[str]):
-        features = x_dev if texts is dev_texts else vectorizer.transform(texts)  # dev is vectorised once
+        features = x_dev if texts is dev_texts else features_of(texts)  # dev is featurised once
         probabilities = np.zeros((len(texts), len(dataset.labels)))
         columns = [dataset.labels.index(label) for label in model.classes_]
         probabilities[:, columns] = model.predict_proba(features)
@@ -152,14 +154,61 @@ def run_tfidf_lr(dataset: Dataset, seed: int = 0, c_grid: Sequence[float] = TFID
     grid = [{"C": c} for c in c_grid]
     model, chosen, report = select_on_dev(grid, fit, score, dev_texts, dev_gold, dataset.labels)
     scheme = "one-vs-rest" if len(dataset.labels) > 2 else "binary"
-    return {
-        "hyperparameters": {
-            **chosen, "solver": "liblinear", "multiclass": scheme, "max_iter": LR_MAX_ITER, "ngram_range": [1, 2],
-            "sublinear_tf": True, "min_df": 2, "lowercase": True, "vocabulary_size": len(vectorizer.vocabulary_),
-        },
-        "grid": report,
-        **final_scores(model, score, dataset),
-    }
+    return {"hyperparameters": {**chosen, "solver": "liblinear", "multiclass": scheme, "max_iter": LR_MAX_ITER,
+                                **described},
+            "grid": report, **final_scores(model, score, dataset)}
+
+
+def run_tfidf_lr(dataset: Dataset, seed: int = 0, c_grid: Sequence[float] = TFIDF_C_GRID) -> dict:
+    """TF-IDF of word uni- and bigrams (fit on train) + logistic regression with C chosen on dev."""
+    vectorizer = tfidf_vectorizer()
+
+    def featurise(train_texts: list[str]):
+        vectorizer.fit(train_texts)
+        return vectorizer.transform
+
+    result = run_linear(dataset, seed, featurise, {"ngram_range": [1, 2], "sublinear_tf": True, "min_df": 2,
+                                                   "lowercase": True}, c_grid)
+    result["hyperparameters"]["vocabulary_size"] = len(vectorizer.vocabulary_)
+    return result
+
+
+def run_bow_lr(dataset: Dataset, seed: int = 0, c_grid: Sequence[float] = TFIDF_C_GRID) -> dict:
+    """Barnes et al. (2017) BoW: L2 logistic regression on one-hot bags of words (binary unigram presence)."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    vectorizer = CountVectorizer(binary=True, lowercase=True)
+
+    def featurise(train_texts: list[str]):
+        vectorizer.fit(train_texts)
+        return vectorizer.transform
+
+    result = run_linear(dataset, seed, featurise, {"features": "binary bag of words", "lowercase": True}, c_grid)
+    result["hyperparameters"]["vocabulary_size"] = len(vectorizer.vocabulary_)
+    return result
+
+
+def run_ave_lr(dataset: Dataset, seed: int = 0, c_grid: Sequence[float] = TFIDF_C_GRID) -> dict:
+    """Barnes et al. (2017) Ave: L2 logistic regression on the mean GloVe 6B-50d vector of each text's words that
+    GloVe knows (a text with none gets zeros). The lookup vocabulary covers every split's words: GloVe is fixed and
+    no label is read, so test words get their pre-trained vectors as they would in any deployed model."""
+    from attentive.text.embeddings import load_glove
+    from attentive.text.tokenizer import build_tokenizer
+
+    every_text = [example_text(ex) for split in ("train", "dev", "test") for ex in dataset.splits[split]]
+    tokenizer = build_tokenizer(every_text, min_frequency=1, lowercase=True)
+    vectors = load_glove(tokenizer)
+
+    def features_of(texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), vectors.matrix.shape[1]), dtype=np.float64)
+        for row, encoding in enumerate(tokenizer.encode_batch(texts)):
+            known = [i for i in encoding.ids if vectors.found[i]]
+            if known:
+                out[row] = vectors.matrix[known].mean(0)
+        return out
+
+    return run_linear(dataset, seed, lambda _train: features_of,
+                      {"features": "mean GloVe 6B-50d vector", "glove_coverage": round(vectors.coverage, 4)}, c_grid)
 
 
 # --------------------------------------------------------------------------- fastText
@@ -228,7 +277,8 @@ def run_fasttext(dataset: Dataset, seed: int = 0, grid: Sequence[dict] = FASTTEX
 
 # --------------------------------------------------------------------------- driver
 
-BASELINES: dict[str, Callable[..., dict]] = {"tfidf_lr": run_tfidf_lr, "fasttext": run_fasttext}
+BASELINES: dict[str, Callable[..., dict]] = {"tfidf_lr": run_tfidf_lr, "fasttext": run_fasttext,
+                                             "bow_lr": run_bow_lr, "ave_lr": run_ave_lr}
 
 
 def result_name(model: str, dataset: str, seed: int) -> str:

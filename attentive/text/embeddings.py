@@ -25,6 +25,7 @@ class WordVectors:
     matrix: np.ndarray | None  # vocab_size x dim, row i = vector of token id i (None: the encoder embeds)
     coverage: float  # share of the vocabulary (special tokens excluded) found in the pre-trained source
     source: str
+    found: np.ndarray | None = None  # per token id: True where the row came from the pre-trained source
 
 
 def random_matrix(vocab_size: int, dim: int, rng: np.random.Generator) -> np.ndarray:
@@ -36,13 +37,13 @@ def random_matrix(vocab_size: int, dim: int, rng: np.random.Generator) -> np.nda
 def _fill(tokenizer: Tokenizer, dim: int, lookup, rng: np.random.Generator, source: str) -> WordVectors:
     vocab = tokenizer.get_vocab()
     matrix = random_matrix(len(vocab), dim, rng)
-    found = 0
+    found = np.zeros(len(vocab), dtype=bool)
     for word, index in vocab.items():
         vector = lookup(word)
         if vector is not None:
             matrix[index] = vector
-            found += 1
-    return WordVectors(matrix, found / max(1, len(vocab) - 2), source)
+            found[index] = True
+    return WordVectors(matrix, int(found.sum()) / max(1, len(vocab) - 2), source, found)
 
 
 def cache_dir() -> Path:
