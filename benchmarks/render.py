@@ -77,7 +77,7 @@ def load_results(results_dir: Path) -> tuple[list[dict], list[str]]:
         except (OSError, ValueError) as error:
             problems.append(f"`{path.name}`: unreadable ({error})")
             continue
-        if result.get("kind") == "parameters":  # benchmarks/params.py: its own section
+        if result.get("kind") in ("parameters", "characteristics"):  # params.py, characteristics.py: own sections
             result.setdefault("name", path.stem)
             results.append(result)
             continue
@@ -332,7 +332,8 @@ def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: 
                     notes: str = "") -> str:
     """The whole BENCHMARKS.md text."""
     parameter_results = [r for r in results if r.get("kind") == "parameters"]
-    results = [r for r in results if r.get("kind") != "parameters"]
+    characteristics = [r for r in results if r.get("kind") == "characteristics"]
+    results = [r for r in results if r.get("kind") not in ("parameters", "characteristics")]
     footnote = {result["name"]: i for i, result in enumerate(results, start=1)}
     lines = [
         "# Benchmarks",
@@ -354,9 +355,11 @@ def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: 
         lines += ["No results yet.", ""]
     lines += targets_section(results, targets) + [""]
     lines += redundancy_section(results)
-    from benchmarks.render_analysis import analysis_section, heads_section  # they build on this module
+    from benchmarks.render_analysis import analysis_section, characteristics_section, heads_section  # circular
 
     lines += heads_section(results) + analysis_section(results)
+    for result in characteristics:
+        lines += characteristics_section(result)
     for result in parameter_results:
         lines += parameters_section(result) + [""]
     if notes:

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The SSAN paper's Table 2 shape (Ambartsoumian & Popowich 2018) on the six Barnes et al. (2017) datasets with
+# GloVe 6B-50d: BoW and Ave (logistic regression), Barnes et al.'s LSTM, BiLSTM and CNN, 1-layer SSAN without
+# positions, with PE and with RPR, 2-layer SSAN + RPR, Transformer + PE and + RPR; 5 seeds each (SEEDS to change).
+# Then the model-characteristics table (Table 3) and `python -m benchmarks.render`.
+# Usage: benchmarks/reproduce_ssan.sh [DATASET ...] [-- extra benchmarks.run arguments]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PY:-.venv/bin/python}
+read -r -a SEEDS <<< "${SEEDS:-0 1 2 3 4}"
+DATASETS=()
+while [[ $# -gt 0 && "$1" != "--" ]]; do DATASETS+=("$1"); shift; done
+[[ "${1:-}" == "--" ]] && shift
+[[ ${#DATASETS[@]} -eq 0 ]] && DATASETS=(barnes_sst_fine barnes_sst_binary opener sentube_auto sentube_tablets semeval2013)
+for data in "${DATASETS[@]}"; do
+  for model in bow_lr ave_lr; do
+    $PY -m benchmarks.baselines --dataset $data --model $model
+  done
+  for recipe in barnes_lstm barnes_bilstm barnes_cnn ssan ssan_pe ssan_rpr ssan2_rpr transformer_pe transformer_rpr; do
+    $PY -m benchmarks.run --recipe $recipe --dataset $data --seeds "${SEEDS[@]}" "$@"
+  done
+done
