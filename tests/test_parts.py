@@ -149,3 +149,16 @@ def test_relative_positions_are_clipped_at_k():
     table = positions(6)  # [i, j] holds the vector of clip(j - i, -2, 2)
     assert torch.equal(table[0, 5], table[0, 2]) and torch.equal(table[5, 0], table[3, 0])
     assert torch.equal(table[1, 2], table[3, 4]) and not torch.equal(table[1, 2], table[2, 1])
+
+
+def test_sun_lu_sigmoid_form_gives_sigma_of_the_single_score():
+    torch.manual_seed(0)
+    recipe = load_recipe("sunlu", tiny_overrides("sunlu") + ["head.hidden=0", "head.sigmoid=true"])
+    model = build_model(recipe, 40, classes=2).eval()
+    ids = torch.tensor([[5, 6, 7, 8]])
+    out = model(ids, ids != 0)
+    score = model.head.net(model.pooler(out.states, ids != 0).vector)  # the one score s = h^T W
+    assert torch.allclose(torch.softmax(out.logits, -1)[:, 1], torch.sigmoid(score[:, 0]), atol=1e-6)
+    polarity = model.word_polarity(out.states)  # (0, s_j): the margin is s_j itself
+    assert torch.all(polarity[..., 0] == 0)
+    assert torch.allclose(out.logits[:, 1], (out.attention[:, 0] * polarity[..., 1]).sum(-1), atol=1e-6)

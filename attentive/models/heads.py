@@ -7,19 +7,27 @@ from torch import nn
 
 class MLPHead(nn.Module):
     """Dropout -> [Linear -> ReLU -> Dropout] (when hidden > 0) -> Linear to the classes (`bias: false` drops the
-    last layer's bias, as Sun & Lu's logit s = h^T W)."""
+    last layer's bias, as Sun & Lu's logit s = h^T W).
 
-    def __init__(self, input_dim: int, classes: int, hidden: int = 0, dropout: float = 0.0, bias: bool = True):
+    `sigmoid: true` (two classes only) is Sun & Lu's binary form: one score s, P(second class) = σ(s). It is given
+    as the logits (0, s), whose softmax is (1 - σ(s), σ(s)), so the cross-entropy is their binary log-loss."""
+
+    def __init__(self, input_dim: int, classes: int, hidden: int = 0, dropout: float = 0.0, bias: bool = True,
+                 sigmoid: bool = False):
         super().__init__()
+        if sigmoid and classes != 2:
+            raise ValueError(f"head.sigmoid is for two classes, not {classes}")
+        self.sigmoid = sigmoid
         layers: list[nn.Module] = [nn.Dropout(dropout)]
         if hidden:
             layers += [nn.Linear(input_dim, hidden), nn.ReLU(), nn.Dropout(dropout)]
             input_dim = hidden
-        layers.append(nn.Linear(input_dim, classes, bias=bias))
+        layers.append(nn.Linear(input_dim, 1 if sigmoid else classes, bias=bias))
         self.net = nn.Sequential(*layers)
 
     def forward(self, pooled):
-        return self.net(pooled)
+        logits = self.net(pooled)
+        return torch.cat([torch.zeros_like(logits), logits], dim=-1) if self.sigmoid else logits
 
 
 class PrunedMLPHead(nn.Module):
