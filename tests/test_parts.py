@@ -11,7 +11,7 @@ from attentive.models.self_attention import RelativePositions, attend, sinusoida
 from attentive.models.heads import GatedPairHead, PrunedMLPHead
 from attentive.models.poolers import StructuredSelfAttentionPooler
 from attentive.recipes import available_recipes, load_recipe
-from attentive.train.regularisers import attention_std, frobenius_penalty, negative_entropy
+from attentive.train.regularisers import attention_std, frobenius_norm_penalty, frobenius_penalty, negative_entropy
 
 from .conftest import tiny_overrides
 
@@ -30,6 +30,9 @@ def test_frobenius_penalty_is_zero_for_orthogonal_one_hot_hops_and_positive_othe
     assert frobenius_penalty(same_word).item() == pytest.approx(6.0)  # six off-diagonal ones
     uniform = torch.full((1, 3, 4), 0.25)
     assert frobenius_penalty(uniform).item() > 0
+    # the authors' code: the norm itself, not its square
+    assert frobenius_norm_penalty(one_hot).item() == pytest.approx(0.0, abs=1e-4)
+    assert frobenius_norm_penalty(same_word).item() == pytest.approx(6.0 ** 0.5)
 
 
 def test_std_and_negative_entropy_on_hand_made_distributions():
