@@ -28,7 +28,7 @@ def attention_parameters(recipe: str, heads: int) -> int:
                  "san": [f"pooler.hops={heads}"], "te": [f"encoder.heads={heads}", f"encoder.d_model={16 * heads}"]}
     model = build_model(load_recipe(recipe, overrides[recipe]), VOCAB, CLASSES)
     if recipe == "te":  # TE's attention layer: the self-attention of its encoder layers (d_model = 16 per head)
-        return sum(p.numel() for layer in model.encoder.layers.layers for p in layer.self_attn.parameters())
+        return sum(layer.attention_parameter_count() for layer in model.encoder.layers)
     return model.pooler.attention_parameter_count()
 
 

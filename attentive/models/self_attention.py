@@ -151,6 +151,10 @@ class TransformerLayer(nn.Module):
         self.norm1, self.norm2 = nn.LayerNorm(dim), nn.LayerNorm(dim)
         self.dropout = nn.Dropout(dropout)
 
+    def attention_parameter_count(self) -> int:
+        """Q, K, V and output projections (and relative position vectors, if any): the LAMA paper's Fig. 4 count."""
+        return sum(p.numel() for p in (*self.attention.parameters(), *self.output.parameters()))
+
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         x = self.norm1(x + self.dropout(self.output(self.attention(x, mask))))
         return self.norm2(x + self.dropout(self.feed_forward(x)))
