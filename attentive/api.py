@@ -84,6 +84,7 @@ class Model:
     def __init__(self, network: TextClassifier, tokenizer, config: dict, device: str | None = None):
         self.network, self.tokenizer, self.config = network, tokenizer, config
         self.history = None  # the training History when this model was just trained
+        self.folder: Path | None = None  # where it is saved (its metrics.jsonl lives there), if anywhere
         self.labels: list[str] = config["labels"]
         self.device = pick_device(device)
         self.network.to(self.device).eval()
@@ -203,6 +204,22 @@ class Model:
         return metrics
 
 
+    def analyze(self, dataset: str | Dataset, out: str | Path, split: str = "test", limit: int | None = 2000,
+                words: list[str] = (), min_count: int = 5, compare: list[str | Path] = (), deletion: bool = True,
+                data_dir: str | Path | None = None) -> dict:
+        """Corpus analyses and the deletion test over a seeded sample of `limit` texts of a split (None: all), written
+        to `out` as PNGs, CSV/JSON and index.html (attentive.explain.report); returns the summary."""
+        from .explain.report import analyze, sample
+
+        data = resolve_dataset(dataset, data_dir)
+        examples = data.splits.get(split) or []
+        if not examples:
+            raise AttentiveError(f"dataset {data.name!r} has no {split!r} examples")
+        chosen = sample(examples, limit)
+        return analyze(self, self.folder, chosen, Path(out), list(words), min_count, [Path(c) for c in compare],
+                       deletion, title=f"{self.folder.name if self.folder else 'model'} on {data.name}/{split}, "
+                                        f"{len(chosen)} of {len(examples)} texts")
+
     def encode_examples(self, examples) -> list:
         pairs = [ex.text_pair or "" for ex in examples] if self.is_pair else None
         return encode_items(self.tokenizer, [ex.text for ex in examples], pairs, self.max_length,
@@ -212,7 +229,9 @@ class Model:
 def load(folder: str | Path, device: str | None = None) -> Model:
     """Read a saved model folder (safetensors + JSON; nothing unpickled)."""
     network, tokenizer, config = load_folder(folder)
-    return Model(network, tokenizer, config, device)
+    model = Model(network, tokenizer, config, device)
+    model.folder = Path(folder)
+    return model
 
 
 def initial_vectors(recipe: dict, tokenizer, texts: list[str], dataset_name: str,
@@ -295,7 +314,7 @@ def train(dataset: str | Dataset, recipe: str | dict = "lama_ctx", out: str | Pa
     model = Model(network, tokenizer, config, device)
     log_path = None
     if out is not None:
-        out = Path(out)
+        out = model.folder = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         log_path = out / "metrics.jsonl"
         log_path.write_text("")

@@ -256,7 +256,6 @@ def analyze(
 ):
     """What a model attends to over a whole split, and whether its attention explains its decisions."""
     from .api import load
-    from .explain.report import analyze as write_report, sample
 
     model = load(run)
     if test_file is not None:
@@ -266,13 +265,9 @@ def analyze(
     else:
         data = _dataset(dataset or model.config.get("dataset"), None, None, None, text_column, label_column, data_dir)
     _report_skipped(data)
-    examples = data.splits.get(split) or []
-    if not examples:
-        raise AttentiveError(f"dataset {data.name!r} has no {split!r} examples")
-    chosen = sample(examples, limit or None)
-    console.print(f"analysing {len(chosen)} of {len(examples)} {data.name}/{split} texts")
-    summary = write_report(model, run, chosen, out, words, min_count, compare, deletion,
-                           title=f"{run.name} on {data.name}/{split}")
+    console.print(f"analysing up to {limit or 'all'} of the {len(data.splits.get(split) or [])} {data.name}/{split} "
+                  "texts")
+    summary = model.analyze(data, out, split, limit or None, words, min_count, compare, deletion)
     if "deletion" in summary:
         console.print(f"deletion test: {summary['deletion']['verdict']}")
     console.print(f"written {out / 'index.html'}")

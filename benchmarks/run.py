@@ -44,12 +44,10 @@ def attention_redundancy(model, examples) -> float | None:
     return round(float(np.mean(values)), 6)
 
 
-def analysis(model, examples, report: Path, run: Path | None) -> dict:
+def analysis(model, dataset, report: Path) -> dict:
     """The `attentive analyze` report of a seeded sample of the test texts, written under `report`, and the numbers
     BENCHMARKS.md shows: attention entropy, head redundancy and the deletion test."""
-    from attentive.explain.report import analyze, sample
-
-    summary = analyze(model, run or report, sample(examples, REDUNDANCY_SAMPLE), report)
+    summary = model.analyze(dataset, report, "test", REDUNDANCY_SAMPLE)
     keep = ("texts", "mean_normalised_entropy", "mean_offdiag", "deletion")
     return {key: summary[key] for key in keep if key in summary}
 
@@ -79,8 +77,7 @@ def run_one(recipe: str, dataset, seed: int, overrides: Sequence[str], variant: 
     if redundancy is not None:
         payload["attention_offdiag_mean"] = redundancy
     if report_root is not None:
-        payload["analysis"] = analysis(model, dataset.splits["test"], report_root / name,
-                                       out_root / name if out_root else None)
+        payload["analysis"] = analysis(model, dataset, report_root / name)
     path = write_result(name, payload, results_dir)
     print(f"{name}: dev {dev['accuracy']:.4f} test {test['accuracy']:.4f} "
           f"(best epoch {training['best_epoch']}, {payload['wall_time_s']} s) -> {path}", flush=True)

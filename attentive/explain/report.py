@@ -154,9 +154,10 @@ def sample(examples: list, limit: int | None, seed: int = 0) -> list:
     return [examples[i] for i in sorted(chosen)]
 
 
-def analyze(model, run: Path, examples: list, out: Path, words: Sequence[str] = (), min_count: int = 5,
+def analyze(model, run: Path | None, examples: list, out: Path, words: Sequence[str] = (), min_count: int = 5,
             other_runs: Sequence[Path] = (), deletion: bool = True, title: str = "") -> dict:
-    """Write every analysis for `examples` (labelled) under `out`; return the summary also written as summary.json."""
+    """Write every analysis for `examples` (labelled) under `out`; return the summary also written as summary.json.
+    `run` is the model's folder, whose metrics.jsonl gives the training curves (with those of `other_runs`)."""
     out.mkdir(parents=True, exist_ok=True)
     labels = model.labels
     gold = [ex.label for ex in examples]
@@ -204,7 +205,7 @@ def analyze(model, run: Path, examples: list, out: Path, words: Sequence[str] = 
                          "each word occurrence; word classes from the model's own mean polarity margin "
                          f"(|margin| > τ = {polarity['tau']:.3f}); right: attention entropy (Sun & Lu 2020)"))
 
-    runs = [run, *other_runs]
+    runs = [r for r in (run, *other_runs) if r is not None]
     if any(read_metrics_log(r) for r in runs):
         _write_csv(out / "training_curves.csv", plot_training_curves(runs, out / "training_curves.png"))
         sections.append(("Training curves", "training_curves.png", ["training_curves.csv"],
@@ -220,7 +221,7 @@ def analyze(model, run: Path, examples: list, out: Path, words: Sequence[str] = 
         summary["deletion"] = {"verdict": result["verdict"], "rows": result["rows"]}
 
     atomic_write_json(out / "summary.json", summary)
-    atomic_write_text(out / "index.html", index_html(title or f"attentive analyze: {run}", sections, summary))
+    atomic_write_text(out / "index.html", index_html(title or "attentive analyze", sections, summary))
     return summary
 
 
