@@ -10,6 +10,7 @@ import click
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from .errors import AttentiveError
 
@@ -302,7 +303,7 @@ def recipes():
 
     table = Table("recipe", "description")
     for name in available_recipes():
-        table.add_row(name, load_recipe(name).get("description", ""))
+        table.add_row(name, Text(load_recipe(name).get("description", "")))  # Text: "[word; aspect]" is not markup
     console.print(table)
 
 
