@@ -44,6 +44,16 @@ def test_attention_rows_sum_to_one_and_padding_gets_zero(recipe):
     assert torch.all(out.attention[1, :, 3:] == 0) and torch.all(out.attention[2, :, 5:] == 0)
 
 
+@pytest.mark.parametrize("recipe", SELF_ATTENTION_RECIPES)
+def test_mean_pooled_self_attention_shows_the_attention_each_word_receives(recipe):
+    ids, mask = batch([7, 3, 5])
+    out = tiny_model(recipe)(ids, mask)
+    heads = 4 if recipe.startswith("transformer") else 1  # TINY's transformer has 4 heads; SSAN has one
+    assert out.attention.shape == (3, heads, 7)
+    assert torch.allclose(out.attention.sum(-1), torch.ones(3, heads), atol=1e-5)
+    assert torch.all(out.attention[1, :, 3:] == 0) and torch.all(out.attention[2, :, 5:] == 0)
+
+
 @pytest.mark.parametrize("recipe", SINGLE_TEXT_RECIPES)
 def test_padding_a_batch_changes_no_prediction(recipe):
     model = tiny_model(recipe)

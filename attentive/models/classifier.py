@@ -83,7 +83,10 @@ class TextClassifier(nn.Module):
         states = self.states(ids, mask, aspect)
         pooled = self.pool_states(states, mask, aspect)
         if pair_ids is None:
-            return Output(self.head(pooled.vector), pooled.attention, pooled.scores, states=states)
+            attention = pooled.attention
+            if attention is None and hasattr(self.encoder, "received_attention"):  # self-attention, mean-pooled
+                attention = self.encoder.received_attention(mask)
+            return Output(self.head(pooled.vector), attention, pooled.scores, states=states)
         pair = self.pool(pair_ids, pair_mask)
         return Output(self.head(pooled.vector, pair.vector), pooled.attention, pooled.scores, pair.attention)
 

@@ -68,10 +68,12 @@ class RelativePositions(nn.Module):
 
 
 def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor,
-           relative_keys: torch.Tensor | None = None, relative_values: torch.Tensor | None = None) -> torch.Tensor:
+           relative_keys: torch.Tensor | None = None, relative_values: torch.Tensor | None = None,
+           with_weights: bool = False):
     """Scaled dot-product attention of every position over the real tokens (B x H x T x d inputs, mask B x T),
-    with Shaw et al.'s relative terms when given (T x T x d)."""
-    if relative_keys is None and relative_values is None:
+    with Shaw et al.'s relative terms when given (T x T x d). `with_weights` also returns the weights
+    (B x H x T x T, each row summing to 1 over the real keys)."""
+    if relative_keys is None and relative_values is None and not with_weights:
         return F.scaled_dot_product_attention(q, k, v, attn_mask=mask[:, None, None, :])
     scores = q @ k.transpose(-1, -2)
     if relative_keys is not None:
@@ -81,7 +83,7 @@ def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor
     out = weights @ v
     if relative_values is not None:
         out = out + torch.einsum("bhij,ijd->bhid", weights, relative_values)
-    return out
+    return (out, weights) if with_weights else out
 
 
 def split_heads(x: torch.Tensor, heads: int) -> torch.Tensor:
@@ -96,7 +98,8 @@ def merge_heads(x: torch.Tensor) -> torch.Tensor:
 
 class SelfAttention(nn.Module):
     """Multi-head self-attention; `relu=True` gives SSAN's Q, K, V, each a ReLU feed-forward layer of the input.
-    With `relative_k`, Shaw et al.'s relative position vectors (shared by the heads) enter Eq. 3-5."""
+    With `relative_k`, Shaw et al.'s relative position vectors (shared by the heads) enter Eq. 3-5. Out of training
+    it keeps its last weights (B x H x T x T) in `self.weights`, for explanations."""
 
     def __init__(self, dim: int, heads: int = 1, relu: bool = False, relative_k: int | None = None):
         super().__init__()
@@ -106,6 +109,7 @@ class SelfAttention(nn.Module):
         self.query, self.key, self.value = (nn.Linear(dim, dim) for _ in range(3))
         self.relative_keys = RelativePositions(relative_k, dim // heads) if relative_k else None
         self.relative_values = RelativePositions(relative_k, dim // heads) if relative_k else None
+        self.weights: torch.Tensor | None = None
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         activate = torch.relu if self.relu else (lambda t: t)
@@ -113,7 +117,21 @@ class SelfAttention(nn.Module):
         length = x.size(1)
         relative = {} if self.relative_keys is None else {"relative_keys": self.relative_keys(length),
                                                           "relative_values": self.relative_values(length)}
-        return merge_heads(attend(q, k, v, mask, **relative))
+        if self.training:
+            self.weights = None
+            return merge_heads(attend(q, k, v, mask, **relative))
+        out, self.weights = attend(q, k, v, mask, **relative, with_weights=True)
+        return merge_heads(out)
+
+
+def received_attention(attention: SelfAttention, mask: torch.Tensor) -> torch.Tensor | None:
+    """How much attention each word receives, per head: the attention rows of the real words averaged (B x H x T).
+    Each row of the weights sums to 1 over the real words, so their mean does too, and padding receives 0. It is
+    the attention view of models that pool by averaging (SSAN, the Transformer): None until an evaluation pass."""
+    if attention.weights is None:
+        return None
+    real = mask[:, None, :, None].to(attention.weights.dtype)  # B x 1 x T(queries) x 1
+    return (attention.weights * real).sum(2) / real.sum(2).clamp(min=1.0)
 
 
 class SSANEncoder(nn.Module):
@@ -131,6 +149,10 @@ class SSANEncoder(nn.Module):
         self.feed_forward = nn.ModuleList(nn.Linear(input_dim, input_dim) for _ in range(layers))
         self.dropout = nn.Dropout(dropout)
         self.output_dim = input_dim
+
+    def received_attention(self, mask: torch.Tensor) -> torch.Tensor | None:
+        """The last layer's attention received by each word (see `received_attention`)."""
+        return received_attention(self.attention[-1], mask)
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         x = self.positions(x)
@@ -177,6 +199,10 @@ class TransformerEncoder(nn.Module):
                                     for _ in range(layers))
         self.dropout = nn.Dropout(dropout)
         self.output_dim = d_model
+
+    def received_attention(self, mask: torch.Tensor) -> torch.Tensor | None:
+        """The last layer's attention received by each word, per head (see `received_attention`)."""
+        return received_attention(self.layers[-1].attention, mask)
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         x = self.dropout(self.positions(self.project(x)))
