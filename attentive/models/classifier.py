@@ -85,7 +85,7 @@ class TextClassifier(nn.Module):
         if pair_ids is None:
             attention = pooled.attention
             if attention is None and hasattr(self.encoder, "received_attention"):  # self-attention, mean-pooled
-                attention = self.encoder.received_attention(mask)
+                attention = self.encoder.received_attention()
             return Output(self.head(pooled.vector), attention, pooled.scores, states=states)
         pair = self.pool(pair_ids, pair_mask)
         return Output(self.head(pooled.vector, pair.vector), pooled.attention, pooled.scores, pair.attention)

@@ -99,7 +99,8 @@ def merge_heads(x: torch.Tensor) -> torch.Tensor:
 class SelfAttention(nn.Module):
     """Multi-head self-attention; `relu=True` gives SSAN's Q, K, V, each a ReLU feed-forward layer of the input.
     With `relative_k`, Shaw et al.'s relative position vectors (shared by the heads) enter Eq. 3-5. Out of training
-    it keeps its last weights (B x H x T x T) in `self.weights`, for explanations."""
+    it keeps, for explanations, how much attention each word received in its last call (`self.received`, see
+    `received_attention`), not the B x H x T x T weights themselves."""
 
     def __init__(self, dim: int, heads: int = 1, relu: bool = False, relative_k: int | None = None):
         super().__init__()
@@ -109,7 +110,7 @@ class SelfAttention(nn.Module):
         self.query, self.key, self.value = (nn.Linear(dim, dim) for _ in range(3))
         self.relative_keys = RelativePositions(relative_k, dim // heads) if relative_k else None
         self.relative_values = RelativePositions(relative_k, dim // heads) if relative_k else None
-        self.weights: torch.Tensor | None = None
+        self.received: torch.Tensor | None = None
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         activate = torch.relu if self.relu else (lambda t: t)
@@ -118,20 +119,19 @@ class SelfAttention(nn.Module):
         relative = {} if self.relative_keys is None else {"relative_keys": self.relative_keys(length),
                                                           "relative_values": self.relative_values(length)}
         if self.training:
-            self.weights = None
+            self.received = None
             return merge_heads(attend(q, k, v, mask, **relative))
-        out, self.weights = attend(q, k, v, mask, **relative, with_weights=True)
+        out, weights = attend(q, k, v, mask, **relative, with_weights=True)
+        self.received = received_attention(weights, mask)
         return merge_heads(out)
 
 
-def received_attention(attention: SelfAttention, mask: torch.Tensor) -> torch.Tensor | None:
+def received_attention(weights: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """How much attention each word receives, per head: the attention rows of the real words averaged (B x H x T).
     Each row of the weights sums to 1 over the real words, so their mean does too, and padding receives 0. It is
-    the attention view of models that pool by averaging (SSAN, the Transformer): None until an evaluation pass."""
-    if attention.weights is None:
-        return None
-    real = mask[:, None, :, None].to(attention.weights.dtype)  # B x 1 x T(queries) x 1
-    return (attention.weights * real).sum(2) / real.sum(2).clamp(min=1.0)
+    the attention view of models that pool by averaging (SSAN, the Transformer)."""
+    real = mask[:, None, :, None].to(weights.dtype)  # B x 1 x T(queries) x 1
+    return (weights * real).sum(2) / real.sum(2).clamp(min=1.0)
 
 
 class SSANEncoder(nn.Module):
@@ -150,9 +150,9 @@ class SSANEncoder(nn.Module):
         self.dropout = nn.Dropout(dropout)
         self.output_dim = input_dim
 
-    def received_attention(self, mask: torch.Tensor) -> torch.Tensor | None:
-        """The last layer's attention received by each word (see `received_attention`)."""
-        return received_attention(self.attention[-1], mask)
+    def received_attention(self) -> torch.Tensor | None:
+        """The last layer's attention received by each word in the last evaluation pass (None in training)."""
+        return self.attention[-1].received
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         x = self.positions(x)
@@ -200,9 +200,10 @@ class TransformerEncoder(nn.Module):
         self.dropout = nn.Dropout(dropout)
         self.output_dim = d_model
 
-    def received_attention(self, mask: torch.Tensor) -> torch.Tensor | None:
-        """The last layer's attention received by each word, per head (see `received_attention`)."""
-        return received_attention(self.layers[-1].attention, mask)
+    def received_attention(self) -> torch.Tensor | None:
+        """The last layer's attention received by each word, per head, in the last evaluation pass (None in
+        training)."""
+        return self.layers[-1].attention.received
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         x = self.dropout(self.positions(self.project(x)))
