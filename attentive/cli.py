@@ -1,8 +1,10 @@
 """The `attentive` command line; each command is a thin wrapper over the Python API (attentive.api)."""
 from __future__ import annotations
 
+import itertools
 import json
 import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Optional
 
@@ -135,27 +137,27 @@ def _read_jsonl_texts(path: Path, fields: tuple[str, ...] = ("text",)):
         yield record
 
 
-def _with_aspects(model, records: list[dict], aspect_option: list[str]) -> list[tuple[dict, str | None]]:
+def _with_aspects(model, records: Iterable[dict], aspect_option: list[str]) -> Iterator[tuple[dict, str | None]]:
     """(record, aspect) to answer: a record's own "aspect" field, else each --aspect, else every aspect category
     the model knows. Models without aspects get (record, None)."""
-    if not model.uses_aspect:
-        if aspect_option:
-            raise AttentiveError("this model classifies texts without an aspect: drop --aspect")
-        return [(record, None) for record in records]
-    expanded = []
+    if not model.uses_aspect and aspect_option:
+        raise AttentiveError("this model classifies texts without an aspect: drop --aspect")
     for record in records:
+        if not model.uses_aspect:
+            yield record, None
+            continue
         own = record.get("aspect")
         choices = [own] if isinstance(own, str) and own.strip() else (aspect_option or model.aspects)
         if not choices:
             raise AttentiveError('this model takes open-ended aspects: give --aspect or an "aspect" field')
-        expanded += [(record, aspect) for aspect in choices]
-    return expanded
+        yield from ((record, aspect) for aspect in choices)
 
 
-def _records(model, texts: list[str] | None, pairs: list[str], input_file: Path | None) -> list[dict]:
-    """The texts to answer, as {"text", "text_pair"?, "aspect"?} records from the command line or a JSONL file."""
+def _records(model, texts: list[str] | None, pairs: list[str], input_file: Path | None) -> Iterable[dict]:
+    """The texts to answer, as {"text", "text_pair"?, "aspect"?} records from the command line, or streamed from a
+    JSONL file."""
     if input_file is not None:
-        return list(_read_jsonl_texts(input_file, ("text", "text_pair") if model.is_pair else ("text",)))
+        return _read_jsonl_texts(input_file, ("text", "text_pair") if model.is_pair else ("text",))
     if not texts:
         raise AttentiveError("give texts or --input FILE.jsonl")
     if pairs and len(pairs) != len(texts):
@@ -196,8 +198,7 @@ def predict(
     model = load(run)
     echo_record = input_file is not None  # a JSONL line's own fields come back with its answer
     wanted = _with_aspects(model, _records(model, texts, pair, input_file), aspect)
-    for start in range(0, len(wanted), batch_size):
-        chunk = wanted[start:start + batch_size]
+    while chunk := list(itertools.islice(wanted, batch_size)):  # streams: a batch in memory at a time
         for (record, _), prediction in zip(chunk, _answer(model, chunk, "predict", top_k=top_k)):
             print(json.dumps({**(record if echo_record else {}), **prediction.as_dict()}, ensure_ascii=False))
         sys.stdout.flush()
@@ -221,7 +222,8 @@ def explain(
     from .io_utils import atomic_write_text
 
     model = load(run)
-    explanations = _answer(model, _with_aspects(model, _records(model, texts, pair, input_file), aspect), "explain")
+    wanted = list(_with_aspects(model, _records(model, texts, pair, input_file), aspect))
+    explanations = _answer(model, wanted, "explain")
     console.print(explanation_table(explanations, heads=heads))
     if per_word:
         for explanation in explanations:
