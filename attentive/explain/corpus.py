@@ -74,7 +74,7 @@ def attention_entropy(explanations) -> dict | None:
             "mean_normalised_entropy": round(float(np.mean(normalised)), 6), "normalised": normalised}
 
 
-def polarity_points(explanations, labels: list[str], min_count: int = 3, max_points: int = 5000,
+def polarity_points(explanations, labels: list[str], min_count: int = 3, max_points: int = 3000,
                     seed: int = 0) -> dict | None:
     """Sun & Lu's picture, for two-class models: every word occurrence as (attention score, polarity margin), the
     margin being its polarity towards labels[1] minus towards labels[0]. Each word type is put in a class by its

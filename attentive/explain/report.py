@@ -197,11 +197,14 @@ def analyze(model, run: Path | None, examples: list, out: Path, words: Sequence[
     polarity = corpus.polarity_points(explanations, labels)
     if entropy is not None:
         summary["mean_normalised_entropy"] = entropy["mean_normalised_entropy"]
+        _write_csv(out / "entropy.csv", [{"text": i, "normalised_entropy": round(v, 4)}
+                                         for i, v in enumerate(entropy["normalised"])])
     if polarity is not None:
-        atomic_write_json(out / "polarity.json", {"tau": polarity["tau"], "points": polarity["points"],
-                                                  "entropy": entropy})
+        _write_csv(out / "polarity.csv", [{**p, "score": round(p["score"], 4), "margin": round(p["margin"], 4)}
+                                          for p in polarity["points"]])
         plot_polarity(polarity, entropy, out / "polarity.png")
-        sections.append(("Polarity score against attention score", "polarity.png", ["polarity.json"],
+        sections.append(("Polarity score against attention score", "polarity.png",
+                         ["polarity.csv"] + (["entropy.csv"] if entropy else []),
                          "each word occurrence; word classes from the model's own mean polarity margin "
                          f"(|margin| > τ = {polarity['tau']:.3f}); right: attention entropy (Sun & Lu 2020)"))
 
