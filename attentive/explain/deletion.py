@@ -37,11 +37,11 @@ def gradient_times_input(network: torch.nn.Module, items: Sequence[Item], predic
     no word-vector layer (a pretrained encoder reads token ids)."""
     if not hasattr(network.embedder, "table"):
         return None
-    captured: dict[str, torch.Tensor] = {}
+    captured: list[torch.Tensor] = []  # per forward pass: the first text's word vectors (a pair's second comes next)
 
     def keep_words(_module, _inputs, output):
         leaf = output.detach().requires_grad_()
-        captured["words"] = leaf
+        captured.append(leaf)
         return leaf
 
     handle = network.embedder.register_forward_hook(keep_words)
@@ -50,10 +50,11 @@ def gradient_times_input(network: torch.nn.Module, items: Sequence[Item], predic
     try:
         with torch.enable_grad():
             for batch in iterate(items, batch_size):
+                captured.clear()
                 logits = network(**collate([items[i] for i in batch], device)).logits
                 chosen = torch.as_tensor(predicted[batch], device=logits.device)
                 logits.gather(1, chosen.unsqueeze(1)).sum().backward()
-                words = captured["words"]
+                words = captured[0]
                 values = (words.grad * words).sum(-1).detach().cpu().numpy()
                 for row, index in enumerate(batch):
                     saliency[index] = values[row, : len(items[index].ids)]
