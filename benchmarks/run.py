@@ -11,7 +11,6 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
 import torch
 
 import attentive
@@ -27,21 +26,16 @@ REDUNDANCY_SAMPLE = 2000
 
 def attention_redundancy(model, examples) -> float | None:
     """Mean off-diagonal entry of A A^T over the test texts (Lin et al. §4.4: how much the hops overlap), or None
-    for models without multi-head attention. Large test sets are measured on a seeded sample of REDUNDANCY_SAMPLE
-    texts, which keeps IMDB's 25,000 from costing a second full pass."""
-    if len(examples) > REDUNDANCY_SAMPLE:
-        chosen = np.random.default_rng(0).choice(len(examples), REDUNDANCY_SAMPLE, replace=False)
-        examples = [examples[i] for i in sorted(chosen)]
+    for models without multi-head attention. Large test sets are measured on the seeded sample of REDUNDANCY_SAMPLE
+    texts that `--analyze` reads too, which keeps IMDB's 25,000 from costing a second full pass."""
+    from attentive.explain.corpus import head_redundancy
+    from attentive.explain.report import sample
+
+    examples = sample(examples, REDUNDANCY_SAMPLE)
     pairs = [ex.text_pair for ex in examples] if model.is_pair else None
-    explanations = model.explain([ex.text for ex in examples], pairs, top_k=0)
-    if explanations[0].attention is None or explanations[0].attention.shape[0] < 2:
-        return None
-    values = []
-    for explanation in explanations:
-        gram = explanation.attention @ explanation.attention.T
-        heads = gram.shape[0]
-        values.append((gram.sum() - np.trace(gram)) / (heads * (heads - 1)))
-    return round(float(np.mean(values)), 6)
+    aspects = [ex.aspect for ex in examples] if model.uses_aspect else None
+    redundancy = head_redundancy(model.explain([ex.text for ex in examples], pairs, top_k=0, aspects=aspects))
+    return None if redundancy is None else redundancy["mean_offdiag"]
 
 
 def analysis(model, dataset, report: Path) -> dict:
@@ -73,11 +67,13 @@ def run_one(recipe: str, dataset, seed: int, overrides: Sequence[str], variant: 
     }
     if variant:
         payload["variant"] = variant
-    redundancy = attention_redundancy(model, dataset.splits["test"])
+    if report_root is not None:  # the analysis measures the redundancy on the same sample
+        payload["analysis"] = analysis(model, dataset, report_root / name)
+        redundancy = payload["analysis"].get("mean_offdiag")
+    else:
+        redundancy = attention_redundancy(model, dataset.splits["test"])
     if redundancy is not None:
         payload["attention_offdiag_mean"] = redundancy
-    if report_root is not None:
-        payload["analysis"] = analysis(model, dataset, report_root / name)
     path = write_result(name, payload, results_dir)
     print(f"{name}: dev {dev['accuracy']:.4f} test {test['accuracy']:.4f} "
           f"(best epoch {training['best_epoch']}, {payload['wall_time_s']} s) -> {path}", flush=True)
