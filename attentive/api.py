@@ -154,7 +154,8 @@ class Model:
                             self.aspect_ids(aspects or [None] * len(texts)))
 
     def explain(self, texts: list[str], pairs: list[str] | None = None, top_k: int = 5,
-                batch_size: int = 128, aspects: list[str | None] | str | None = None) -> list[Explanation]:
+                batch_size: int = 128, aspects: list[str | None] | str | None = None,
+                with_polarity: bool = True) -> list[Explanation]:
         """Predictions with each (first) text's words and attention (heads x words). An aspect model takes `aspects`
         (one per text, or one for all); without them it answers for every aspect category it knows, so the result
         then holds len(texts) x len(self.aspects) explanations."""
@@ -163,7 +164,7 @@ class Model:
             raise AttentiveError(f"{len(pairs)} second texts for {len(texts)} texts: give one per text")
         ids = self._ids(texts, None if pairs is None else list(pairs), aspects)
         encodings = self.tokenizer.encode_batch(list(texts), add_special_tokens=self.special_tokens)
-        looked = look(self.network, ids, batch_size, self.device)
+        looked = look(self.network, ids, batch_size, self.device, with_polarity)
         results = []
         for text, enc, item, seen, aspect in zip(texts, encodings, ids, looked, aspects):
             # a text with no known token was fed as one unknown token: show the whole text as that one "word"
@@ -185,7 +186,8 @@ class Model:
         `aspects` as in `explain`."""
         texts = [texts] if isinstance(texts, str) else texts
         pairs = [pairs] if isinstance(pairs, str) else pairs
-        return [explanation.prediction for explanation in self.explain(texts, pairs, top_k=top_k, aspects=aspects)]
+        explanations = self.explain(texts, pairs, top_k=top_k, aspects=aspects, with_polarity=False)
+        return [explanation.prediction for explanation in explanations]
 
     def evaluate(self, dataset: str | Dataset, split: str = "test", data_dir: str | Path | None = None) -> dict:
         """Accuracy, macro-F1, per-class precision/recall/F1 and the confusion matrix on one split."""

@@ -34,7 +34,8 @@ def attention_redundancy(model, examples) -> float | None:
     examples = sample(examples, REDUNDANCY_SAMPLE)
     pairs = [ex.text_pair for ex in examples] if model.is_pair else None
     aspects = [ex.aspect for ex in examples] if model.uses_aspect else None
-    redundancy = head_redundancy(model.explain([ex.text for ex in examples], pairs, top_k=0, aspects=aspects))
+    redundancy = head_redundancy(model.explain([ex.text for ex in examples], pairs, top_k=0, aspects=aspects,
+                                               with_polarity=False))
     return None if redundancy is None else redundancy["mean_offdiag"]
 
 

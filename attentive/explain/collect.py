@@ -30,14 +30,15 @@ def _rows(tensor: torch.Tensor | None, row: int, length: int, words_last: bool =
 
 @torch.no_grad()
 def look(network: torch.nn.Module, items: Sequence[Item], batch_size: int = 128,
-         device: str | torch.device = "cpu") -> list[Looked]:
-    """What `network` computes for each item, in input order."""
+         device: str | torch.device = "cpu", with_polarity: bool = True) -> list[Looked]:
+    """What `network` computes for each item, in input order; `with_polarity=False` skips the per-word polarity,
+    which runs the head once per word (predictions do not need it)."""
     network.eval()
     looked: list[Looked | None] = [None] * len(items)
     for batch in iterate(items, batch_size):
         out = network(**collate([items[i] for i in batch], device))
         probabilities = torch.softmax(out.logits.float(), -1).cpu().numpy()
-        polarity = network.word_polarity(out.states) if out.states is not None else None
+        polarity = network.word_polarity(out.states) if with_polarity and out.states is not None else None
         for row, index in enumerate(batch):
             length = len(items[index].ids)
             looked[index] = Looked(probabilities[row], _rows(out.attention, row, length),
