@@ -20,7 +20,8 @@ DEFAULTS = {
                  "word2vec_extra": None, "word2vec_epochs": 5, "word2vec_seed": 0},
     "aspect": {"type": "none"},  # none | ignore | learned | words (attentive/models/aspects.py)
     "train": {"optimizer": "adam", "lr": 0.001, "momentum": 0.9, "weight_decay": 0.0, "batch_size": 64,
-              "epochs": 10, "patience": 3, "clip": 5.0, "seed": 0, "lr_decay": 1.0},
+              "epochs": 10, "patience": 3, "clip": 5.0, "seed": 0, "lr_decay": 1.0,
+              "rho": 0.9, "eps": 1e-6},  # rho, eps: ADADELTA's decay and epsilon (PyTorch's defaults)
 }
 
 
@@ -64,4 +65,17 @@ def apply_override(recipe: dict, override: str) -> None:
         if not isinstance(target.get(name, {}), dict):
             raise AttentiveError(f"--set {override!r}: {name} is not a group of settings")
         target = target.setdefault(name, {})
-    target[path[-1]] = yaml.safe_load(raw) if raw.strip() else None
+    target[path[-1]] = parse_value(raw)
+
+
+def parse_value(raw: str):
+    """A YAML value, except that numbers YAML 1.1 leaves as text (`1e-6`, without a dot) become floats."""
+    if not raw.strip():
+        return None
+    value = yaml.safe_load(raw)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return value
+    return value

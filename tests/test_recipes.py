@@ -19,6 +19,12 @@ def test_overrides_parse_yaml_values():
     assert recipe["embedder"]["word2vec_extra"] is None
 
 
+def test_overrides_read_exponent_numbers_without_a_dot_as_floats():
+    recipe = load_recipe("ssan", ["train.eps=1e-8", "train.lr=2E-3", "tokenizer.lowercase=false"])
+    assert recipe["train"]["eps"] == 1e-8 and recipe["train"]["lr"] == 2e-3
+    assert recipe["tokenizer"]["lowercase"] is False
+
+
 def test_nested_override_reaches_into_a_group():
     recipe = load_recipe("san", ["train.regulariser.weight=0"])
     assert recipe["train"]["regulariser"] == {"type": "frobenius", "weight": 0}

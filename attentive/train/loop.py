@@ -39,7 +39,8 @@ def make_optimizer(model: torch.nn.Module, cfg: dict) -> torch.optim.Optimizer:
     if name == "adam":
         return torch.optim.Adam(params, lr=cfg["lr"], weight_decay=cfg["weight_decay"])
     if name == "adadelta":
-        return torch.optim.Adadelta(params, lr=cfg["lr"], weight_decay=cfg["weight_decay"])
+        return torch.optim.Adadelta(params, lr=cfg["lr"], rho=cfg["rho"], eps=cfg["eps"],
+                                    weight_decay=cfg["weight_decay"])
     if name == "adagrad":
         return torch.optim.Adagrad(params, lr=cfg["lr"], weight_decay=cfg["weight_decay"])
     raise ValueError(f"unknown optimizer {cfg['optimizer']!r} (sgd, adam, adadelta, adagrad)")
