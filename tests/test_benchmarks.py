@@ -170,3 +170,30 @@ def test_a_diverging_setting_is_reported_and_skipped():
         [{"lr": 5.0}, {"lr": 0.5}], fit, lambda m, texts: __import__("numpy").full((len(texts), 2), 0.5),
         ["x"] * 4, ["a"] * 4, ["a", "b"])
     assert chosen == {"lr": 0.5} and report[0]["diverged"] == "Encountered NaN."
+
+
+def test_ssan_table_has_the_paper_shape_and_checks_its_claims():
+    from benchmarks import render_ssan
+
+    accuracy = {"barnes_lstm": 0.70, "bow_lr": 0.65, "ssan": 0.74, "ssan_pe": 0.72, "ssan_rpr": 0.75,
+                "ssan2_rpr": 0.76, "transformer_pe": 0.71, "transformer_rpr": 0.73}
+    results = []
+    for name, value in accuracy.items():
+        for dataset in render_ssan.DATASETS:
+            for seed in (0, 1):
+                results.append({**_result(f"{name}-{dataset}-s{seed}", seed, value + 0.01 * seed),
+                                "recipe": name, "dataset": dataset})
+    results.append({**_result("ssan_rpr-opener-adam-s0", 0, 0.99), "recipe": "ssan_rpr", "dataset": "opener",
+                    "variant": "adam"})  # a variant stays out of the table
+    lines = render_ssan.ssan_section(results)
+    text = "\n".join(lines)
+
+    row = next(line for line in lines if line.startswith("| 1-Layer SSAN + RPR |"))
+    assert row.count("75.5 (0.7)") == 6 and "| 75.5 | 2 |" in row
+    assert next(line for line in lines if line.startswith("| CNN |")).count("—") == 8  # not run: no cell, no macro
+    assert "best macro average: **does not hold** (best: ssan2_rpr" in text
+    assert "RPR beats PE and no positions: holds" in text
+    assert "No positions beats PE: holds" in text
+    assert "A second SSAN layer does not help: **does not hold**" in text
+    assert "above every baseline's: holds" in text
+    assert render_ssan.ssan_section([]) == []
