@@ -16,7 +16,8 @@ TINY = ["embedder.vectors=random", "embedder.dim=24", "tokenizer.min_frequency=2
 PART_SIZES = {"encoder": {"bigru": ["hidden=16"], "bilstm": ["hidden=16"], "cnn": ["maps=8"],
                           "transformer": ["d_model=24", "heads=4", "ff=32"], "lstm": ["hidden=16"]},
               "pooler": {"lama": ["heads=3"], "san": ["hops=3", "hidden=12"]},
-              "head": {"mlp": ["hidden=16"], "gated_pair": ["factors=6", "hidden=16"], "pruned": ["p=4", "q=3"]}}
+              "head": {"mlp": ["hidden=16"], "gated_pair": ["factors=6", "hidden=16"],
+                       "matching_pair": ["hidden=16"], "pruned": ["p=4", "q=3"]}}
 
 
 def tiny_overrides(recipe_name: str) -> list[str]:

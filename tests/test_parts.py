@@ -8,7 +8,7 @@ import torch
 
 from attentive.models.classifier import build_model
 from attentive.models.self_attention import RelativePositions, attend, sinusoidal_positions
-from attentive.models.heads import GatedPairHead, PrunedMLPHead
+from attentive.models.heads import GatedPairHead, MatchingPairHead, PrunedMLPHead
 from attentive.models.poolers import StructuredSelfAttentionPooler
 from attentive.recipes import available_recipes, load_recipe
 from attentive.train.regularisers import attention_std, frobenius_norm_penalty, frobenius_penalty, negative_entropy
@@ -69,6 +69,21 @@ def test_gated_pair_head_combines_two_matrix_embeddings():
     premise, hypothesis = torch.randn(2, 12), torch.randn(2, 12)
     assert head(premise, hypothesis).shape == (2, 3)
     assert not torch.allclose(head(premise, hypothesis), head(hypothesis, premise))  # the roles differ
+
+
+def test_matching_pair_head_sees_the_difference_and_the_product():
+    head = MatchingPairHead(4, classes=3, hidden=0)
+    first = head.mlp.net[-1]
+    with torch.no_grad():
+        first.weight.zero_()
+        first.bias.zero_()
+        first.weight[0, 8:12] = 1.0  # class 0 reads |u - v| only
+        first.weight[1, 12:16] = 1.0  # class 1 reads u * v only
+    u, v = torch.tensor([[1.0, -2.0, 0.0, 3.0]]), torch.tensor([[1.0, 2.0, 5.0, -1.0]])
+    logits = head(u, v)
+    assert logits[0, 0].item() == pytest.approx(0 + 4 + 5 + 4)
+    assert logits[0, 1].item() == pytest.approx(1 - 4 + 0 - 3)
+    assert torch.allclose(head(u, v)[:, :2], head(v, u)[:, :2])  # both symmetric in u and v
 
 
 def test_sinusoidal_positions_match_their_formula():

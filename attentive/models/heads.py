@@ -79,7 +79,8 @@ class GatedPairHead(nn.Module):
         self.W_fh = nn.Parameter(torch.empty(rows, cols, factors))
         self.W_fp = nn.Parameter(torch.empty(rows, cols, factors))
         for weight in (self.W_fh, self.W_fp):
-            nn.init.xavier_uniform_(weight)
+            for row in weight.data:  # Glorot for each row's own c x f matrix (a 3-d init would use r*f as fan-out)
+                nn.init.xavier_uniform_(row)
         self.mlp = MLPHead(rows * factors, classes, hidden, dropout)
 
     def forward(self, premise, hypothesis):
@@ -90,5 +91,18 @@ class GatedPairHead(nn.Module):
         return self.mlp((f_h * f_p).flatten(1))
 
 
-HEADS = {"mlp": MLPHead, "pruned": PrunedMLPHead, "gated_pair": GatedPairHead}
-PAIR_HEADS = (GatedPairHead,)
+class MatchingPairHead(nn.Module):
+    """Sentence-pair matching features (Mou et al. 2016; Conneau et al. 2017, InferSent): the two pooled vectors
+    u and v, |u - v| and u ∘ v, concatenated into an MLP. The difference carries what the gated encoder's product
+    alone does not: which words one text has and the other lacks."""
+
+    def __init__(self, input_dim: int, classes: int, hidden: int = 300, dropout: float = 0.0):
+        super().__init__()
+        self.mlp = MLPHead(4 * input_dim, classes, hidden, dropout)
+
+    def forward(self, premise, hypothesis):
+        return self.mlp(torch.cat([premise, hypothesis, (premise - hypothesis).abs(), premise * hypothesis], dim=1))
+
+
+HEADS = {"mlp": MLPHead, "pruned": PrunedMLPHead, "gated_pair": GatedPairHead, "matching_pair": MatchingPairHead}
+PAIR_HEADS = (GatedPairHead, MatchingPairHead)
