@@ -1,5 +1,6 @@
 """Non-neural baselines, tuned on dev, scored on test: TF-IDF + logistic regression, fastText, and Barnes et al.'s
-(2017) BoW (bag of words + L2 logistic regression) and Ave (mean GloVe vector + L2 logistic regression).
+(2017) BoW (bag of words + L2 logistic regression) and Ave (mean GloVe vector + L2 logistic regression), and for
+text pairs a BoW with matching features (pair_bow_lr).
 
     python -m benchmarks.baselines --dataset imdb --model tfidf_lr [--seed 0] [--data-dir DIR]
     python -m benchmarks.baselines --dataset r8 --model fasttext
@@ -188,6 +189,32 @@ def run_bow_lr(dataset: Dataset, seed: int = 0, c_grid: Sequence[float] = TFIDF_
     return result
 
 
+def run_pair_bow_lr(dataset: Dataset, seed: int = 0, c_grid: Sequence[float] = TFIDF_C_GRID) -> dict:
+    """Text pairs: L2 logistic regression on the binary bags of words a and b of the two texts with the matching
+    features |a - b| and a * b (what each text has that the other lacks, and what both share)."""
+    from scipy.sparse import hstack
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    if any(ex.text_pair is None for ex in dataset.splits["train"]):
+        raise SystemExit(f"pair_bow_lr: {dataset.name} is not a dataset of text pairs")
+    vectorizer = CountVectorizer(binary=True, lowercase=True)
+    separator = f" {PAIR_SEPARATOR} "
+
+    def features_of(texts: list[str]):
+        first, second = zip(*(text.split(separator, 1) for text in texts))
+        a, b = vectorizer.transform(first), vectorizer.transform(second)
+        return hstack([a, b, abs(a - b), a.multiply(b)]).tocsr()
+
+    def featurise(train_texts: list[str]):
+        vectorizer.fit(piece for text in train_texts for piece in text.split(separator, 1))
+        return features_of
+
+    result = run_linear(dataset, seed, featurise, {"features": "binary bags of words a, b, |a - b|, a * b",
+                                                   "lowercase": True}, c_grid)
+    result["hyperparameters"]["vocabulary_size"] = len(vectorizer.vocabulary_)
+    return result
+
+
 def run_ave_lr(dataset: Dataset, seed: int = 0, c_grid: Sequence[float] = TFIDF_C_GRID) -> dict:
     """Barnes et al. (2017) Ave: L2 logistic regression on the mean GloVe 6B-50d vector of each text's words that
     GloVe knows (a text with none gets zeros). The lookup vocabulary covers every split's words: GloVe is fixed and
@@ -278,7 +305,8 @@ def run_fasttext(dataset: Dataset, seed: int = 0, grid: Sequence[dict] = FASTTEX
 # --------------------------------------------------------------------------- driver
 
 BASELINES: dict[str, Callable[..., dict]] = {"tfidf_lr": run_tfidf_lr, "fasttext": run_fasttext,
-                                             "bow_lr": run_bow_lr, "ave_lr": run_ave_lr}
+                                             "bow_lr": run_bow_lr, "ave_lr": run_ave_lr,
+                                             "pair_bow_lr": run_pair_bow_lr}
 
 
 def result_name(model: str, dataset: str, seed: int) -> str:
