@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Text pairs on SICK (3-way entailment, TRIAL as dev): LAMA+Ctx attention with the matching-features head and with
+# Lin et al.'s gated encoder, SAN with the gated encoder (Lin et al. Appendix B), and the pair bag-of-words baseline;
+# 3 seeds each, word2vec trained on SICK or GloVe 6B-50d. Then `python -m benchmarks.render`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PY:-.venv/bin/python}
+GLOVE=(--set embedder.vectors=glove --set tokenizer.min_frequency=1)
+$PY -m benchmarks.baselines --dataset sick --model pair_bow_lr
+for recipe in lama_pair san_pair; do
+  $PY -m benchmarks.run --recipe $recipe --dataset sick --seeds 0 1 2 "$@"
+  $PY -m benchmarks.run --recipe $recipe --dataset sick --seeds 0 1 2 "${GLOVE[@]}" --variant glove "$@"
+done
+for vectors in word2vec glove; do
+  extra=(); variant=gated
+  [[ $vectors == glove ]] && extra=("${GLOVE[@]}") && variant=gated-glove
+  $PY -m benchmarks.run --recipe lama_pair --dataset sick --seeds 0 1 2 --set head.type=gated_pair \
+    --set head.factors=50 "${extra[@]}" --variant $variant "$@"
+done
