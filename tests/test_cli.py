@@ -99,11 +99,12 @@ def sick_files(tmp_path_factory):
     return files
 
 
-def test_a_pair_model_trains_saves_loads_and_predicts_through_the_same_cli(sick_files, tmp_path, capsys):
+@pytest.mark.parametrize("recipe", ["san_pair", "lama_pair"])  # the gated and the matching head
+def test_a_pair_model_trains_saves_loads_and_predicts_through_the_same_cli(recipe, sick_files, tmp_path, capsys):
     out = tmp_path / "pair-run"
-    overrides = [arg for item in tiny_overrides("san_pair") for arg in ("--set", item)]
+    overrides = [arg for item in tiny_overrides(recipe) for arg in ("--set", item)]
     assert main(["train", "--train", str(sick_files["train"]), "--dev", str(sick_files["dev"]), "--recipe",
-                 "san_pair", "--text-column", "premise", "--pair-column", "hypothesis", "--out", str(out),
+                 recipe, "--text-column", "premise", "--pair-column", "hypothesis", "--out", str(out),
                  *overrides]) == 0
     capsys.readouterr()
     assert main(["predict", str(out), "A man is sleeping", "--pair", "A person is resting"]) == 0
