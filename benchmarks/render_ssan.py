@@ -73,14 +73,19 @@ def claims(cells: dict[tuple[str, str], list[float]]) -> list[str]:
     def verdict(ok: bool) -> str:
         return "holds" if ok else "**does not hold**"
 
-    return [f"On {scope}:", "",
+    spreads = [statistics.stdev(cells[(n, d)]) * 100 for n in SSAN_ROWS for d in shared if len(cells[(n, d)]) > 1]
+    noise = (f" The SSAN cells' seed std averages {statistics.fmean(spreads):.2f} points: differences below that are "
+             "within seed noise." if spreads else "")
+    return [f"On {scope}.{noise}", "",
             f"- 1-Layer SSAN + RPR is best: {verdict(best == 'ssan_rpr')} (best: {best}, {pct[best]}; SSAN + RPR "
             f"{pct['ssan_rpr']}); it is top on {top} of {len(shared)} datasets (paper: 5 of 6).",
             f"- RPR beats PE and no positions: {verdict(average['ssan_rpr'] > max(average['ssan_pe'], average['ssan']))}"
-            f" (RPR {pct['ssan_rpr']}, PE {pct['ssan_pe']}, none {pct['ssan']}; paper: +2.8 over PE, +0.9 over none).",
+            f" (RPR {pct['ssan_rpr']}, PE {pct['ssan_pe']}, none {pct['ssan']}: "
+            f"{(average['ssan_rpr'] - average['ssan_pe']) * 100:+.2f} over PE, {(average['ssan_rpr'] - average['ssan']) * 100:+.2f} "
+            "over none; paper: +2.8 and +0.9).",
             f"- No positions beats PE: {verdict(average['ssan'] > average['ssan_pe'])}.",
             f"- A second SSAN layer does not help: {verdict(average['ssan2_rpr'] <= average['ssan_rpr'])} "
-            f"(2-layer {pct['ssan2_rpr']}).",
+            f"(2-layer {pct['ssan2_rpr']}, {(average['ssan2_rpr'] - average['ssan_rpr']) * 100:+.2f} points).",
             f"- Every self-attention model is above every baseline: "
             f"{verdict(bool(baselines) and min(self_attention) > max(baselines))} (lowest self-attention "
             f"{min(self_attention) * 100:.2f}, highest baseline {max(baselines, default=0) * 100:.2f})."]
