@@ -2,8 +2,10 @@
 # The SSAN paper's Table 2 shape (Ambartsoumian & Popowich 2018) on the six Barnes et al. (2017) datasets with
 # GloVe 6B-50d: BoW and Ave (logistic regression), Barnes et al.'s LSTM, BiLSTM and CNN, 1-layer SSAN without
 # positions, with PE and with RPR, 2-layer SSAN + RPR, Transformer + PE and + RPR; 5 seeds each (SEEDS to change).
-# Then the model-characteristics table (Table 3) and `python -m benchmarks.render`.
-# Usage: benchmarks/reproduce_ssan.sh [DATASET ...] [-- extra benchmarks.run arguments]
+# Each (recipe, dataset, seed) is its own job: JOBS=N runs N at once (one thread each), and runs whose result
+# file exists are skipped, so an interrupted table resumes where it stopped. Then the model-characteristics table
+# (Table 3): `python -m benchmarks.characteristics --epochs 10`, and `python -m benchmarks.render`.
+# Usage: [SEEDS="0 1 2"] [JOBS=2] benchmarks/reproduce_ssan.sh [DATASET ...] [-- extra benchmarks.run arguments]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}
@@ -14,9 +16,17 @@ while [[ $# -gt 0 && "$1" != "--" ]]; do DATASETS+=("$1"); shift; done
 [[ ${#DATASETS[@]} -eq 0 ]] && DATASETS=(barnes_sst_fine barnes_sst_binary opener sentube_auto sentube_tablets semeval2013)
 for data in "${DATASETS[@]}"; do
   for model in bow_lr ave_lr; do
-    $PY -m benchmarks.baselines --dataset $data --model $model
-  done
-  for recipe in barnes_lstm barnes_bilstm barnes_cnn ssan ssan_pe ssan_rpr ssan2_rpr transformer_pe transformer_rpr; do
-    $PY -m benchmarks.run --recipe $recipe --dataset $data --seeds "${SEEDS[@]}" "$@"
+    $PY -m benchmarks.baselines --dataset "$data" --model $model
   done
 done
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
+EXTRA=""  # the extra arguments, quoted into the command each job runs
+[[ $# -gt 0 ]] && EXTRA=$(printf ' %q' "$@")
+for seed in "${SEEDS[@]}"; do
+  for data in "${DATASETS[@]}"; do
+    for recipe in barnes_lstm barnes_bilstm barnes_cnn ssan ssan_pe ssan_rpr ssan2_rpr transformer_pe transformer_rpr; do
+      echo "$recipe $data $seed"
+    done
+  done
+done | xargs -P "${JOBS:-1}" -L 1 bash -c \
+  "$PY"' -m benchmarks.run --recipe "$1" --dataset "$2" --seeds "$3" --skip-existing --no-progress'"$EXTRA" _

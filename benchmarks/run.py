@@ -15,7 +15,7 @@ import torch
 
 import attentive
 from attentive.api import resolve_dataset
-from benchmarks.common import commit_at_start, write_result
+from benchmarks.common import RESULTS_DIR, commit_at_start, write_result
 
 def result_name(recipe: str, dataset: str, seed: int, variant: str | None) -> str:
     return "-".join([recipe, dataset] + ([variant] if variant else []) + [f"s{seed}"])
@@ -96,10 +96,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="also write each run's `attentive analyze` report of the test split under DIR "
                              "and keep its entropy, redundancy and deletion-test numbers in the result")
     parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--skip-existing", action="store_true",
+                        help="leave out the seeds whose result file is already there (to resume a table)")
     args = parser.parse_args(argv)
     commit_at_start()  # the code that runs is the code at start, whatever is committed meanwhile
     dataset = resolve_dataset(args.dataset, args.data_dir)
     for seed in args.seeds:
+        name = result_name(args.recipe, dataset.name, seed, args.variant)
+        if args.skip_existing and (Path(args.results_dir or RESULTS_DIR) / f"{name}.json").exists():
+            print(f"{name}: result already there, skipped", flush=True)
+            continue
         run_one(args.recipe, dataset, seed, args.overrides, args.variant, args.device, args.save_models,
                 args.results_dir, not args.no_progress, args.analyze)
     return 0

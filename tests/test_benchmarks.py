@@ -223,3 +223,13 @@ def test_ssan_table_has_the_paper_shape_and_checks_its_claims():
     assert render_ssan.ssan_section([]) == []
     partial = [r for r in results if r["dataset"] != "opener" or r["recipe"] != "ssan_pe"]
     assert "averages over the 5 datasets every SSAN row has so far" in "\n".join(render_ssan.ssan_section(partial))
+
+
+def test_run_skips_seeds_whose_result_exists(tmp_path, capsys):
+    from benchmarks import run
+
+    (tmp_path / "ssan-opener-s0.json").write_text("{}", encoding="utf-8")
+    assert run.main(["--recipe", "ssan", "--dataset", "opener", "--seeds", "0", "--skip-existing",
+                     "--results-dir", str(tmp_path), "--no-progress"]) == 0
+    assert "ssan-opener-s0: result already there, skipped" in capsys.readouterr().out
+    assert (tmp_path / "ssan-opener-s0.json").read_text(encoding="utf-8") == "{}"
