@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 
 import yaml
@@ -68,14 +69,14 @@ def apply_override(recipe: dict, override: str) -> None:
     target[path[-1]] = parse_value(raw)
 
 
+EXPONENT_NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+")
+
+
 def parse_value(raw: str):
     """A YAML value, except that numbers YAML 1.1 leaves as text (`1e-6`, without a dot) become floats."""
     if not raw.strip():
         return None
     value = yaml.safe_load(raw)
-    if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            return value
+    if isinstance(value, str) and EXPONENT_NUMBER.fullmatch(value.strip()):
+        return float(value)
     return value
