@@ -225,6 +225,31 @@ def test_ssan_table_has_the_paper_shape_and_checks_its_claims():
     assert "averages over the 5 datasets every SSAN row has so far" in "\n".join(render_ssan.ssan_section(partial))
 
 
+def test_lama_table_takes_the_dev_chosen_variant_and_names_baselines_above_lama_ctx():
+    from benchmarks import render_lama
+
+    def run(recipe, dataset, seed, test, dev, variant=None, kind="model"):
+        name = "-".join([recipe, dataset] + ([variant] if variant else []) + [f"s{seed}"])
+        result = {**_result(name, seed, test), "recipe": recipe, "dataset": dataset, "kind": kind,
+                  "dev": {"accuracy": dev}}
+        return {**result, "variant": variant} if variant else result
+
+    results = [run("lama_ctx", "imdb", s, 0.91 + 0.01 * s, 0.90) for s in (0, 1)]
+    results += [run("lama_ctx", "imdb", s, 0.99, 0.80, variant="bad-dev") for s in (0, 1)]  # best test, worse dev
+    results += [run("cnn", "imdb", s, 0.95, 0.90, variant="L1000") for s in (0, 1, 2)]
+    results += [run("tfidf_lr", "imdb", 0, 0.90, 0.90, kind="baseline")]
+    lines = render_lama.lama_section(results)
+    text = "\n".join(lines)
+
+    row = next(line for line in lines if line.startswith("| LAMA+Ctx |"))
+    assert "91.50 ± 0.71 (2) | 90.0" in row and "not run" in row  # dev chose the shipped recipe over `bad-dev`
+    assert "| CNN | 95.00 ± 0.00 (3) `L1000` | 87.4 |" in text
+    assert "IMDB: LAMA+Ctx (91.50) at or above every row of ours: **does not hold**: above it CNN (+3.50" in text
+    assert "TF-IDF + LR" not in text.split("above it")[1].split("\n")[0]  # 90.0 is below LAMA+Ctx
+    assert "- News (headlines): LAMA+Ctx not run." in text
+    assert render_lama.lama_section([]) == []
+
+
 def test_run_skips_seeds_whose_result_exists(tmp_path, capsys):
     from benchmarks import run
 
