@@ -355,9 +355,9 @@ def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: 
         lines += ["No results yet.", ""]
     lines += targets_section(results, targets) + [""]
     lines += redundancy_section(results)
-    from benchmarks.render_analysis import analysis_section, characteristics_section, heads_section  # circular
+    from benchmarks.render_analysis import analysis_section, heads_section  # circular
     from benchmarks.render_lama import lama_section
-    from benchmarks.render_ssan import ssan_section
+    from benchmarks.render_ssan import characteristics_section, ssan_section
 
     lines += lama_section(results) + heads_section(results) + analysis_section(results) + ssan_section(results)
     for result in characteristics:

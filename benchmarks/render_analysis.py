@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import statistics
 
-from benchmarks.render import METRICS, fmt_mean_std, fmt_seconds, group_results
+from benchmarks.render import METRICS, fmt_mean_std, group_results
 
 HEADS_VARIANT = re.compile(r"^heads-(?P<setting>.+)-m(?P<heads>\d+)$")
 
@@ -64,21 +64,4 @@ def analysis_section(results: list[dict]) -> list[str]:
         verdict = first["analysis"].get("deletion", {}).get("verdict", "—")
         lines.append(f"| {dataset} | {label} | {len(runs)} | {fmt_mean_std(METRICS['test_accuracy'](runs))} | "
                      f"{_mean(entropy)} | {_mean(offdiag)} | {flips[0]} | {flips[1]} | {verdict} |")
-    return lines + [""]
-
-
-def characteristics_section(result: dict) -> list[str]:
-    """The SSAN paper's Table 3 on this machine, from benchmarks/characteristics.py."""
-    settings = result["settings"]
-    lines = ["## Model characteristics (SSAN paper Table 3)", "",
-             f"SST-fine, hidden {settings['hidden']}, batch {settings['batch_size']}, {settings['optimizer']}, "
-             f"{settings['vectors']} vectors; one process per model on the same machine "
-             f"(`python -m benchmarks.characteristics`, commit `{result.get('git_commit', '?')}`).", "",
-             f"| recipe | trainable params | without word vectors | train {result['rows'][0]['epochs']} epochs "
-             "| dev inference ×10 "
-             "| peak memory (MiB) |", "| --- | ---: | ---: | ---: | ---: | ---: |"]
-    for row in result["rows"]:
-        lines.append(f"| {row['recipe']} | {row['params']:,} | {row['params_without_embeddings']:,} | "
-                     f"{fmt_seconds(row['train_seconds'])} | {fmt_seconds(row['dev_inference_10x_seconds'])} | "
-                     f"{row['peak_rss_mib']:.0f} |")
     return lines + [""]

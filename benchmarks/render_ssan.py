@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import statistics
 
-from benchmarks.render import METRICS, model_name
+from benchmarks.render import METRICS, fmt_seconds, model_name
 
 DATASETS = ("barnes_sst_fine", "barnes_sst_binary", "opener", "sentube_auto", "sentube_tablets", "semeval2013")
 COLUMN = {"barnes_sst_fine": "SST-fine", "barnes_sst_binary": "SST-binary", "opener": "OpeNER",
@@ -108,3 +108,56 @@ def ssan_section(results: list[dict]) -> list[str]:
         lines.append(f"| {label} | " + " | ".join(_cell(cells.get((name, d))) for d in DATASETS)
                      + f" | {'—' if macro is None else f'{macro * 100:.1f}'} | {'/'.join(map(str, seeds)) or '—'} |")
     return lines + ["", "The paper's claims on these numbers:", ""] + claims(cells) + [""]
+
+
+# The SSAN paper's §"Model Characteristics" comparisons (their GPU, Google News 300-d vectors): a ratio of one
+# measurement between two groups of rows, and the paper's figure for it. Parameters exclude the word vectors (1-layer
+# SSAN + RPR has 2.7% more than + PE only without them: RPR adds 2 (2k + 1) d_model = 12,600).
+SSAN_MEAN = ("ssan", "ssan_pe", "ssan_rpr", "ssan2_rpr")
+CHARACTERISTIC_CLAIMS = (
+    ("params_without_embeddings", ("ssan_rpr",), ("ssan_pe",), "1.027", "SSAN + RPR / SSAN + PE, parameters"),
+    ("train_seconds", ("ssan_rpr",), ("ssan_pe",), "1.112", "SSAN + RPR / SSAN + PE, training time"),
+    ("dev_inference_10x_seconds", ("ssan_rpr",), ("ssan_pe",), "1.047", "SSAN + RPR / SSAN + PE, inference time"),
+    ("params_without_embeddings", ("barnes_bilstm",), ("barnes_lstm",), "≈ 2", "BiLSTM / LSTM, parameters"),
+    ("train_seconds", ("barnes_bilstm",), ("barnes_lstm",), "≈ 2", "BiLSTM / LSTM, training time"),
+    ("params_without_embeddings", ("ssan2_rpr",), ("ssan_rpr",), "≈ 2", "2-layer / 1-layer SSAN + RPR, parameters"),
+    ("train_seconds", ("ssan2_rpr",), ("ssan_rpr",), "1.201", "2-layer / 1-layer SSAN + RPR, training time"),
+    ("dev_inference_10x_seconds", ("ssan2_rpr",), ("ssan_rpr",), "1.094",
+     "2-layer / 1-layer SSAN + RPR, inference time"),
+    ("train_seconds", ("barnes_lstm",), SSAN_MEAN, "3.4", "LSTM / mean SSAN, training time"),
+    ("train_seconds", ("barnes_bilstm",), SSAN_MEAN, "5.9", "BiLSTM / mean SSAN, training time"),
+    ("dev_inference_10x_seconds", SSAN_MEAN, ("barnes_lstm",), "1.155", "mean SSAN / LSTM, inference time"),
+    ("dev_inference_10x_seconds", SSAN_MEAN, ("barnes_bilstm",), "\"41% faster\"", "mean SSAN / BiLSTM, inference time"),
+)
+
+
+def characteristic_ratios(rows: list[dict]) -> list[str]:
+    """The paper's comparisons as markdown table rows: what it measured on its GPU against our ratio on this CPU."""
+    by_recipe = {row["recipe"]: row for row in rows}
+    lines = ["| comparison | paper (GPU) | ours (this CPU) |", "| --- | ---: | ---: |"]
+    for key, top, bottom, paper, label in CHARACTERISTIC_CLAIMS:
+        top, bottom = ([by_recipe[n][key] for n in group if n in by_recipe] for group in (top, bottom))
+        if top and bottom:  # a group's mean is over its rows that were measured
+            lines.append(f"| {label} | {paper} | {statistics.fmean(top) / statistics.fmean(bottom):.3f} |")
+    fewest = min(rows, key=lambda row: row["params_without_embeddings"])["recipe"]
+    return lines + [f"| fewest parameters without word vectors | barnes_cnn | {fewest} |"]
+
+
+def characteristics_section(result: dict) -> list[str]:
+    """The SSAN paper's Table 3 on this machine (benchmarks/characteristics.py) and its comparisons."""
+    settings, rows = result["settings"], result["rows"]
+    threads = sorted({row.get("torch_threads", "?") for row in rows})
+    lines = ["## Model characteristics (SSAN paper Table 3)", "",
+             f"SST-fine, hidden {settings['hidden']}, batch {settings['batch_size']}, {settings['optimizer']}, "
+             f"{settings['vectors']} vectors; one process per model, one after another on the same machine, "
+             f"torch threads {'/'.join(map(str, threads))} (`python -m benchmarks.characteristics`, commit "
+             f"`{result.get('git_commit', '?')}`, {result.get('date', '?')[:10]}). Train time counts the training "
+             "steps alone; peak memory is the process's resident set (the paper measured GPU memory).", "",
+             f"| recipe | trainable params | without word vectors | train {rows[0]['epochs']} epochs "
+             "| dev inference ×10 | peak memory (MiB) |", "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    for row in rows:
+        lines.append(f"| {row['recipe']} | {row['params']:,} | {row['params_without_embeddings']:,} | "
+                     f"{fmt_seconds(row['train_seconds'])} | {fmt_seconds(row['dev_inference_10x_seconds'])} | "
+                     f"{row['peak_rss_mib']:.0f} |")
+    return lines + ["", "The paper's comparisons (its §Model Characteristics) beside the same ratios here:", ""] + \
+        characteristic_ratios(rows) + [""]

@@ -250,6 +250,27 @@ def test_lama_table_takes_the_dev_chosen_variant_and_names_baselines_above_lama_
     assert render_lama.lama_section([]) == []
 
 
+def test_characteristics_section_sets_the_papers_ratios_beside_ours():
+    from benchmarks import render_ssan
+
+    def row(recipe, params, train, infer):
+        return {"recipe": recipe, "params": params + 1000, "params_without_embeddings": params, "epochs": 10,
+                "train_seconds": train, "dev_inference_10x_seconds": infer, "peak_rss_mib": 700.0, "torch_threads": 1}
+
+    rows = [row("barnes_lstm", 800, 300.0, 5.0), row("barnes_bilstm", 1600, 600.0, 10.0),
+            row("ssan_pe", 400, 100.0, 4.0), row("ssan_rpr", 410, 120.0, 4.4)]
+    result = {"settings": {"hidden": 300, "batch_size": 32, "optimizer": "adam", "vectors": "random 300-d"},
+              "rows": rows, "git_commit": "abc1234", "date": "2026-01-01T00:00:00"}
+    text = "\n".join(render_ssan.characteristics_section(result))
+
+    assert "| ssan_rpr | 1,410 | 410 | 2m 00s | 4.4 s | 700 |" in text and "train 10 epochs" in text
+    assert "| SSAN + RPR / SSAN + PE, training time | 1.112 | 1.200 |" in text
+    assert "| BiLSTM / LSTM, parameters | ≈ 2 | 2.000 |" in text
+    assert "| LSTM / mean SSAN, training time | 3.4 | 2.727 |" in text  # mean over the SSAN rows present
+    assert "2-layer" not in text  # a comparison whose rows were not measured is left out
+    assert "| fewest parameters without word vectors | barnes_cnn | ssan_pe |" in text
+
+
 def test_run_skips_seeds_whose_result_exists(tmp_path, capsys):
     from benchmarks import run
 
