@@ -271,6 +271,27 @@ def test_characteristics_section_sets_the_papers_ratios_beside_ours():
     assert "| fewest parameters without word vectors | barnes_cnn | ssan_pe |" in text
 
 
+def test_table3_script_gives_each_run_its_own_job_with_its_settings():
+    """A dry run (PY=echo) of benchmarks/reproduce_table3.sh: one benchmarks.run command per (recipe, variant, seed),
+    the dataset's shared settings first and the recipe's own after them, no two jobs joined into one line."""
+    import os
+    import subprocess
+
+    from benchmarks.common import REPO_ROOT
+
+    env = {**os.environ, "PY": "echo", "SEEDS": "0 1"}
+    out = subprocess.run(["bash", str(REPO_ROOT / "benchmarks" / "reproduce_table3.sh"), "news"], env=env,
+                         capture_output=True, text=True, check=True).stdout
+    runs = [line for line in out.splitlines() if "benchmarks.run" in line]
+    assert len(runs) == 2 * 10 and all(line.count("--recipe") == 1 for line in runs)
+    san = [line for line in runs if "--recipe san " in line and "--seeds 1 " in line]
+    assert len(san) == 2 and any("--variant L50-norm1" in line and "train.regulariser.type=frobenius_norm" in line
+                                 for line in san)
+    minilm = next(line for line in runs if "--recipe minilm " in line)
+    assert minilm.index("tokenizer.max_length=50") < minilm.index("tokenizer.max_length=256")  # the later one wins
+    assert "train.batches_per_epoch=1000" in minilm and minilm.rstrip().endswith("--skip-existing --no-progress")
+
+
 def test_run_skips_seeds_whose_result_exists(tmp_path, capsys):
     from benchmarks import run
 
