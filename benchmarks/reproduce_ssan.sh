@@ -5,7 +5,10 @@
 # Each (recipe, dataset, seed) is its own job: JOBS=N runs N at once (one thread each), and runs whose result
 # file exists are skipped, so an interrupted table resumes where it stopped. Then the model-characteristics table
 # (Table 3): `python -m benchmarks.characteristics --epochs 10`, and `python -m benchmarks.render`.
-# Usage: [SEEDS="0 1 2"] [JOBS=2] benchmarks/reproduce_ssan.sh [DATASET ...] [-- extra benchmarks.run arguments]
+# VECTORS=w2v300 runs the neural rows again on 300-d word2vec trained with gensim on each training set (variant
+# `w2v300`: d_model 300 and the paper's lr 0.1 for the self-attention rows, a 4 x d_model feed-forward for the
+# Transformer; Barnes et al.'s rows keep their 50-d ReLU layer); BoW and Ave are not rerun.
+# Usage: [SEEDS="0 1 2"] [JOBS=2] [VECTORS=w2v300] benchmarks/reproduce_ssan.sh [DATASET ...] [-- extra run args]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}
@@ -15,6 +18,7 @@ while [[ $# -gt 0 && "$1" != "--" ]]; do DATASETS+=("$1"); shift; done
 [[ "${1:-}" == "--" ]] && shift
 [[ ${#DATASETS[@]} -eq 0 ]] && DATASETS=(barnes_sst_fine barnes_sst_binary opener sentube_auto sentube_tablets semeval2013)
 for data in "${DATASETS[@]}"; do
+  [[ -n "${VECTORS:-}" ]] && break
   for model in bow_lr ave_lr; do
     $PY -m benchmarks.baselines --dataset "$data" --model $model
   done
@@ -22,11 +26,25 @@ done
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 EXTRA=""  # the extra arguments, quoted into the command each job runs
 [[ $# -gt 0 ]] && EXTRA=$(printf ' %q' "$@")
+settings_for() {  # the VECTORS variant's settings for one recipe (none for the recipes as shipped)
+  case "${VECTORS:-}" in
+    "") ;;
+    w2v300)
+      local vectors="--variant w2v300 --set embedder.vectors=word2vec --set embedder.dim=300"
+      case $1 in
+        barnes_*) echo "$vectors" ;;
+        ssan*) echo "$vectors --set head.hidden=300 --set train.lr=0.1" ;;
+        transformer_*) echo "$vectors --set head.hidden=300 --set train.lr=0.1 --set encoder.ff=1200" ;;
+      esac ;;
+  esac
+}
+case "${VECTORS:-}" in "" | w2v300) ;; *) echo "VECTORS must be empty or w2v300, not ${VECTORS}" >&2; exit 2 ;; esac
 for seed in "${SEEDS[@]}"; do
   for data in "${DATASETS[@]}"; do
     for recipe in barnes_lstm barnes_bilstm barnes_cnn ssan ssan_pe ssan_rpr ssan2_rpr transformer_pe transformer_rpr; do
-      echo "$recipe $data $seed"
+      settings=$(settings_for $recipe)
+      echo "$recipe $data $seed${settings:+ $settings}"  # no trailing blank: xargs -L joins such lines
     done
   done
 done | xargs -P "${JOBS:-1}" -L 1 bash -c \
-  "$PY"' -m benchmarks.run --recipe "$1" --dataset "$2" --seeds "$3" --skip-existing --no-progress'"$EXTRA" _
+  "$PY"' -m benchmarks.run --recipe "$1" --dataset "$2" --seeds "$3" "${@:4}" --skip-existing --no-progress'"$EXTRA" _

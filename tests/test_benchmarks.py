@@ -221,6 +221,11 @@ def test_ssan_table_has_the_paper_shape_and_checks_its_claims():
     assert "A second SSAN layer does not help: **does not hold**" in text
     assert "above every baseline: holds" in text
     assert render_ssan.ssan_section([]) == []
+    assert "300-d word2vec" not in text
+    word2vec = results + [{**_result("ssan-opener-w2v300-s0", 0, 0.8), "recipe": "ssan", "dataset": "opener",
+                           "variant": "w2v300"}]
+    second = "\n".join(render_ssan.ssan_section(word2vec)).split("300-d word2vec")[1]
+    assert "| 1-Layer SSAN | — | — | 80.0 | — | — | — | — | 1 |" in second
     partial = [r for r in results if r["dataset"] != "opener" or r["recipe"] != "ssan_pe"]
     assert "averages over the 5 datasets every SSAN row has so far" in "\n".join(render_ssan.ssan_section(partial))
 
