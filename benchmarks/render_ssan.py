@@ -1,8 +1,9 @@
-"""BENCHMARKS.md's SSAN section: the shape of Ambartsoumian & Popowich (2018) Table 2 — eleven models × the six
-Barnes et al. (2017) datasets and their macro average — and the paper's claims checked on those numbers.
+"""BENCHMARKS.md's SSAN sections: the shape of Ambartsoumian & Popowich (2018) Table 2 — eleven models × the six
+Barnes et al. (2017) datasets and their macro average — with the paper's claims checked on those numbers, and its
+Table 3 (model characteristics) with the paper's speed and size ratios beside ours.
 
-Each cell is the mean test accuracy (sample std) over the seeds of the recipe as shipped (runs without a variant);
-every run kept its best-dev epoch. Used by benchmarks.render.
+Each Table 2 cell is the mean test accuracy (sample std) over the seeds of the recipe as shipped (runs without a
+variant; the `w2v300` variant gets a second table); every run kept its best-dev epoch. Used by benchmarks.render.
 """
 from __future__ import annotations
 
