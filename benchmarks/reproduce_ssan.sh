@@ -12,6 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}
+case "${VECTORS:-}" in "" | w2v300) ;; *) echo "VECTORS must be empty or w2v300, not ${VECTORS}" >&2; exit 2 ;; esac
 read -r -a SEEDS <<< "${SEEDS:-0 1 2 3 4}"
 DATASETS=()
 while [[ $# -gt 0 && "$1" != "--" ]]; do DATASETS+=("$1"); shift; done
@@ -38,7 +39,6 @@ settings_for() {  # the VECTORS variant's settings for one recipe (none for the 
       esac ;;
   esac
 }
-case "${VECTORS:-}" in "" | w2v300) ;; *) echo "VECTORS must be empty or w2v300, not ${VECTORS}" >&2; exit 2 ;; esac
 for seed in "${SEEDS[@]}"; do
   for data in "${DATASETS[@]}"; do
     for recipe in barnes_lstm barnes_bilstm barnes_cnn ssan ssan_pe ssan_rpr ssan2_rpr transformer_pe transformer_rpr; do
