@@ -1,12 +1,14 @@
 """Invariants of the model parts: attention shape and masking, padding invariance, parameter counts."""
 from __future__ import annotations
 
+import warnings
+
 import pytest
 import torch
 
 from attentive.data.batching import pad
 from attentive.models.classifier import build_model
-from attentive.models.encoders import reverse_within_length
+from attentive.models.encoders import ConvEncoder, reverse_within_length
 from attentive.models.poolers import LamaPooler
 from attentive.recipes import load_recipe
 
@@ -77,6 +79,22 @@ def test_reverse_within_length_leaves_padding_in_place():
     x = torch.tensor([[1, 2, 3, 0], [4, 5, 0, 0]]).unsqueeze(-1)
     out = reverse_within_length(x, torch.tensor([3, 2]))
     assert out.squeeze(-1).tolist() == [[3, 2, 1, 0], [5, 4, 0, 0]]
+
+
+def test_cnn_keeps_each_length_for_even_widths_as_torch_same_padding_does():
+    torch.manual_seed(0)
+    encoder, x = ConvEncoder(4, widths=(2, 3, 4), maps=2), torch.randn(2, 6, 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning about copying the input for an even width
+        out = encoder(x, torch.ones(2, 6))
+    expected = []
+    for conv in encoder.convs:
+        same = torch.nn.Conv1d(4, 2, conv.kernel_size[0], padding="same")
+        same.load_state_dict(conv.state_dict())
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # torch's own warning, the one our padding avoids
+            expected.append(torch.relu(same(x.transpose(1, 2))))
+    assert torch.allclose(out, torch.cat(expected, dim=1).transpose(1, 2), atol=1e-6)
 
 
 @pytest.mark.parametrize("two_d,heads", [(200, 10), (64, 1), (600, 30)])

@@ -71,12 +71,16 @@ class ConvEncoder(nn.Module):
 
     def __init__(self, input_dim: int, widths: tuple[int, ...] | list[int] = (3, 4, 5), maps: int = 100):
         super().__init__()
-        self.convs = nn.ModuleList(nn.Conv1d(input_dim, maps, w, padding="same") for w in widths)
+        self.convs = nn.ModuleList(nn.Conv1d(input_dim, maps, w) for w in widths)
+        # zeros before and after each text so that every width keeps its length ("same" convolution; an even width
+        # gets the extra zero at the end, as torch's padding="same" does, without its copy-of-the-input warning)
+        self.paddings = [((w - 1) // 2, w - 1 - (w - 1) // 2) for w in widths]
         self.output_dim = maps * len(widths)
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         x = (x * mask.unsqueeze(-1)).transpose(1, 2)  # B x D x T
-        features = torch.cat([torch.relu(conv(x)) for conv in self.convs], dim=1).transpose(1, 2)
+        features = torch.cat([torch.relu(conv(nn.functional.pad(x, padding)))
+                              for conv, padding in zip(self.convs, self.paddings)], dim=1).transpose(1, 2)
         return features * mask.unsqueeze(-1)
 
 
