@@ -5,6 +5,8 @@
 # Each (recipe, dataset, seed) is its own job: JOBS=N runs N at once (one thread each), and runs whose result
 # file exists are skipped, so an interrupted table resumes where it stopped. Then the model-characteristics table
 # (Table 3): `python -m benchmarks.characteristics --epochs 10`, and `python -m benchmarks.render`.
+# Barnes et al.'s LSTM, BiLSTM and CNN first run seed 0 at word-vector dropout 0.1 and 0.5 beside the recipes' 0.3;
+# every seed then runs the rate dev chose per dataset (`python -m benchmarks.render_ssan` prints the choices).
 # VECTORS=w2v300 runs the neural rows again on 300-d word2vec trained with gensim on each training set (variant
 # `w2v300`: d_model 300 and the paper's lr 0.1 for the self-attention rows, a 4 x d_model feed-forward for the
 # Transformer; Barnes et al.'s rows keep their 50-d ReLU layer); BoW and Ave are not rerun.
@@ -27,9 +29,24 @@ done
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 EXTRA=""  # the extra arguments, quoted into the command each job runs
 [[ $# -gt 0 ]] && EXTRA=$(printf ' %q' "$@")
-settings_for() {  # the VECTORS variant's settings for one recipe (none for the recipes as shipped)
+run_jobs() {  # stdin: one job per line, `RECIPE DATASET SEED [benchmarks.run arguments]`
+  xargs -P "${JOBS:-1}" -L 1 bash -c \
+    "$PY"' -m benchmarks.run --recipe "$1" --dataset "$2" --seeds "$3" "${@:4}" --skip-existing --no-progress'"$EXTRA" _
+}
+BARNES=(barnes_lstm barnes_bilstm barnes_cnn)
+if [[ -z "${VECTORS:-}" ]]; then  # the dropout sweep (seed 0), then the choices as `RECIPE DATASET [arguments]`
+  for data in "${DATASETS[@]}"; do
+    for recipe in "${BARNES[@]}"; do
+      echo "$recipe $data 0"
+      echo "$recipe $data 0 --variant edrop01 --set embedder.dropout=0.1"
+      echo "$recipe $data 0 --variant edrop05 --set embedder.dropout=0.5"
+    done
+  done | run_jobs
+  CHOSEN=$($PY -m benchmarks.render_ssan)
+fi
+settings_for() {  # RECIPE DATASET -> its run arguments: the dev-chosen dropout, or the VECTORS variant's settings
   case "${VECTORS:-}" in
-    "") ;;
+    "") [[ $1 == barnes_* ]] && grep -m 1 "^$1 $2\( \|$\)" <<< "$CHOSEN" | cut -s -d ' ' -f 3- || true ;;
     w2v300)
       local vectors="--variant w2v300 --set embedder.vectors=word2vec --set embedder.dim=300"
       case $1 in
@@ -41,10 +58,9 @@ settings_for() {  # the VECTORS variant's settings for one recipe (none for the 
 }
 for seed in "${SEEDS[@]}"; do
   for data in "${DATASETS[@]}"; do
-    for recipe in barnes_lstm barnes_bilstm barnes_cnn ssan ssan_pe ssan_rpr ssan2_rpr transformer_pe transformer_rpr; do
-      settings=$(settings_for $recipe)
+    for recipe in "${BARNES[@]}" ssan ssan_pe ssan_rpr ssan2_rpr transformer_pe transformer_rpr; do
+      settings=$(settings_for $recipe $data)
       echo "$recipe $data $seed${settings:+ $settings}"  # no trailing blank: xargs -L joins such lines
     done
   done
-done | xargs -P "${JOBS:-1}" -L 1 bash -c \
-  "$PY"' -m benchmarks.run --recipe "$1" --dataset "$2" --seeds "$3" "${@:4}" --skip-existing --no-progress'"$EXTRA" _
+done | run_jobs

@@ -230,6 +230,32 @@ def test_ssan_table_has_the_paper_shape_and_checks_its_claims():
     assert "averages over the 5 datasets every SSAN row has so far" in "\n".join(render_ssan.ssan_section(partial))
 
 
+def test_ssan_table_takes_the_barnes_dropout_dev_chose_per_dataset():
+    from benchmarks import render_ssan
+
+    def run(recipe, dataset, seed, dev, test, variant=""):
+        result = {**_result(f"{recipe}-{dataset}-s{seed}", seed, test), "recipe": recipe, "dataset": dataset,
+                  "dev": {"accuracy": dev}}
+        return {**result, "variant": variant} if variant else result
+
+    results = [run("barnes_lstm", "opener", 0, 0.80, 0.70), run("barnes_lstm", "opener", 1, 0.80, 0.72),
+               run("barnes_lstm", "opener", 0, 0.85, 0.60, "edrop01"), run("barnes_lstm", "opener", 1, 0.70, 0.62,
+                                                                           "edrop01"),
+               run("barnes_lstm", "opener", 0, 0.75, 0.99, "edrop05"),  # best test, worse dev: not chosen
+               run("barnes_cnn", "opener", 0, 0.80, 0.70), run("barnes_cnn", "opener", 0, 0.80, 0.80, "edrop01"),
+               run("barnes_bilstm", "opener", 0, 0.80, 0.70), run("barnes_bilstm", "opener", 0, 0.90, 0.90,
+                                                                  "edrop01")]  # no 0.5 run: sweep not complete
+    results += [run("barnes_cnn", "opener", 0, 0.80, 0.50, "edrop05")]
+    choices = render_ssan.dropout_choices(results)
+    assert choices == {("barnes_lstm", "opener"): ("edrop01", 0.85), ("barnes_cnn", "opener"): ("", 0.80)}  # a tie
+    cells = render_ssan.table_accuracies(results, choices=choices)
+    assert cells[("barnes_lstm", "opener")] == [0.60, 0.62] and cells[("barnes_bilstm", "opener")] == [0.70]
+    text = "\n".join(render_ssan.ssan_section(results))
+    assert "| LSTM | — | — | 0.1 (85.0) | — | — | — |" in text and "| BiLSTM | — | — | — |" in text
+    assert render_ssan.dropout_settings(results) == [
+        "barnes_cnn opener", "barnes_lstm opener --variant edrop01 --set embedder.dropout=0.1"]
+
+
 def test_lama_table_takes_the_dev_chosen_variant_and_names_baselines_above_lama_ctx():
     from benchmarks import render_lama
 
@@ -295,6 +321,30 @@ def test_table3_script_gives_each_run_its_own_job_with_its_settings():
     minilm = next(line for line in runs if "--recipe minilm " in line)
     assert minilm.index("tokenizer.max_length=50") < minilm.index("tokenizer.max_length=256")  # the later one wins
     assert "train.batches_per_epoch=1000" in minilm and minilm.rstrip().endswith("--skip-existing --no-progress")
+
+
+def test_ssan_script_sweeps_dropout_on_seed_0_then_runs_every_seed_at_the_dev_choice(tmp_path):
+    """A dry run of benchmarks/reproduce_ssan.sh whose render_ssan step answers that dev chose 0.1 for LSTM on
+    OpeNER: the sweep's three rates run seed 0, and later seeds of that cell carry the chosen variant only."""
+    import os
+    import subprocess
+
+    from benchmarks.common import REPO_ROOT
+
+    fake_python = tmp_path / "py"
+    fake_python.write_text('#!/usr/bin/env bash\nif [[ "$2" == benchmarks.render_ssan ]]; then\n'
+                           '  echo "barnes_lstm opener --variant edrop01 --set embedder.dropout=0.1"\n'
+                           '  echo "barnes_cnn opener"\nelse echo "$@"; fi\n', encoding="utf-8")
+    fake_python.chmod(0o755)
+    env = {**os.environ, "PY": str(fake_python), "SEEDS": "1"}
+    out = subprocess.run(["bash", str(REPO_ROOT / "benchmarks" / "reproduce_ssan.sh"), "opener"], env=env,
+                         capture_output=True, text=True, check=True).stdout
+    runs = [line for line in out.splitlines() if "benchmarks.run" in line]
+    assert len(runs) == 9 + 9 and all(line.count("--recipe") == 1 for line in runs)
+    assert sum("--seeds 0 --variant edrop05 --set embedder.dropout=0.5" in line for line in runs) == 3
+    later = {line.split()[3]: line for line in runs if "--seeds 1" in line}
+    assert "--variant edrop01 --set embedder.dropout=0.1" in later["barnes_lstm"]
+    assert "--variant" not in later["barnes_cnn"] and "--variant" not in later["barnes_bilstm"]
 
 
 def test_run_skips_seeds_whose_result_exists(tmp_path, capsys):
