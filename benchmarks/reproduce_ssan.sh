@@ -13,12 +13,9 @@
 # Usage: [SEEDS="0 1 2"] [JOBS=2] [VECTORS=w2v300] benchmarks/reproduce_ssan.sh [DATASET ...] [-- extra run args]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PY=${PY:-.venv/bin/python}
+DEFAULT_SEEDS="0 1 2 3 4"
+source benchmarks/jobs.sh "$@"
 case "${VECTORS:-}" in "" | w2v300) ;; *) echo "VECTORS must be empty or w2v300, not ${VECTORS}" >&2; exit 2 ;; esac
-read -r -a SEEDS <<< "${SEEDS:-0 1 2 3 4}"
-DATASETS=()
-while [[ $# -gt 0 && "$1" != "--" ]]; do DATASETS+=("$1"); shift; done
-[[ "${1:-}" == "--" ]] && shift
 [[ ${#DATASETS[@]} -eq 0 ]] && DATASETS=(barnes_sst_fine barnes_sst_binary opener sentube_auto sentube_tablets semeval2013)
 for data in "${DATASETS[@]}"; do
   [[ -n "${VECTORS:-}" ]] && break
@@ -26,13 +23,6 @@ for data in "${DATASETS[@]}"; do
     $PY -m benchmarks.baselines --dataset "$data" --model $model
   done
 done
-export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
-EXTRA=""  # the extra arguments, quoted into the command each job runs
-[[ $# -gt 0 ]] && EXTRA=$(printf ' %q' "$@")
-run_jobs() {  # stdin: one job per line, `RECIPE DATASET SEED [benchmarks.run arguments]`
-  xargs -P "${JOBS:-1}" -L 1 bash -c \
-    "$PY"' -m benchmarks.run --recipe "$1" --dataset "$2" --seeds "$3" "${@:4}" --skip-existing --no-progress'"$EXTRA" _
-}
 BARNES=(barnes_lstm barnes_bilstm barnes_cnn)
 if [[ -z "${VECTORS:-}" ]]; then  # the dropout sweep (seed 0), then the choices as `RECIPE DATASET [arguments]`
   for data in "${DATASETS[@]}"; do
@@ -60,7 +50,7 @@ for seed in "${SEEDS[@]}"; do
   for data in "${DATASETS[@]}"; do
     for recipe in "${BARNES[@]}" ssan ssan_pe ssan_rpr ssan2_rpr transformer_pe transformer_rpr; do
       settings=$(settings_for $recipe $data)
-      echo "$recipe $data $seed${settings:+ $settings}"  # no trailing blank: xargs -L joins such lines
+      echo "$recipe $data $seed${settings:+ $settings}"
     done
   done
 done | run_jobs

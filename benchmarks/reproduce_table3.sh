@@ -9,14 +9,9 @@
 # Usage: [SEEDS="0 1 2"] [JOBS=2] benchmarks/reproduce_table3.sh [DATASET ...] [-- extra benchmarks.run arguments]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PY=${PY:-.venv/bin/python}
-read -r -a SEEDS <<< "${SEEDS:-0 1 2}"
-DATASETS=()
-while [[ $# -gt 0 && "$1" != "--" ]]; do DATASETS+=("$1"); shift; done
-[[ "${1:-}" == "--" ]] && shift
+DEFAULT_SEEDS="0 1 2"
+source benchmarks/jobs.sh "$@"
 [[ ${#DATASETS[@]} -eq 0 ]] && DATASETS=(r8 news imdb)
-EXTRA=""  # the extra arguments, quoted into the command each job runs
-[[ $# -gt 0 ]] && EXTRA=$(printf ' %q' "$@")
 
 # Per dataset: the settings every recipe shares (R8 and IMDB as in reproduce_lama.sh; News headlines are short).
 declare -A SHARED=(
@@ -54,12 +49,10 @@ for data in "${DATASETS[@]}"; do
     [[ -e benchmarks/results/$model-$data-s0.json ]] || $PY -m benchmarks.baselines --dataset "$data" --model $model
   done
 done
-export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 for data in "${DATASETS[@]}"; do
   for seed in "${SEEDS[@]}"; do
     jobs_for "$data" | while read -r recipe variant settings; do
-      echo "$recipe $data $variant $seed ${SHARED[$data]}${settings:+ $settings}"  # no trailing blank: xargs -L joins such lines
+      echo "$recipe $data $seed --variant $variant ${SHARED[$data]}${settings:+ $settings}"
     done
   done
-done | xargs -P "${JOBS:-1}" -L 1 bash -c \
-  "$PY"' -m benchmarks.run --recipe "$1" --dataset "$2" --variant "$3" --seeds "$4" "${@:5}" --skip-existing --no-progress'"$EXTRA" _
+done | run_jobs
