@@ -8,8 +8,9 @@
 # Barnes et al.'s LSTM, BiLSTM and CNN first run seed 0 at word-vector dropout 0.1 and 0.5 beside the recipes' 0.3;
 # every seed then runs the rate dev chose per dataset (`python -m benchmarks.render_ssan` prints the choices).
 # VECTORS=w2v300 runs the neural rows again on 300-d word2vec trained with gensim on each training set (variant
-# `w2v300`: d_model 300 and the paper's lr 0.1 for the self-attention rows, a 4 x d_model feed-forward for the
-# Transformer; Barnes et al.'s rows keep their 50-d ReLU layer); BoW and Ave are not rerun.
+# `w2v300`: d_model 300, so the self-attention rows take the paper's lr 0.1 and a 300-d sentence vector and the
+# Transformer a 4 x d_model feed-forward, as their recipes say; Barnes et al.'s rows keep their 50-d ReLU layer and
+# the recipes' dropout); BoW and Ave are not rerun.
 # Usage: [SEEDS="0 1 2"] [JOBS=2] [VECTORS=w2v300] benchmarks/reproduce_ssan.sh [DATASET ...] [-- extra run args]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,13 +38,7 @@ fi
 settings_for() {  # RECIPE DATASET -> its run arguments: the dev-chosen dropout, or the VECTORS variant's settings
   case "${VECTORS:-}" in
     "") [[ $1 == barnes_* ]] && grep -m 1 "^$1 $2\( \|$\)" <<< "$CHOSEN" | cut -s -d ' ' -f 3- || true ;;
-    w2v300)
-      local vectors="--variant w2v300 --set embedder.vectors=word2vec --set embedder.dim=300"
-      case $1 in
-        barnes_*) echo "$vectors" ;;
-        ssan*) echo "$vectors --set head.hidden=300 --set train.lr=0.1" ;;
-        transformer_*) echo "$vectors --set head.hidden=300 --set train.lr=0.1 --set encoder.ff=1200" ;;
-      esac ;;
+    w2v300) echo "--variant w2v300 --set embedder.vectors=word2vec --set embedder.dim=300" ;;
   esac
 }
 for seed in "${SEEDS[@]}"; do

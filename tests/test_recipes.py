@@ -41,3 +41,22 @@ def test_malformed_override_is_a_clear_error(bad):
 def test_unknown_recipe_lists_the_known_ones():
     with pytest.raises(AttentiveError, match="lama_ctx"):
         load_recipe("nosuch")
+
+
+@pytest.mark.parametrize("d_model,rate", [(50, 0.15), (100, 0.125), (300, 0.1), (600, 0.05), (65, 0.15), (250, 0.1)])
+def test_ssan_widths_and_learning_rate_follow_d_model_as_the_paper_sets_them(d_model, rate):
+    """SSAN paper §4: lr 0.15/0.125/0.1/0.1/0.05 for d_model 50/100/200/300/600 (nearest listed size otherwise); the
+    sentence vector is d_model wide, the Transformer's feed-forward 4 d_model."""
+    from attentive.models.classifier import build_model
+
+    recipe = load_recipe("transformer_rpr", [f"embedder.dim={d_model}", "embedder.vectors=random"])
+    build_model(recipe, vocab_size=20, classes=2)
+    assert recipe["train"]["lr"] == rate
+    assert recipe["head"]["hidden"] == d_model and recipe["encoder"]["ff"] == 4 * d_model
+
+
+def test_an_explicit_learning_rate_or_width_wins_over_the_d_model_table():
+    from attentive.recipes import resolve_d_model
+
+    recipe = resolve_d_model(load_recipe("ssan", ["train.lr=0.3", "head.hidden=7"]), 300)
+    assert recipe["train"]["lr"] == 0.3 and recipe["head"]["hidden"] == 7

@@ -8,6 +8,7 @@ import torch
 from torch import nn
 
 from ..errors import AttentiveError
+from ..recipes import resolve_d_model
 from .aspects import ASPECT_TYPES, AspectAttentionPooler, AspectEmbedder, aspect_input
 from .embedders import WordEmbedder
 from .encoders import ENCODERS
@@ -117,7 +118,8 @@ def _aspect_part(section: dict, aspects: int, word_dim: int | None) -> AspectEmb
 def build_model(recipe: dict, vocab_size: int, classes: int, vectors: np.ndarray | None = None,
                 aspects: int = 0) -> TextClassifier:
     """Assemble the model a recipe describes. `vectors` (vocab_size x dim) initialises the embedding table;
-    `aspects` is the number of aspect categories a learned aspect table holds."""
+    `aspects` is the number of aspect categories a learned aspect table holds. Settings the recipe gives in terms of
+    d_model (the word-vector size) are filled in, in the recipe itself, so that training and saving see numbers."""
     emb = recipe["embedder"]
     if emb.get("type") == "none":  # the encoder takes token ids itself (a pretrained Transformer)
         embedder, dim = nn.Identity(), None
@@ -125,6 +127,7 @@ def build_model(recipe: dict, vocab_size: int, classes: int, vectors: np.ndarray
         dim = vectors.shape[1] if vectors is not None else emb["dim"]
         embedder = WordEmbedder(vocab_size, dim, dropout=emb.get("dropout", 0.0), initial=vectors,
                                 trainable=emb.get("trainable", True))
+        resolve_d_model(recipe, dim)
     aspect = _aspect_part(recipe.get("aspect", {}), aspects, dim)
     pooler_options = _options(recipe["pooler"])
     if recipe["pooler"].get("type") == "aspect_attention" or pooler_options.get("context") == "aspect":
