@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from attentive.io_utils import atomic_write_text
-from benchmarks.common import REPO_ROOT, RESULTS_DIR
+from benchmarks.common import REPO_ROOT, RESULTS_DIR, SAME_SETTINGS
 
 
 @dataclass(frozen=True)
@@ -88,6 +88,9 @@ def load_results(results_dir: Path) -> tuple[list[dict], list[str]]:
             problems.append(f"`{path.name}`: missing {', '.join(missing)}")
             continue
         result.setdefault("name", path.stem)
+        same = SAME_SETTINGS.get((model_name(result), result["dataset"], result.get("variant")))
+        if same:  # counted with the runs of the variant whose settings it used
+            result["variant_as_run"], result["variant"] = result["variant"], same
         results.append(result)
     return results, problems
 

@@ -15,7 +15,8 @@ import torch
 
 import attentive
 from attentive.api import resolve_dataset
-from benchmarks.common import RESULTS_DIR, commit_at_start, write_result
+from benchmarks.common import RESULTS_DIR, commit_at_start, variant_names, write_result
+
 
 def result_name(recipe: str, dataset: str, seed: int, variant: str | None) -> str:
     return "-".join([recipe, dataset] + ([variant] if variant else []) + [f"s{seed}"])
@@ -102,9 +103,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     commit_at_start()  # the code that runs is the code at start, whatever is committed meanwhile
     dataset = resolve_dataset(args.dataset, args.data_dir)
     for seed in args.seeds:
-        name = result_name(args.recipe, dataset.name, seed, args.variant)
-        if args.skip_existing and (Path(args.results_dir or RESULTS_DIR) / f"{name}.json").exists():
-            print(f"{name}: result already there, skipped", flush=True)
+        names = [result_name(args.recipe, dataset.name, seed, v)
+                 for v in variant_names(args.recipe, dataset.name, args.variant)]
+        done = [n for n in names if (Path(args.results_dir or RESULTS_DIR) / f"{n}.json").exists()]
+        if args.skip_existing and done:
+            print(f"{names[0]}: result already there{'' if done[0] == names[0] else f' as {done[0]}'}, skipped",
+                  flush=True)
             continue
         run_one(args.recipe, dataset, seed, args.overrides, args.variant, args.device, args.save_models,
                 args.results_dir, not args.no_progress, args.analyze)

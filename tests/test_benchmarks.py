@@ -347,6 +347,22 @@ def test_ssan_script_sweeps_dropout_on_seed_0_then_runs_every_seed_at_the_dev_ch
     assert "--variant" not in later["barnes_cnn"] and "--variant" not in later["barnes_bilstm"]
 
 
+def test_a_run_made_under_another_name_with_the_same_settings_counts_as_that_variant(tmp_path, capsys):
+    """benchmarks.common.SAME_SETTINGS: R8's `gpu-L1000-scale5` LAMA+Ctx runs are `L1000` runs, for the renderer's
+    groups and for --skip-existing."""
+    from benchmarks import run
+    from benchmarks.render import load_results
+
+    as_run = {**_result("lama_ctx-r8-gpu-L1000-scale5-s0", 0, 0.97), "dataset": "r8", "variant": "gpu-L1000-scale5"}
+    (tmp_path / "lama_ctx-r8-gpu-L1000-scale5-s0.json").write_text(json.dumps(as_run), encoding="utf-8")
+    (loaded,), _ = load_results(tmp_path)
+    assert loaded["variant"] == "L1000" and loaded["variant_as_run"] == "gpu-L1000-scale5"
+    assert run.main(["--recipe", "lama_ctx", "--dataset", "r8", "--variant", "L1000", "--seeds", "0",
+                     "--skip-existing", "--results-dir", str(tmp_path), "--no-progress"]) == 0
+    assert "lama_ctx-r8-L1000-s0: result already there as lama_ctx-r8-gpu-L1000-scale5-s0, skipped" in \
+        capsys.readouterr().out
+
+
 def test_run_skips_seeds_whose_result_exists(tmp_path, capsys):
     from benchmarks import run
 
