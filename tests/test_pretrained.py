@@ -20,3 +20,38 @@ def test_frozen_minilm_learns_saves_and_loads_from_its_own_folder(sst2_small, tm
     assert [p.probabilities for p in model.predict(texts)] == [p.probabilities for p in attentive.load(tmp_path).predict(texts)]
     [explanation] = model.explain(["Gorgeous film"])
     assert explanation.attention is None and "Gorgeous" in explanation.words
+
+
+def test_a_frozen_encoder_pools_each_distinct_text_once_while_training(monkeypatch):
+    """TextClassifier.cached_pooling: the same logits as without it, the encoder run only for unseen texts; a model
+    that learns below its head (LAMA) is left alone."""
+    import torch
+
+    from attentive.models.classifier import build_model
+    from attentive.models.pretrained import pretrained_config
+    from attentive.recipes import load_recipe
+
+    from .conftest import tiny_overrides
+
+    recipe = load_recipe("minilm_frozen")
+    recipe["encoder"]["config"] = pretrained_config()
+    network = build_model(recipe, vocab_size=30522, classes=2).eval()
+    torch.manual_seed(0)
+    ids = torch.randint(1000, 2000, (4, 9))
+    ids[2] = ids[0]  # the same text twice
+    mask = torch.ones(4, 9, dtype=torch.bool)
+    mask[1, 6:] = mask[3, 4:] = False
+    expected = network(ids, mask).logits
+    calls = []
+    forward = network.encoder.forward
+    monkeypatch.setattr(network.encoder, "forward", lambda *args: calls.append(len(args[0])) or forward(*args))
+    with network.cached_pooling():
+        first, again = network(ids, mask).logits, network(ids, mask).logits
+        assert len(network._pooled) == 3
+    assert torch.allclose(first, expected, atol=1e-5) and torch.equal(first, again)
+    assert calls == [3]  # one encoder pass, over the three distinct texts
+    assert network._pooled is None and network(ids, mask).logits.shape == (4, 2)
+
+    lama = build_model(load_recipe("lama", tiny_overrides("lama")), vocab_size=50, classes=2).eval()
+    with lama.cached_pooling():
+        assert not lama.frozen_below_head and lama(ids % 50, mask).attention is not None

@@ -1,6 +1,7 @@
 """A model is embedder × encoder × pooler × head (../DESIGN.md); `build_model` assembles one from a recipe."""
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,6 +37,7 @@ class TextClassifier(nn.Module):
         super().__init__()
         self.embedder, self.encoder, self.pooler, self.head = embedder, encoder, pooler, head
         self.aspect = aspect
+        self._pooled: dict[bytes, torch.Tensor] | None = None  # see cached_pooling
 
     @property
     def is_pair(self) -> bool:
@@ -44,6 +46,38 @@ class TextClassifier(nn.Module):
     @property
     def uses_aspect(self) -> bool:
         return self.aspect is not None
+
+    @property
+    def frozen_below_head(self) -> bool:
+        """Whether only the head learns: a frozen pretrained encoder (which runs without dropout) read by a pooler
+        without parameters or dropout, single texts, no aspect. Each text's pooled vector then never changes."""
+        return (getattr(self.encoder, "freeze", False) and not self.is_pair and not self.uses_aspect
+                and not any(p.requires_grad for part in (self.embedder, self.encoder, self.pooler)
+                            for p in part.parameters())
+                and not any(isinstance(m, nn.Dropout) and m.p > 0
+                            for part in (self.embedder, self.pooler) for m in part.modules()))
+
+    @contextmanager
+    def cached_pooling(self):
+        """Within this block a model that is `frozen_below_head` pools each distinct text once and reuses the
+        vector (the training loop's epochs and dev passes then pay the frozen encoder's cost once, not each time);
+        its outputs carry no attention or states there. Other models are unaffected."""
+        self._pooled = {} if self.frozen_below_head else None
+        try:
+            yield self
+        finally:
+            self._pooled = None
+
+    def _cached_vectors(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """The pooled vector of each row, computed (without gradients) for the rows not seen before."""
+        keys = [row[: int(length)].cpu().numpy().tobytes() for row, length in zip(ids, mask.sum(1))]
+        missing = {key: i for i, key in reversed(list(enumerate(keys))) if key not in self._pooled}  # a row each
+        if missing:
+            rows = torch.tensor(list(missing.values()), device=ids.device)
+            with torch.no_grad():
+                vectors = self.pool(ids[rows], mask[rows]).vector
+            self._pooled.update(zip(missing, vectors))
+        return torch.stack([self._pooled[key] for key in keys])
 
     def states(self, ids: torch.Tensor, mask: torch.Tensor, aspect: torch.Tensor | None = None) -> torch.Tensor:
         """The encoder's vector of every token (B x T x D)."""
@@ -75,6 +109,8 @@ class TextClassifier(nn.Module):
                 aspect_mask: torch.Tensor | None = None) -> Output:
         """Logits and attention of single texts, or of (text, pair) through one shared encoder (Lin et al. App. B),
         or of (text, aspect)."""
+        if self._pooled is not None:  # inside cached_pooling, frozen below the head
+            return Output(self.head(self._cached_vectors(ids, mask)), None)
         if self.uses_aspect:
             if aspect_ids is None:
                 raise AttentiveError("this model classifies a text with respect to an aspect: give one")

@@ -3,6 +3,7 @@ weight decay or Adam, gradient clipping, dev accuracy after every epoch, early s
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import time
@@ -108,7 +109,8 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
 
     With `batches_per_epoch`, an "epoch" is that many batches drawn at random (with replacement) instead of one
     pass over the data (Ambartsoumian & Popowich 2018 §5: a fixed number of randomly sampled batches, the best dev
-    model kept). Each epoch's record (train loss including any penalty, train and dev accuracy, seconds, lr) is
+    model kept). A model whose only trainable part is its head (a frozen pretrained encoder) pools each text once
+    (`TextClassifier.cached_pooling`). Each epoch's record (train loss including any penalty, train and dev accuracy, seconds, lr) is
     appended to `log_path` as a JSON line; training stops after `patience` epochs without a better dev accuracy.
     """
     model.to(device)
@@ -117,7 +119,8 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
     labels = torch.as_tensor(np.asarray(train_labels), dtype=torch.long)
     dev_gold = np.asarray(dev_labels)
     history, best_state, stale = History(), None, 0
-    with _progress(show_progress) as progress:
+    caching = model.cached_pooling() if hasattr(model, "cached_pooling") else contextlib.nullcontext()
+    with _progress(show_progress) as progress, caching:
         for epoch in range(1, cfg["epochs"] + 1):
             batches = list(iterate(train_ids, cfg["batch_size"], shuffle=True, rng=rng))
             if cfg.get("batches_per_epoch"):  # SSAN's training: a fixed number of batches sampled at random
