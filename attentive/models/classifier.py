@@ -71,7 +71,10 @@ class TextClassifier(nn.Module):
     def _cached_vectors(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """The pooled vector of each row, computed (without gradients) for the rows not seen before."""
         keys = [row[: int(length)].cpu().numpy().tobytes() for row, length in zip(ids, mask.sum(1))]
-        missing = {key: i for i, key in reversed(list(enumerate(keys))) if key not in self._pooled}  # a row each
+        missing: dict[bytes, int] = {}  # each unseen text, and the first row that holds it
+        for row, key in enumerate(keys):
+            if key not in self._pooled:
+                missing.setdefault(key, row)
         if missing:
             rows = torch.tensor(list(missing.values()), device=ids.device)
             with torch.no_grad():

@@ -110,8 +110,9 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
     With `batches_per_epoch`, an "epoch" is that many batches drawn at random (with replacement) instead of one
     pass over the data (Ambartsoumian & Popowich 2018 §5: a fixed number of randomly sampled batches, the best dev
     model kept). A model whose only trainable part is its head (a frozen pretrained encoder) pools each text once
-    (`TextClassifier.cached_pooling`). Each epoch's record (train loss including any penalty, train and dev accuracy, seconds, lr) is
-    appended to `log_path` as a JSON line; training stops after `patience` epochs without a better dev accuracy.
+    (`TextClassifier.cached_pooling`). Each epoch's record (train loss including any penalty, train and dev
+    accuracy, seconds, lr) is appended to `log_path` as a JSON line; training stops after `patience` epochs without
+    a better dev accuracy.
     """
     model.to(device)
     optimizer = make_optimizer(model, cfg)
