@@ -143,6 +143,7 @@ class Model:
         return [t for t in texts for _ in self.aspects], [a for _ in texts for a in self.aspects]
 
     def _ids(self, texts: list[str], pairs: list[str] | None = None, aspects: list[str | None] | None = None):
+        """The items to feed the network, and the first texts' encodings (for their words' character offsets)."""
         if self.is_pair and (pairs is None or len(pairs) != len(texts)):
             raise AttentiveError("this model classifies text pairs: give a second text (--pair) for every text")
         if not self.is_pair and pairs is not None:
@@ -150,8 +151,9 @@ class Model:
         for number, text in enumerate(list(texts) + list(pairs or []), 1):
             if not isinstance(text, str) or not text.strip():
                 raise AttentiveError(f"text {number} is empty: nothing to classify")
+        encodings = self.tokenizer.encode_batch(list(texts), add_special_tokens=self.special_tokens)
         return encode_items(self.tokenizer, texts, pairs, self.max_length, self.special_tokens,
-                            self.aspect_ids(aspects or [None] * len(texts)))
+                            self.aspect_ids(aspects or [None] * len(texts)), encodings), encodings
 
     def explain(self, texts: list[str], pairs: list[str] | None = None, top_k: int = 5,
                 batch_size: int = 128, aspects: list[str | None] | str | None = None,
@@ -162,8 +164,7 @@ class Model:
         texts, aspects = self.expand_aspects(list(texts), aspects)
         if pairs is not None and len(pairs) != len(texts):
             raise AttentiveError(f"{len(pairs)} second texts for {len(texts)} texts: give one per text")
-        ids = self._ids(texts, None if pairs is None else list(pairs), aspects)
-        encodings = self.tokenizer.encode_batch(list(texts), add_special_tokens=self.special_tokens)
+        ids, encodings = self._ids(texts, None if pairs is None else list(pairs), aspects)
         looked = look(self.network, ids, batch_size, self.device, with_polarity)
         results = []
         for text, enc, item, seen, aspect in zip(texts, encodings, ids, looked, aspects):

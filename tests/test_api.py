@@ -64,6 +64,24 @@ def test_explain_words_keep_the_original_spelling(trained):
     assert np.isclose(explanation.summed.sum(), 1.0)
 
 
+def test_explain_tokenises_each_text_once(trained, monkeypatch):
+    model, _ = trained
+    calls = []
+
+    class CountingTokenizer:
+        def __getattr__(self, name):
+            return getattr(tokenizer, name)
+
+        def encode_batch(self, texts, **kwargs):
+            calls.append(list(texts))
+            return tokenizer.encode_batch(texts, **kwargs)
+
+    tokenizer = model.tokenizer
+    monkeypatch.setattr(model, "tokenizer", CountingTokenizer())
+    [explanation] = model.explain(["a gorgeous film"])
+    assert calls == [["a gorgeous film"]] and explanation.words == ["a", "gorgeous", "film"]
+
+
 def test_evaluate_reports_the_metrics(trained, sst2_small):
     model, _ = trained
     metrics = model.evaluate(sst2_small, "test")

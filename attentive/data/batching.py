@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-from tokenizers import Tokenizer
+from tokenizers import Encoding, Tokenizer
 
 from ..text.tokenizer import PAD_ID, UNK_ID
 
@@ -36,8 +36,13 @@ def encode(tokenizer: Tokenizer, texts: Sequence[str], max_length: int | None = 
     """Token ids of each text, truncated to `max_length`; a text with no tokens becomes one unknown token.
 
     `special_tokens` adds the tokenizer's own ([CLS] ... [SEP] for a pretrained WordPiece tokenizer)."""
-    encoded = tokenizer.encode_batch(list(texts), add_special_tokens=special_tokens)
-    return [(enc.ids[:max_length] if max_length else enc.ids) or [UNK_ID] for enc in encoded]
+    return truncated_ids(tokenizer.encode_batch(list(texts), add_special_tokens=special_tokens), max_length)
+
+
+def truncated_ids(encodings: Sequence[Encoding], max_length: int | None = None) -> list[list[int]]:
+    """The ids of tokenizer encodings, truncated to `max_length`; an encoding with no tokens becomes one unknown
+    token."""
+    return [(enc.ids[:max_length] if max_length else enc.ids) or [UNK_ID] for enc in encodings]
 
 
 def batch_order(lengths: Sequence[int], batch_size: int, shuffle: bool,
@@ -70,10 +75,12 @@ def pad(sequences: Sequence[Sequence[int]], device: torch.device | str = "cpu") 
 
 def encode_items(tokenizer: Tokenizer, texts: Sequence[str], pairs: Sequence[str] | None = None,
                  max_length: int | None = None, special_tokens: bool = False,
-                 aspects: Sequence[list[int]] | None = None) -> list[Item]:
+                 aspects: Sequence[list[int]] | None = None,
+                 encodings: Sequence[Encoding] | None = None) -> list[Item]:
     """Items of single texts, with the second text of each pair when `pairs` is given and the aspect ids when
-    `aspects` is."""
-    ids = encode(tokenizer, texts, max_length, special_tokens)
+    `aspects` is; `encodings` are the texts' own when the caller has tokenised them already."""
+    ids = truncated_ids(encodings, max_length) if encodings is not None else \
+        encode(tokenizer, texts, max_length, special_tokens)
     second = encode(tokenizer, pairs, max_length, special_tokens) if pairs is not None else [None] * len(ids)
     aspect = aspects if aspects is not None else [None] * len(ids)
     return [Item(*parts) for parts in zip(ids, second, aspect)]
