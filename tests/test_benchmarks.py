@@ -49,6 +49,20 @@ def test_render_shows_mean_and_std_over_seeds(tmp_path):
     assert "not run" in text
 
 
+def test_a_group_run_on_two_machines_shows_each_machines_time(tmp_path):
+    results = tmp_path / "results"
+    results.mkdir()
+    _write(results, _result("lama_ctx-imdb-s0", 0, 0.90, wall_time_s=3000.0))
+    gpu = {"cpu_model": "Intel Xeon", "cpu_cores": 16, "cuda_device": "NVIDIA H100 80GB HBM3"}
+    _write(results, _result("lama_ctx-imdb-s1", 1, 0.92, wall_time_s=40.0, epoch_times_s=[5.0], machine=gpu,
+                            device="cuda"))
+
+    row = next(line for line in render.render(results, tmp_path / "B.md").splitlines()
+               if line.startswith("| model | lama_ctx |"))
+
+    assert "| 50m 00s / 40.0 s | 1m 50s / 5.0 s | AMD EPYC 7B13 64-Core ×2, NVIDIA H100 80GB HBM3 |" in row
+
+
 def test_render_target_not_reached_and_comparison(tmp_path):
     results = tmp_path / "results"
     results.mkdir()
