@@ -374,6 +374,9 @@ def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: 
     lines += redundancy_section(results)
     from benchmarks.render_analysis import analysis_section, heads_section  # circular
     from benchmarks.render_lama import lama_section
+    from benchmarks.render_pruned import pruned_section
+
+    lines += pruned_section(results)
     from benchmarks.render_ssan import characteristics_section, ssan_section
 
     lines += lama_section(results) + heads_section(results) + analysis_section(results) + ssan_section(results)

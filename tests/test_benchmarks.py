@@ -270,6 +270,25 @@ def test_ssan_table_takes_the_barnes_dropout_dev_chose_per_dataset():
         "barnes_cnn opener", "barnes_lstm opener --variant edrop01 --set embedder.dropout=0.1"]
 
 
+def test_pruned_section_sets_the_pruned_head_beside_the_full_one_with_its_parameter_counts():
+    from benchmarks.render_pruned import pruned_section
+
+    def run(recipe, seed, accuracy, params):
+        result = _result(f"{recipe}-sst2-penalty0-s{seed}", seed, accuracy, recipe=recipe, dataset="sst2",
+                         variant="penalty0", params=params, overrides=["train.regulariser.weight=0"])
+        result["test"]["labels"] = ["0", "1"]
+        return result
+
+    results = [run("san", 0, 0.80, 3_600_000), run("san", 1, 0.82, 3_600_000), run("san_pruned", 0, 0.79, 800_000)]
+    rows = [line for line in pruned_section(results) if line.startswith("| sst2 |")]
+
+    # full head: 6000 x 512 + 512 hidden, 512 x 2 + 2 softmax; pruned: 30*200*25 + 30*25 + 200*30*20 + 200*20
+    # hidden, (30*25 + 200*20) x 2 + 2 softmax
+    assert rows[0].startswith("| sst2 | penalty0 | san | 3.07M | 1.0K | 526.5K | 3.60M | 2 | 81.00 ± 1.41 |")
+    assert rows[1].startswith("| sst2 | penalty0 | san_pruned | 274.8K | 9.5K | 515.7K | 800.0K | 1 | 79.00 |")
+    assert pruned_section([run("san", 0, 0.80, 3_600_000)]) == []  # no pruned runs: no section
+
+
 def test_lama_table_takes_the_dev_chosen_variant_and_names_baselines_above_lama_ctx():
     from benchmarks import render_lama
 

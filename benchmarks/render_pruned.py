@@ -1,0 +1,54 @@
+"""BENCHMARKS.md's pruned-MLP section: Lin et al. 2017, Appendix A / Table 4 in spirit. SAN with its full MLP head
+(`san`) beside SAN with the pruned one (`san_pruned`), run with the same settings (variant) on the same dataset:
+parameters of the hidden layer, the softmax layer and the other parts, and test accuracy.
+
+Hidden and softmax counts come from the head of a model built from the run's own recipe and settings (the head does
+not depend on the vocabulary); "other parts" is the run's trainable total less its head. Used by benchmarks.render.
+"""
+from __future__ import annotations
+
+from attentive.models.classifier import build_model
+from attentive.recipes import load_recipe
+from benchmarks.render import METRICS, fmt_mean_std, group_results
+
+PAIR = ("san", "san_pruned")
+# Lin et al.'s Table 4 (Yelp and Age; SNLI is a pair task): total parameters and accuracy, original -> pruned
+PAPER_ROWS = ("Lin et al. (Table 4): Yelp 55.3M → 4.1M parameters, 64.21% → 63.86%; Age 73.2M → 2.1M, "
+              "80.45% → 77.32%.")
+
+
+def head_counts(result: dict) -> tuple[int, int]:
+    """(hidden-layer, softmax-layer) parameters of the head the run's recipe and settings build."""
+    recipe = load_recipe(result["recipe"], result.get("overrides", []))
+    head = build_model(recipe, 10, len(result["test"]["labels"])).head
+    softmax = head.out if hasattr(head, "out") else head.net[-1]
+    total = sum(p.numel() for p in head.parameters())
+    return total - sum(p.numel() for p in softmax.parameters()), sum(p.numel() for p in softmax.parameters())
+
+
+def _millions(count: float) -> str:
+    return f"{count / 1e6:.2f}M" if count >= 1e6 else f"{count / 1e3:.1f}K"
+
+
+def pruned_section(results: list[dict]) -> list[str]:
+    """One table row per head for every (dataset, variant) where both SAN heads have runs; nothing otherwise."""
+    groups = group_results(results)
+    pairs = sorted({(dataset, variant) for (_kind, name, dataset, variant) in groups if name == PAIR[1]
+                    and ("model", PAIR[0], dataset, variant) in groups})
+    if not pairs:
+        return []
+    lines = ["## Pruned MLP (Lin et al. 2017 Appendix A, Table 4)", "",
+             "SAN's full MLP head (`san`, 512 hidden units) against the pruned head (`san_pruned`: 30 hop-wise groups "
+             "of p = 25 units and 200 column-wise groups of q = 20), same settings otherwise. Trainable parameters; "
+             f"test accuracy mean ± sample std over seeds. {PAPER_ROWS}", "",
+             "| dataset | setting | head | hidden layer | softmax | other parts | total | seeds | test acc (%) |",
+             "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for dataset, variant in pairs:
+        for name in PAIR:
+            runs = groups[("model", name, dataset, variant)]
+            hidden, softmax = head_counts(runs[0])
+            total = runs[0]["params"]
+            lines.append(f"| {dataset} | {variant or '—'} | {name} | {_millions(hidden)} | {_millions(softmax)} "
+                         f"| {_millions(total - hidden - softmax)} | {_millions(total)} | {len(runs)} "
+                         f"| {fmt_mean_std(METRICS['test_accuracy'](runs))} |")
+    return lines + [""]
