@@ -375,11 +375,10 @@ def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: 
     from benchmarks.render_analysis import analysis_section, heads_section  # circular
     from benchmarks.render_lama import lama_section
     from benchmarks.render_pruned import pruned_section
-
-    lines += pruned_section(results)
     from benchmarks.render_ssan import characteristics_section, ssan_section
 
-    lines += lama_section(results) + heads_section(results) + analysis_section(results) + ssan_section(results)
+    lines += pruned_section(results) + lama_section(results) + heads_section(results) + analysis_section(results)
+    lines += ssan_section(results)
     for result in characteristics:
         lines += characteristics_section(result)
     for result in parameter_results:

@@ -21,9 +21,9 @@ def head_counts(result: dict) -> tuple[int, int]:
     """(hidden-layer, softmax-layer) parameters of the head the run's recipe and settings build."""
     recipe = load_recipe(result["recipe"], result.get("overrides", []))
     head = build_model(recipe, 10, len(result["test"]["labels"])).head
-    softmax = head.out if hasattr(head, "out") else head.net[-1]
-    total = sum(p.numel() for p in head.parameters())
-    return total - sum(p.numel() for p in softmax.parameters()), sum(p.numel() for p in softmax.parameters())
+    last_layer = head.out if hasattr(head, "out") else head.net[-1]
+    softmax = sum(p.numel() for p in last_layer.parameters())
+    return sum(p.numel() for p in head.parameters()) - softmax, softmax
 
 
 def _millions(count: float) -> str:
