@@ -26,7 +26,7 @@ def head_counts(result: dict) -> tuple[int, int]:
     return sum(p.numel() for p in head.parameters()) - softmax, softmax
 
 
-def _millions(count: float) -> str:
+def _short_count(count: float) -> str:
     return f"{count / 1e6:.2f}M" if count >= 1e6 else f"{count / 1e3:.1f}K"
 
 
@@ -48,7 +48,7 @@ def pruned_section(results: list[dict]) -> list[str]:
             runs = groups[("model", name, dataset, variant)]
             hidden, softmax = head_counts(runs[0])
             total = runs[0]["params"]
-            lines.append(f"| {dataset} | {variant or '—'} | {name} | {_millions(hidden)} | {_millions(softmax)} "
-                         f"| {_millions(total - hidden - softmax)} | {_millions(total)} | {len(runs)} "
+            lines.append(f"| {dataset} | {variant or '—'} | {name} | {_short_count(hidden)} | {_short_count(softmax)} "
+                         f"| {_short_count(total - hidden - softmax)} | {_short_count(total)} | {len(runs)} "
                          f"| {fmt_mean_std(METRICS['test_accuracy'](runs))} |")
     return lines + [""]
