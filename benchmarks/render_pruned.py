@@ -48,7 +48,7 @@ def pruned_section(results: list[dict]) -> list[str]:
             runs = groups[("model", name, dataset, variant)]
             hidden, softmax = head_counts(runs[0])
             total = runs[0]["params"]
-            lines.append(f"| {dataset} | {variant or '—'} | {name} | {_short_count(hidden)} | {_short_count(softmax)} "
-                         f"| {_short_count(total - hidden - softmax)} | {_short_count(total)} | {len(runs)} "
+            counts = " | ".join(_short_count(c) for c in (hidden, softmax, total - hidden - softmax, total))
+            lines.append(f"| {dataset} | {variant or '—'} | {name} | {counts} | {len(runs)} "
                          f"| {fmt_mean_std(METRICS['test_accuracy'](runs))} |")
     return lines + [""]
