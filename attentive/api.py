@@ -17,8 +17,9 @@ from .models.classifier import TextClassifier, build_model
 from .models.pretrained import pretrained_config, pretrained_tokenizer
 from .recipes import load_recipe
 from .saved import load_folder, save_folder
-from .text.embeddings import WordVectors, load_glove, random_matrix, train_word2vec
-from .text.tokenizer import UNK_ID, build_tokenizer
+from .text.embeddings import WordVectors
+from .text.sources import build_vocabulary, initial_vectors, vocabulary_report
+from .text.tokenizer import UNK_ID
 from .train.loop import fit, predict_probabilities
 from .train.seed import seed_everything
 
@@ -237,27 +238,6 @@ def load(folder: str | Path, device: str | None = None) -> Model:
     return model
 
 
-def initial_vectors(recipe: dict, tokenizer, texts: list[str], dataset_name: str,
-                    data_dir: str | Path | None, rng: np.random.Generator) -> WordVectors:
-    emb = recipe["embedder"]
-    source = emb["vectors"]
-    if source == "random":
-        return WordVectors(random_matrix(tokenizer.get_vocab_size(), emb["dim"], rng), 0.0, "random")
-    if source == "glove":
-        return load_glove(tokenizer, emb.get("glove_path"), rng)
-    if source == "word2vec":
-        extra, tok = emb.get("word2vec_extra"), recipe["tokenizer"]
-
-        def corpus() -> list[str]:  # read only when the vectors are not cached
-            return list(texts) + ([ex.text for ex in resolve_dataset(extra, data_dir).splits["train"]] if extra else [])
-
-        key = f"{dataset_name}:{len(texts)}+{extra}|{tok['min_frequency']}|{tok['lowercase']}|{tok.get('max_vocab')}"
-        # one word2vec per corpus (its own seed, not the model's), so that model seeds share the vectors
-        return train_word2vec(tokenizer, corpus, dim=emb["dim"], seed=emb["word2vec_seed"],
-                              epochs=emb["word2vec_epochs"], min_count=tok["min_frequency"], cache_key=key, rng=rng)
-    raise AttentiveError(f"unknown embedder.vectors {source!r} (word2vec, glove, random)")
-
-
 def check_aspects(data: Dataset, recipe: dict) -> list[str]:
     """The aspect categories a learned-aspect recipe will embed ([] otherwise), after checking that the recipe and
     the data agree on whether texts come with aspects."""
@@ -298,9 +278,9 @@ def train(dataset: str | Dataset, recipe: str | dict = "lama_ctx", out: str | Pa
         recipe["encoder"]["config"] = pretrained_config()  # saved with the model: loading needs no package
         vectors = WordVectors(None, 1.0, "pretrained")
     else:
-        tokenizer = build_tokenizer(texts_and_pairs, tok_cfg["min_frequency"], tok_cfg["lowercase"],
-                                    tok_cfg.get("max_vocab"))
-        vectors = initial_vectors(recipe, tokenizer, texts_and_pairs, data.name, data_dir, rng)
+        tokenizer = build_vocabulary(recipe, texts_and_pairs)
+        vectors = initial_vectors(recipe, tokenizer, texts_and_pairs, data.name,
+                                  lambda extra: [ex.text for ex in resolve_dataset(extra, data_dir).splits["train"]], rng)
     vector_seconds = time.perf_counter() - started
     if vectors.matrix is not None:
         recipe["embedder"]["dim"] = int(vectors.matrix.shape[1])  # GloVe 6B is 50-d whatever the recipe said
@@ -313,7 +293,9 @@ def train(dataset: str | Dataset, recipe: str | dict = "lama_ctx", out: str | Pa
                              f"recipe {recipe['name']!r} classifies {'pairs' if network.is_pair else 'single texts'}")
     config = {"recipe": recipe, "labels": data.labels, "vocab_size": tokenizer.get_vocab_size(), "aspects": aspect_names,
               "dataset": data.name, "vectors": {"source": vectors.source, "coverage": round(vectors.coverage, 4),
-                                                "seconds": round(vector_seconds, 1)}}
+                                                "seconds": round(vector_seconds, 1)},
+              "vocabulary": vocabulary_report(tokenizer, texts_and_pairs, [ex.text for ex in dev_examples],
+                                              tok_cfg["lowercase"])}
     model = Model(network, tokenizer, config, device)
     log_path = None
     if out is not None:

@@ -16,9 +16,10 @@ RECIPE_DIR = Path(__file__).parent / "recipes"
 SECTIONS = ("tokenizer", "embedder", "aspect", "encoder", "pooler", "head", "train")
 
 DEFAULTS = {
-    "tokenizer": {"min_frequency": 5, "lowercase": True, "max_length": 400, "max_vocab": None},
-    "embedder": {"vectors": "word2vec", "dim": 100, "dropout": 0.0, "trainable": True,
-                 "word2vec_extra": None, "word2vec_epochs": 5, "word2vec_seed": 0},
+    "tokenizer": {"min_frequency": 5, "lowercase": True, "max_length": 400, "max_vocab": None,
+                  "keep_known": False, "pieces": False},  # attentive/text/sources.py
+    "embedder": {"vectors": "word2vec", "dim": 100, "dropout": 0.0, "trainable": True, "scale": None,
+                 "distilled_dim": 256, "word2vec_extra": None, "word2vec_epochs": 5, "word2vec_seed": 0},
     "aspect": {"type": "none"},  # none | ignore | learned | words (attentive/models/aspects.py)
     "train": {"optimizer": "adam", "lr": 0.001, "momentum": 0.9, "weight_decay": 0.0, "batch_size": 64,
               "epochs": 10, "patience": 3, "clip": 5.0, "seed": 0, "lr_decay": 1.0,

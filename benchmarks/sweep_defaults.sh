@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The dev-accuracy sweep behind the default recipe (issue 15; protocol in benchmarks/notes.md, "Choosing the
+# defaults"). Each candidate is lama_ctx plus overrides, trained with seed 0 on every cheap visible single-text
+# dataset; candidates are compared by their MEAN DEV accuracy over the datasets (python -m benchmarks.sweep_table),
+# never by test and never per dataset. Results go to benchmarks/results/sweeps/ (not rendered into BENCHMARKS.md).
+#   [JOBS=2] benchmarks/sweep_defaults.sh [CANDIDATE ...]     (default: every candidate below)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DEFAULT_SEEDS="0"
+source benchmarks/jobs.sh
+SWEEP_DATASETS=(sst2 sst5 opener sentube_auto sentube_tablets semeval2013 r8)
+DIST="--set embedder.vectors=distilled --set embedder.scale=0.15 --set tokenizer.min_frequency=2 --set tokenizer.keep_known=true --set tokenizer.pieces=true"
+declare -A CANDIDATES=(
+  [base]=""
+  [glove-f1]="--set embedder.vectors=glove --set tokenizer.min_frequency=1"
+  [dist]="$DIST"
+  [dist-glove]="$DIST --set embedder.vectors=distilled+glove"
+  [dist-raw]="$DIST --set embedder.scale=null"
+  [dist-m5-s1]="$DIST --set pooler.heads=5 --set pooler.score_scale=1"
+)
+ORDER=(base dist glove-f1 dist-glove dist-raw dist-m5-s1)
+[[ ${#DATASETS[@]} -gt 0 ]] && ORDER=("${DATASETS[@]}")
+for name in "${ORDER[@]}"; do
+  for dataset in "${SWEEP_DATASETS[@]}"; do
+    echo "lama_ctx $dataset 0 --variant $name --results-dir benchmarks/results/sweeps ${CANDIDATES[$name]}"
+  done
+done | sed "s/ *$//" | run_jobs  # no trailing blank: xargs -L would join the next line
