@@ -56,6 +56,18 @@ class Explanation:
     prediction: Prediction
     scores: np.ndarray | None = None
     polarity: np.ndarray | None = None
+    channels: dict[str, np.ndarray] | None = None  # wide-and-deep models: each channel's logits over the classes
+    ngram_words: np.ndarray | None = None  # words x classes: each word's share of the n-gram channel's logits
+
+    def channel_margins(self, labels: list[str]) -> dict[str, float] | None:
+        """Each channel's part of the decision: its logit of the predicted label minus its logit of the runner-up
+        (the label the model ranked second). The parts add up to the whole model's margin, so a channel's share of
+        the decision can be read off without approximation; None for models with one channel."""
+        if self.channels is None:
+            return None
+        total = sum(self.channels.values())
+        first, second = np.argsort(-total, kind="stable")[:2] if len(total) > 1 else (0, 0)
+        return {name: float(logits[first] - logits[second]) for name, logits in self.channels.items()}
 
     @property
     def summed(self) -> np.ndarray | None:
@@ -156,12 +168,14 @@ class Model:
         return encode_items(self.tokenizer, texts, pairs, self.max_length, self.special_tokens,
                             self.aspect_ids(aspects or [None] * len(texts)), encodings), encodings
 
-    def explain(self, texts: list[str], pairs: list[str] | None = None, top_k: int = 5,
+    def explain(self, texts: list[str] | str, pairs: list[str] | str | None = None, top_k: int = 5,
                 batch_size: int = 128, aspects: list[str | None] | str | None = None,
                 with_polarity: bool = True) -> list[Explanation]:
         """Predictions with each (first) text's words and attention (heads x words). An aspect model takes `aspects`
         (one per text, or one for all); without them it answers for every aspect category it knows, so the result
-        then holds len(texts) x len(self.aspects) explanations."""
+        then holds len(texts) x len(self.aspects) explanations. A single string is one text."""
+        texts = [texts] if isinstance(texts, str) else texts
+        pairs = [pairs] if isinstance(pairs, str) else pairs
         texts, aspects = self.expand_aspects(list(texts), aspects)
         if pairs is not None and len(pairs) != len(texts):
             raise AttentiveError(f"{len(pairs)} second texts for {len(texts)} texts: give one per text")
@@ -174,7 +188,8 @@ class Model:
             row = seen.probabilities
             prediction = Prediction(self.labels[int(row.argmax())],
                                     {label: float(p) for label, p in zip(self.labels, row)}, aspect=aspect)
-            explanation = Explanation(words, seen.attention, prediction, seen.scores, seen.polarity)
+            explanation = Explanation(words, seen.attention, prediction, seen.scores, seen.polarity, seen.channels,
+                                      seen.ngram_words)
             if seen.attention is not None and top_k:
                 summed = explanation.summed
                 order = np.argsort(-summed, kind="stable")[:top_k]

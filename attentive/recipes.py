@@ -13,7 +13,7 @@ import yaml
 from .errors import AttentiveError
 
 RECIPE_DIR = Path(__file__).parent / "recipes"
-SECTIONS = ("tokenizer", "embedder", "aspect", "encoder", "pooler", "head", "train")
+SECTIONS = ("tokenizer", "embedder", "aspect", "encoder", "pooler", "head", "wide", "train")
 
 DEFAULTS = {
     "tokenizer": {"min_frequency": 5, "lowercase": True, "max_length": 400, "max_vocab": None,
@@ -21,8 +21,9 @@ DEFAULTS = {
     "embedder": {"vectors": "word2vec", "dim": 100, "dropout": 0.0, "trainable": True, "scale": None,
                  "distilled_dim": 256, "word2vec_extra": None, "word2vec_epochs": 5, "word2vec_seed": 0},
     "aspect": {"type": "none"},  # none | ignore | learned | words (attentive/models/aspects.py)
+    "wide": {"type": "none"},  # none | ngrams (attentive/models/wide.py)
     "train": {"optimizer": "adam", "lr": 0.001, "momentum": 0.9, "weight_decay": 0.0, "batch_size": 64,
-              "epochs": 10, "patience": 3, "clip": 5.0, "seed": 0, "lr_decay": 1.0,
+              "epochs": 10, "patience": 3, "clip": 5.0, "seed": 0, "lr_decay": 1.0, "wide_lr": None,
               "rho": 0.9, "eps": 1e-6},  # rho, eps: ADADELTA's decay and epsilon (PyTorch's defaults)
 }
 

@@ -363,6 +363,9 @@ def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: 
         "checkpoints were chosen on dev only. \"epoch time\" is the mean seconds per training epoch (neural runs).",
         "",
     ]
+    from benchmarks.render_defaults import defaults_section
+
+    lines += defaults_section(results, fmt_mean_std)
     by_dataset: dict[str, dict[tuple, list[dict]]] = defaultdict(dict)
     for key, group in group_results(results).items():
         by_dataset[key[2]][key] = group

@@ -17,8 +17,10 @@ declare -A CANDIDATES=(
   [dist-glove]="$DIST --set embedder.vectors=distilled+glove"
   [dist-raw]="$DIST --set embedder.scale=null"
   [dist-m5-s1]="$DIST --set pooler.heads=5 --set pooler.score_scale=1"
+  [dist-wide]="$DIST --set wide.type=ngrams --set train.wide_lr=0.03"
+  [dist-glove-wide]="$DIST --set embedder.vectors=distilled+glove --set wide.type=ngrams --set train.wide_lr=0.03"
 )
-ORDER=(base dist glove-f1 dist-glove dist-raw dist-m5-s1)
+ORDER=(base dist dist-wide glove-f1 dist-glove-wide dist-glove dist-raw dist-m5-s1)
 [[ ${#DATASETS[@]} -gt 0 ]] && ORDER=("${DATASETS[@]}")
 for name in "${ORDER[@]}"; do
   for dataset in "${SWEEP_DATASETS[@]}"; do

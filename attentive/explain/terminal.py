@@ -28,6 +28,7 @@ def explanation_table(explanations, gold: list[str] | None = None, heads: bool =
         label = pred.headline
         if gold is not None:
             label += f"\ngold {gold[number]}"
+        label += channel_summary(explanation)
         if explanation.attention is None:
             table.add_row(label, Text(" ".join(explanation.words)))
             continue
@@ -36,6 +37,14 @@ def explanation_table(explanations, gold: list[str] | None = None, heads: bool =
             for head, weights in enumerate(explanation.attention):
                 table.add_row(f"  head {head + 1}", heat_text(explanation.words, weights))
     return table
+
+
+def channel_summary(explanation) -> str:
+    """For a wide-and-deep model, each channel's part of the margin over the runner-up label ("" otherwise)."""
+    margins = explanation.channel_margins(list(explanation.prediction.probabilities))
+    if margins is None:
+        return ""
+    return "\nmargin over runner-up:\n" + "\n".join(f"  {name} {value:+.2f}" for name, value in margins.items())
 
 
 def word_table(explanation, labels: list[str]) -> Table:
@@ -49,11 +58,16 @@ def word_table(explanation, labels: list[str]) -> Table:
     table.add_column("weight", justify="right")
     for label in labels:
         table.add_column(f"polarity {label}", justify="right")
+    ngrams = explanation.ngram_words
+    if ngrams is not None:
+        predicted = labels.index(explanation.prediction.label)
+        table.add_column(f"n-grams {explanation.prediction.label}", justify="right")
     summed = explanation.summed
     for j, word in enumerate(explanation.words):
         score = "—" if not heads else f"{float(explanation.scores[:, j].mean()):+.3f}"
         weight = "—" if summed is None else f"{float(summed[j]):.3f}"
         polarity = ["—"] * len(labels) if explanation.polarity is None else \
             [f"{float(v):+.3f}" for v in explanation.polarity[j]]
-        table.add_row(word, score, weight, *polarity)
+        wide = [] if ngrams is None else [f"{float(ngrams[j, predicted]):+.3f}"]
+        table.add_row(word, score, weight, *polarity, *wide)
     return table

@@ -15,6 +15,7 @@ from .embedders import WordEmbedder
 from .encoders import ENCODERS
 from .heads import HEADS, PAIR_HEADS
 from .poolers import POOLERS
+from .wide import NgramChannel
 
 
 @dataclass
@@ -24,19 +25,22 @@ class Output:
     scores: torch.Tensor | None = None  # pre-softmax attention scores
     pair_attention: torch.Tensor | None = None  # the second text's attention, for pair models
     states: torch.Tensor | None = None  # the encoder's token vectors (B x T x D), for explanations
+    wide_logits: torch.Tensor | None = None  # the n-gram channel's part of `logits` (attentive/models/wide.py)
 
 
 ALL_POOLERS = {**POOLERS, "aspect_attention": AspectAttentionPooler}
 
 
 class TextClassifier(nn.Module):
-    """`aspect` (optional) makes the aspect vector v_a that AE appends to the words and aspect poolers attend with."""
+    """`aspect` (optional) makes the aspect vector v_a that AE appends to the words and aspect poolers attend with;
+    `wide` (optional, single texts) is a linear n-gram channel whose class scores are added to the head's logits."""
 
     def __init__(self, embedder: nn.Module, encoder: nn.Module, pooler: nn.Module, head: nn.Module,
-                 aspect: AspectEmbedder | None = None):
+                 aspect: AspectEmbedder | None = None, wide: NgramChannel | None = None):
         super().__init__()
         self.embedder, self.encoder, self.pooler, self.head = embedder, encoder, pooler, head
         self.aspect = aspect
+        self.wide = wide
         self._pooled: dict[bytes, torch.Tensor] | None = None  # see cached_pooling
 
     @property
@@ -112,8 +116,9 @@ class TextClassifier(nn.Module):
                 aspect_mask: torch.Tensor | None = None) -> Output:
         """Logits and attention of single texts, or of (text, pair) through one shared encoder (Lin et al. App. B),
         or of (text, aspect)."""
+        wide = self.wide(ids, mask) if self.wide is not None else None
         if self._pooled is not None:  # inside cached_pooling, frozen below the head
-            return Output(self.head(self._cached_vectors(ids, mask)), None)
+            return self._with_wide(Output(self.head(self._cached_vectors(ids, mask)), None), wide)
         if self.uses_aspect:
             if aspect_ids is None:
                 raise AttentiveError("this model classifies a text with respect to an aspect: give one")
@@ -126,9 +131,16 @@ class TextClassifier(nn.Module):
             attention = pooled.attention
             if attention is None and hasattr(self.encoder, "received_attention"):  # self-attention, mean-pooled
                 attention = self.encoder.received_attention()
-            return Output(self.head(pooled.vector), attention, pooled.scores, states=states)
+            return self._with_wide(Output(self.head(pooled.vector), attention, pooled.scores, states=states), wide)
         pair = self.pool(pair_ids, pair_mask)
         return Output(self.head(pooled.vector, pair.vector), pooled.attention, pooled.scores, pair.attention)
+
+
+    @staticmethod
+    def _with_wide(output: Output, wide: torch.Tensor | None) -> Output:
+        if wide is not None:
+            output.logits, output.wide_logits = output.logits + wide, wide
+        return output
 
 
 def _options(section: dict) -> dict:
@@ -185,4 +197,21 @@ def build_model(recipe: dict, vocab_size: int, classes: int, vectors: np.ndarray
         raise AttentiveError(f"recipe option not understood: {exc}") from None
     except ValueError as exc:  # a part's own check of its options
         raise AttentiveError(f"recipe: {exc}") from None
-    return TextClassifier(embedder, encoder, pooler, head, aspect)
+    wide = _wide_part(recipe.get("wide", {}), vocab_size, classes, is_pair=isinstance(head, PAIR_HEADS))
+    return TextClassifier(embedder, encoder, pooler, head, aspect, wide)
+
+
+def _wide_part(section: dict, vocab_size: int, classes: int, is_pair: bool) -> NgramChannel | None:
+    kind = section.get("type", "none")
+    if kind == "none":
+        return None
+    if kind != "ngrams":
+        raise AttentiveError(f"unknown wide type {kind!r}; known: none, ngrams")
+    if is_pair:
+        raise AttentiveError("wide.type ngrams reads single texts: pair recipes take wide.type none")
+    try:
+        return NgramChannel(vocab_size, classes, **_options(section))
+    except TypeError as exc:
+        raise AttentiveError(f"recipe option not understood: {exc}") from None
+    except ValueError as exc:
+        raise AttentiveError(f"recipe: {exc}") from None

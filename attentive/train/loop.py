@@ -32,8 +32,19 @@ class History:
         return [e["seconds"] for e in self.epochs]
 
 
+def parameter_groups(model: torch.nn.Module, cfg: dict) -> list[dict]:
+    """The trainable parameters; a wide-and-deep model's n-gram channel in a group of its own at `train.wide_lr`
+    (a linear model over sparse n-grams wants a far larger step than the network, as fastText's does)."""
+    wide = getattr(model, "wide", None)
+    wide_ids = {id(p) for p in wide.parameters()} if wide is not None and cfg.get("wide_lr") else set()
+    groups = [{"params": [p for p in model.parameters() if p.requires_grad and id(p) not in wide_ids]}]
+    if wide_ids:
+        groups.append({"params": [p for p in wide.parameters() if p.requires_grad], "lr": cfg["wide_lr"]})
+    return groups
+
+
 def make_optimizer(model: torch.nn.Module, cfg: dict) -> torch.optim.Optimizer:
-    params = [p for p in model.parameters() if p.requires_grad]
+    params = parameter_groups(model, cfg)
     name = cfg["optimizer"].lower()
     if name == "sgd":
         return torch.optim.SGD(params, lr=cfg["lr"], momentum=cfg["momentum"], weight_decay=cfg["weight_decay"])

@@ -1,0 +1,46 @@
+"""The wide channel of a wide-and-deep classifier (Cheng et al. 2016, "Wide & Deep Learning"): a linear model over
+the text's words and hashed word bigrams whose class scores are added to the attention model's logits.
+
+A bag of n-grams is what TF-IDF + logistic regression and fastText (Joulin et al. 2017) read; here it is a fastText
+whose hidden size is the number of classes: each unigram w has a row u_w of class scores, each bigram (w, w') the row
+b_h of its hash bucket h(w, w'), and
+
+    wide logits = (Σ_j u_{w_j} + Σ_j b_{h(w_j, w_{j+1})}) / n      (n the text's number of tokens)
+
+The rows start at zero, so the model begins as the attention model alone. The hash is computed from the token ids
+inside the network, so nothing outside the model (an export, a server) needs to know about n-grams.
+
+`word_scores` splits the wide logits exactly over the words (each bigram's row shared half and half between its two
+words): explanations show how much of the decision came from each channel, and which words moved the wide one.
+"""
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+HASH_MULTIPLIER = 1_000_003  # a prime larger than any vocabulary; products stay far below 2**63
+
+
+class NgramChannel(nn.Module):
+    def __init__(self, vocab_size: int, classes: int, buckets: int = 2**18):
+        super().__init__()
+        if buckets < 1:
+            raise ValueError(f"wide.buckets must be positive, not {buckets}")
+        self.buckets = buckets
+        self.unigrams = nn.Embedding(vocab_size, classes)
+        self.bigrams = nn.Embedding(buckets, classes)
+        nn.init.zeros_(self.unigrams.weight)
+        nn.init.zeros_(self.bigrams.weight)
+
+    def word_scores(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """B x T x classes: each token's share of the wide logits (zero on padding); summed over T, the logits."""
+        real = mask.unsqueeze(-1).to(self.unigrams.weight.dtype)
+        scores = self.unigrams(ids) * real
+        if ids.shape[1] > 1:
+            both = real[:, 1:] * real[:, :-1]
+            bigrams = self.bigrams((ids[:, :-1] * HASH_MULTIPLIER + ids[:, 1:]) % self.buckets) * both / 2
+            scores = scores + nn.functional.pad(bigrams, (0, 0, 0, 1)) + nn.functional.pad(bigrams, (0, 0, 1, 0))
+        return scores / real.sum(1, keepdim=True).clamp(min=1)
+
+    def forward(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return self.word_scores(ids, mask).sum(1)
