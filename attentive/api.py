@@ -270,7 +270,7 @@ def check_aspects(data: Dataset, recipe: dict) -> list[str]:
     return sorted({ex.aspect for ex in data.splits["train"] if ex.aspect is not None})
 
 
-def train(dataset: str | Dataset, recipe: str | dict = "lama_ctx", out: str | Path | None = None,
+def train(dataset: str | Dataset, recipe: str | dict = "default", out: str | Path | None = None,
           overrides: list[str] | None = None, data_dir: str | Path | None = None, device: str | None = None,
           show_progress: bool = True) -> Model:
     """Train a recipe on a dataset's train split, select the epoch on dev, save to `out` (if given)."""

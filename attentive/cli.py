@@ -49,7 +49,7 @@ def _report_skipped(data) -> None:
 def train(
     out: Path = typer.Option(..., "--out", help="folder for the saved model and its metrics log"),
     dataset: Optional[str] = typer.Option(None, "--dataset", help="a dataset name from `attentive datasets`"),
-    recipe: str = typer.Option("lama_ctx", "--recipe", help="a recipe name or a YAML file"),
+    recipe: str = typer.Option("default", "--recipe", help="a recipe name or a YAML file"),
     set_: list[str] = typer.Option([], "--set", help="override a recipe entry: section.key=value"),
     train_file: Optional[Path] = typer.Option(None, "--train", help="your own training file (CSV/TSV/JSONL)"),
     dev_file: Optional[Path] = typer.Option(None, "--dev"),
@@ -309,13 +309,9 @@ def recipes():
     console.print(table)
 
 
-# 2,500 training sentences are too few to train good word2vec vectors: the demo starts from GloVe instead.
-DEMO_SETTINGS = ["embedder.vectors=glove", "tokenizer.min_frequency=2"]
-
-
 @app.command()
-def demo(out: Path = typer.Option(Path("runs/demo"), "--out"), recipe: str = typer.Option("lama_ctx", "--recipe"),
-         set_: list[str] = typer.Option([], "--set", help=f"recipe overrides, after {' '.join(DEMO_SETTINGS)}"),
+def demo(out: Path = typer.Option(Path("runs/demo"), "--out"), recipe: str = typer.Option("default", "--recipe"),
+         set_: list[str] = typer.Option([], "--set", help="recipe overrides: section.key=value"),
          show: int = typer.Option(6, "--show")):
     """Train on the bundled SST-2 sample, report test metrics and show attention heatmaps of a few test sentences."""
     from .api import train as train_model
@@ -325,7 +321,7 @@ def demo(out: Path = typer.Option(Path("runs/demo"), "--out"), recipe: str = typ
     data = load_dataset("sst2_sample")
     console.print(f"[bold]demo[/]: {recipe} on {data.name} (train {len(data.splits['train'])}, "
                   f"dev {len(data.splits['dev'])}, test {len(data.splits['test'])})")
-    model = train_model(data, recipe, out, DEMO_SETTINGS + set_)
+    model = train_model(data, recipe, out, set_)
     print_metrics(model.evaluate(data, "test"))
     sample = data.splits["test"][:show]
     console.print(explanation_table(model.explain([ex.text for ex in sample]), gold=[ex.label for ex in sample]))

@@ -88,3 +88,18 @@ def test_an_unknown_vector_source_is_named_in_the_error():
 
     with pytest.raises(AttentiveError, match="'glove2'"):
         source_names({"vectors": "distilled+glove2"})
+
+
+def test_the_default_path_trains_on_the_bundled_sample_with_no_word_lost(sst2_small, tmp_path):
+    import attentive
+    from attentive.data.example import Dataset
+
+    data = Dataset("tiny", {"train": sst2_small.splits["train"][:200], "dev": sst2_small.splits["dev"][:50],
+                            "test": []}, sst2_small.labels)
+    model = attentive.train(data, out=tmp_path, overrides=["train.epochs=1"], show_progress=False)  # no recipe named
+    assert model.config["recipe"]["name"] == "default"
+    assert model.config["vectors"]["source"].startswith("distilled-minilm")
+    report = model.config["vocabulary"]
+    assert report["train"]["unknown"] == 0.0 and report["dev"]["unknown"] < 0.01 and report["dev"]["pieces"] > 0
+    loaded = attentive.load(tmp_path)
+    assert loaded.predict("an unwatchablezzz mess")[0].probabilities == model.predict("an unwatchablezzz mess")[0].probabilities

@@ -6,7 +6,9 @@ Lower-cases (configurable), splits on word characters vs punctuation, and keeps 
 With `keep`, a rarer word is kept too when the pretrained vector source knows it (no word with a pretrained vector is
 lost to the unknown token). With `pieces` (a WordPiece vocabulary, e.g. the sentence encoder's), the tokenizer is a
 WordPiece model over the kept words plus those pieces: a kept word is one token, and any other word, in training or
-later, is split into pieces ("unwatchable" -> "un", "##watch", "##able") instead of becoming the unknown token. The
+later, is split into pieces ("unwatchable" -> "un", "##watch", "##able") instead of becoming the unknown token
+(every character seen in training is a piece too, so a training word always splits; only a word with a character
+never seen in training, e.g. another script, can still be unknown). The
 fallback lives in tokenizer.json, so every path that reads the folder splits words the same way.
 """
 from __future__ import annotations
@@ -52,12 +54,18 @@ def build_tokenizer(texts: Iterable[str], min_frequency: int = 5, lowercase: boo
     chosen = [w for w, c in zip(words, counts) if c >= min_frequency or (keep is not None and keep(w))]
     chosen = chosen[:max_vocab] if max_vocab else chosen
     vocab = {PAD: PAD_ID, UNK: UNK_ID}
-    for token in chosen + list(pieces or ()):
+    for token in chosen + list(pieces or ()) + (_characters(words) if pieces is not None else []):
         vocab.setdefault(token, len(vocab))
     if pieces is None:
         return _empty_tokenizer(WordLevel(vocab, unk_token=UNK), lowercase)
     return _empty_tokenizer(WordPiece(vocab, unk_token=UNK, continuing_subword_prefix=PIECE_PREFIX,
                                       max_input_chars_per_word=100), lowercase)
+
+
+def _characters(words: Sequence[str]) -> list[str]:
+    """Each character of `words`, alone and as a continuation piece: with them, any training word can be split."""
+    characters = sorted({c for word in words for c in word})
+    return characters + [PIECE_PREFIX + c for c in characters]
 
 
 def word_counts(texts: Iterable[str], lowercase: bool = True) -> tuple[list[str], np.ndarray]:
