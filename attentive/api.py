@@ -59,7 +59,7 @@ class Explanation:
     channels: dict[str, np.ndarray] | None = None  # wide-and-deep models: each channel's logits over the classes
     ngram_words: np.ndarray | None = None  # words x classes: each word's share of the n-gram channel's logits
 
-    def channel_margins(self, labels: list[str]) -> dict[str, float] | None:
+    def channel_margins(self) -> dict[str, float] | None:
         """Each channel's part of the decision: its logit of the predicted label minus its logit of the runner-up
         (the label the model ranked second). The parts add up to the whole model's margin, so a channel's share of
         the decision can be read off without approximation; None for models with one channel."""

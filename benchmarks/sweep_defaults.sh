@@ -19,8 +19,10 @@ declare -A CANDIDATES=(
   [dist-m5-s1]="$DIST --set pooler.heads=5 --set pooler.score_scale=1"
   [dist-wide]="$DIST --set wide.type=ngrams --set train.wide_lr=0.03"
   [dist-glove-wide]="$DIST --set embedder.vectors=distilled+glove --set wide.type=ngrams --set train.wide_lr=0.03"
+  [dist-frozen]="$DIST --set embedder.trainable=false"
+  [dist-frozen-wide]="$DIST --set embedder.trainable=false --set wide.type=ngrams --set train.wide_lr=0.03"
 )
-ORDER=(base dist dist-wide glove-f1 dist-glove-wide dist-glove dist-raw dist-m5-s1)
+ORDER=(base dist dist-wide dist-frozen dist-frozen-wide glove-f1 dist-glove-wide dist-m5-s1 dist-raw dist-glove)
 [[ ${#DATASETS[@]} -gt 0 ]] && ORDER=("${DATASETS[@]}")
 for name in "${ORDER[@]}"; do
   for dataset in "${SWEEP_DATASETS[@]}"; do

@@ -39,13 +39,16 @@ def test_a_wide_and_deep_model_explains_each_channels_part_of_the_margin(sst2_sm
     overrides = tiny_overrides("lama_ctx") + ["wide.type=ngrams", "wide.buckets=4096", "train.wide_lr=0.05"]
     model = attentive.train(data, "lama_ctx", tmp_path, overrides=overrides, show_progress=False)
     [explanation] = attentive.load(tmp_path).explain("a gorgeous , witty film")
-    margins = explanation.channel_margins(model.labels)
+    margins = explanation.channel_margins()
     assert set(margins) == {"attention", "ngrams"} and margins["ngrams"] != 0
     total = sum(explanation.channels.values())
     assert sum(margins.values()) == pytest.approx(float(np.sort(total)[-1] - np.sort(total)[-2]), abs=1e-5)
     probabilities = np.exp(total) / np.exp(total).sum()
     assert probabilities.max() == pytest.approx(max(explanation.prediction.probabilities.values()), abs=1e-5)
     assert explanation.ngram_words.sum(0) == pytest.approx(explanation.channels["ngrams"], abs=1e-5)
+    from attentive.explain.html import explanation_html
+
+    assert f"ngrams {margins['ngrams']:+.2f}" in explanation_html([explanation])
 
 
 def test_pair_recipes_refuse_the_wide_channel(sst2_small):

@@ -43,6 +43,10 @@ def explanation_html(explanations, title: str = "attentive: attention heatmaps",
         pred = explanation.prediction
         probs = ", ".join(f"{html.escape(label)} {p:.3f}" for label, p in pred.probabilities.items())
         parts = [f"<h3>{number}. predicted {html.escape(pred.headline)}</h3><div class='probs'>{probs}</div>"]
+        margins = explanation.channel_margins()
+        if margins is not None:
+            shares = ", ".join(f"{html.escape(name)} {value:+.2f}" for name, value in margins.items())
+            parts.append(f"<div class='probs'>margin over the runner-up, by channel: {shares}</div>")
         if explanation.attention is None:
             parts.append(f"<p>{html.escape(' '.join(explanation.words))} (this model has no attention)</p>")
         else:

@@ -41,7 +41,7 @@ def explanation_table(explanations, gold: list[str] | None = None, heads: bool =
 
 def channel_summary(explanation) -> str:
     """For a wide-and-deep model, each channel's part of the margin over the runner-up label ("" otherwise)."""
-    margins = explanation.channel_margins(list(explanation.prediction.probabilities))
+    margins = explanation.channel_margins()
     if margins is None:
         return ""
     return "\nmargin over runner-up:\n" + "\n".join(f"  {name} {value:+.2f}" for name, value in margins.items())
