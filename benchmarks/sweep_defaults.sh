@@ -21,8 +21,11 @@ declare -A CANDIDATES=(
   [dist-glove-wide]="$DIST --set embedder.vectors=distilled+glove --set wide.type=ngrams --set train.wide_lr=0.03"
   [dist-frozen]="$DIST --set embedder.trainable=false"
   [dist-frozen-wide]="$DIST --set embedder.trainable=false --set wide.type=ngrams --set train.wide_lr=0.03"
+  [dist-wide-m5-s1]="$DIST --set wide.type=ngrams --set train.wide_lr=0.03 --set pooler.heads=5 --set pooler.score_scale=1"
+  [dist-wide-lr01]="$DIST --set wide.type=ngrams --set train.wide_lr=0.1"
 )
-ORDER=(base dist dist-wide dist-frozen dist-frozen-wide glove-f1 dist-glove-wide dist-m5-s1 dist-raw dist-glove)
+ORDER=(base dist dist-wide dist-frozen glove-f1 dist-glove-wide dist-wide-lr01 dist-wide-m5-s1 dist-m5-s1 dist-raw
+       dist-glove dist-frozen-wide)
 [[ ${#DATASETS[@]} -gt 0 ]] && ORDER=("${DATASETS[@]}")
 for name in "${ORDER[@]}"; do
   for dataset in "${SWEEP_DATASETS[@]}"; do

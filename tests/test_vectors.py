@@ -103,3 +103,13 @@ def test_the_default_path_trains_on_the_bundled_sample_with_no_word_lost(sst2_sm
     assert report["train"]["unknown"] == 0.0 and report["dev"]["unknown"] < 0.01 and report["dev"]["pieces"] > 0
     loaded = attentive.load(tmp_path)
     assert loaded.predict("an unwatchablezzz mess")[0].probabilities == model.predict("an unwatchablezzz mess")[0].probabilities
+
+
+def test_word2vec_vectors_are_cached_by_content_not_by_row_count(cache):
+    recipe = recipe_with("embedder.vectors=word2vec", "embedder.dim=8", "tokenizer.min_frequency=1")
+    first_texts, other_texts = ["the film was good", "a bad film"] * 3, ["the book was good", "a bad book"] * 3
+    for texts in (first_texts, other_texts):  # same dataset name, same number of rows
+        tokenizer = build_vocabulary(recipe, texts)
+        vectors = initial_vectors(recipe, tokenizer, texts, "mine", lambda _: [], np.random.default_rng(0))
+        assert vectors.coverage == 1.0
+    assert len(list(cache.glob("w2v-*.npz"))) == 2

@@ -11,6 +11,7 @@ every other word into the encoder's WordPiece pieces (attentive.text.tokenizer).
 """
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -105,8 +106,10 @@ def one_source(name: str, recipe: dict, tokenizer: Tokenizer, texts: list[str], 
     def corpus() -> list[str]:  # read only when the vectors are not cached
         return list(texts) + (corpus_extra(extra) if extra else [])
 
-    key = f"{dataset_name}:{len(texts)}+{extra}|{tok['min_frequency']}|{tok['lowercase']}|{tok.get('max_vocab')}"
-    # one word2vec per corpus (its own seed, not the model's), so that model seeds share the vectors
+    content = hashlib.sha256("\n".join(texts).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    key = f"{dataset_name}:{content}+{extra}|{tok['min_frequency']}|{tok['lowercase']}|{tok.get('max_vocab')}"
+    # one word2vec per corpus (its own seed, not the model's), so that model seeds share the vectors; keyed by the
+    # texts' content, so another file with as many rows does not reuse them
     return train_word2vec(tokenizer, corpus, dim=emb["dim"], seed=emb["word2vec_seed"],
                           epochs=emb["word2vec_epochs"], min_count=tok["min_frequency"], cache_key=key, rng=rng)
 
