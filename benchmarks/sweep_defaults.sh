@@ -3,7 +3,7 @@
 # defaults"). Each candidate is lama_ctx plus overrides, trained with seed 0 on every cheap visible single-text
 # dataset; candidates are compared by their MEAN DEV accuracy over the datasets (python -m benchmarks.sweep_table),
 # never by test and never per dataset. Results go to benchmarks/results/sweeps/ (not rendered into BENCHMARKS.md).
-#   [JOBS=2] benchmarks/sweep_defaults.sh [CANDIDATE ...]     (default: every candidate below)
+#   [JOBS=2] [SEEDS="0 1"] benchmarks/sweep_defaults.sh [CANDIDATE ...]     (default: every candidate, seed 0)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DEFAULT_SEEDS="0"
@@ -28,7 +28,9 @@ ORDER=(base dist dist-wide dist-frozen glove-f1 dist-glove-wide dist-wide-lr01 d
        dist-glove dist-frozen-wide)
 [[ ${#DATASETS[@]} -gt 0 ]] && ORDER=("${DATASETS[@]}")
 for name in "${ORDER[@]}"; do
-  for dataset in "${SWEEP_DATASETS[@]}"; do
-    echo "lama_ctx $dataset 0 --variant $name --results-dir benchmarks/results/sweeps ${CANDIDATES[$name]}"
+  for seed in "${SEEDS[@]}"; do
+    for dataset in "${SWEEP_DATASETS[@]}"; do
+      echo "lama_ctx $dataset $seed --variant $name --results-dir benchmarks/results/sweeps ${CANDIDATES[$name]}"
+    done
   done
 done | sed "s/ *$//" | run_jobs  # no trailing blank: xargs -L would join the next line

@@ -2,13 +2,15 @@
 
     python -m benchmarks.sweep_table [--results-dir benchmarks/results/sweeps] [--markdown]
 
-Candidates are ranked by mean dev accuracy over the datasets every candidate has finished (so a half-run candidate is
-compared on the same datasets as the others); test accuracy is not read. benchmarks/sweep_defaults.sh makes the runs.
+Each cell is the mean dev accuracy over the seeds run (n); a candidate's score is the mean of its cells over every
+sweep dataset, and only candidates with every dataset are ranked (the others are listed below them, unranked). Test
+accuracy is not read. benchmarks/sweep_defaults.sh makes the runs.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 from collections import defaultdict
 from pathlib import Path
 
@@ -26,29 +28,29 @@ def dev_scores(results_dir: Path) -> dict[str, dict[str, list[float]]]:
     return table
 
 
-def ranked(table: dict[str, dict[str, list[float]]]) -> tuple[list[str], list[tuple[str, float, dict]]]:
-    """The datasets every candidate has, and (candidate, mean dev over them, per-dataset means), best first."""
-    common = sorted(set.intersection(*(set(per) for per in table.values()))) if table else []
+def ranked(table: dict[str, dict[str, list[float]]]) -> tuple[list[str], list[tuple[str, float | None, dict]]]:
+    """The sweep's datasets, and (candidate, mean dev over them or None when some are missing, cells), the complete
+    candidates best first, then the incomplete ones."""
+    datasets = sorted({d for per in table.values() for d in per})
     rows = []
     for name, per in table.items():
-        means = {d: sum(v) / len(v) for d, v in per.items()}
-        overall = sum(means[d] for d in common) / len(common) if common else float("nan")
-        rows.append((name, overall, means))
-    return common, sorted(rows, key=lambda row: -row[1])
+        cells = {d: (statistics.fmean(v), len(v)) for d, v in per.items()}
+        overall = statistics.fmean(cells[d][0] for d in datasets) if len(cells) == len(datasets) else None
+        rows.append((name, overall, cells))
+    return datasets, sorted(rows, key=lambda row: (row[1] is None, -(row[1] or 0.0), row[0]))
 
 
 def render(table: dict, markdown: bool) -> str:
-    common, rows = ranked(table)
-    datasets = sorted({d for _, _, means in rows for d in means})
-    header = ["candidate", "mean dev (common)"] + datasets
-    lines = [header] + [[name, f"{overall:.2f}"] + [f"{means[d]:.2f}" if d in means else "" for d in datasets]
-                        for name, overall, means in rows]
+    datasets, rows = ranked(table)
+    header = ["candidate", "mean dev"] + datasets
+    lines = [[name, "—" if overall is None else f"{overall:.2f}"]
+             + [f"{cells[d][0]:.2f} ({cells[d][1]})" if d in cells else "" for d in datasets]
+             for name, overall, cells in rows]
     if markdown:
-        out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        out += ["| " + " | ".join(line) + " |" for line in lines[1:]]
-        return "\n".join(out) + f"\n\nMean over the datasets every candidate finished: {', '.join(common)}."
-    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
-    return "\n".join("  ".join(cell.rjust(w) for cell, w in zip(line, widths)) for line in lines)
+        out = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
+        return "\n".join(out + ["| " + " | ".join(line) + " |" for line in lines])
+    widths = [max(len(line[i]) for line in [header] + lines) for i in range(len(header))]
+    return "\n".join("  ".join(cell.rjust(w) for cell, w in zip(line, widths)) for line in [header] + lines)
 
 
 def main(argv=None) -> int:
