@@ -45,6 +45,12 @@ TARGETS: list[Target] = [
     Target("r8", "lama_ctx", "test_accuracy", 0.975, "LAMA+Ctx reaches the paper's R8 accuracy"),
     Target("imdb", "lama_ctx", "test_accuracy", "tfidf_lr", "LAMA+Ctx beats TF-IDF+LR on IMDB", op=">"),
     Target("r8", "lama_ctx", "test_accuracy", "tfidf_lr", "LAMA+Ctx beats TF-IDF+LR on R8", op=">"),
+    Target("sst2", "default", "epoch_time_s", 30.0, "the default model's SST-2 epoch under 30 s on the CPU machine",
+           op="<", cpu_only=True),
+    # issue 15: the default path at or above both baselines on every dataset of the defaults table
+    *[Target(dataset, "default", "test_accuracy", baseline, f"the default model at or above {label} on {dataset}")
+      for dataset in ("imdb", "r8", "news", "sst2", "sst5", "opener", "sentube_auto", "sentube_tablets", "semeval2013")
+      for baseline, label in (("tfidf_lr", "TF-IDF+LR"), ("fasttext", "fastText"))],
 ]
 
 # Test accuracies the papers report, shown in the "paper" column beside ours: the LAMA paper's Table 3 (its "BERT"

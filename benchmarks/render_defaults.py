@@ -40,7 +40,8 @@ def defaults_section(results: list[dict], fmt_mean_std: Callable[[list[float]], 
              "`attentive train --train your.csv --out runs/m`: recipe `default`, no `--set`, its settings chosen by "
              "mean dev accuracy over the visible datasets (benchmarks/notes.md, \"Choosing the defaults\"). Test "
              "accuracy (%), mean ± std over seeds (n); the baselines are tuned on dev. Δ is the default model's mean "
-             "minus the better of TF-IDF + LR and fastText. Epoch time: CPU, 2 cores.", "",
+             "minus the better of TF-IDF + LR and fastText. Epoch: mean seconds per training epoch on the 2-core CPU "
+             "machine, as the defaults script runs them (two single-thread runs side by side).", "",
              "| dataset | default (n) | TF-IDF + LR | fastText | MiniLM fine-tuned | Δ vs best baseline | epoch |",
              "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for dataset in DATASETS:

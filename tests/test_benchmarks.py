@@ -404,3 +404,37 @@ def test_run_skips_seeds_whose_result_exists(tmp_path, capsys):
                      "--results-dir", str(tmp_path), "--no-progress"]) == 0
     assert "ssan-opener-s0: result already there, skipped" in capsys.readouterr().out
     assert (tmp_path / "ssan-opener-s0.json").read_text(encoding="utf-8") == "{}"
+
+
+def test_defaults_table_opens_benchmarks_and_sets_the_default_beside_the_better_baseline(tmp_path):
+    from benchmarks.render_defaults import defaults_section
+
+    results = [_result("default-sst2-defaults-s0", 0, 0.84, recipe="default", dataset="sst2", variant="defaults"),
+               _result("default-sst2-defaults-s1", 1, 0.82, recipe="default", dataset="sst2", variant="defaults"),
+               _result("default-sst2-tuned-s0", 0, 0.99, recipe="default", dataset="sst2", variant="tuned"),
+               {**_result("tfidf_lr-sst2-s0", 0, 0.81, dataset="sst2", kind="baseline"), "recipe": None,
+                "model": "tfidf_lr"},
+               {**_result("fasttext-sst2-s0", 0, 0.85, dataset="sst2", kind="baseline"), "recipe": None,
+                "model": "fasttext"}]
+    lines = defaults_section(results, render.fmt_mean_std)
+    [row] = [line for line in lines if line.startswith("| sst2 ")]
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    assert cells[1] == "83.00 ± 1.41 (2)"  # only the `defaults` variant counts, not a tuned one
+    assert cells[2:4] == ["81.00", "85.00"] and cells[5] == "-2.00"  # below the better baseline, fastText
+    for result in results:
+        _write(tmp_path, result)
+    text = render.render(tmp_path, tmp_path / "B.md")
+    assert text.index("## The default model against the baselines") < text.index("## sst2")
+
+
+def test_sweep_table_ranks_only_candidates_with_every_dataset_by_mean_dev(tmp_path):
+    from benchmarks.sweep_table import dev_scores, ranked
+
+    for variant, dataset, seed, dev in [("a", "x", 0, 0.80), ("a", "x", 1, 0.90), ("a", "y", 0, 0.60),
+                                        ("b", "x", 0, 0.80), ("b", "y", 0, 0.80), ("c", "x", 0, 0.99)]:
+        _write(tmp_path, {**_result(f"r-{variant}-{dataset}-{seed}", seed, 0.5, dataset=dataset, variant=variant),
+                          "dev": {"accuracy": dev}})
+    datasets, rows = ranked(dev_scores(tmp_path))
+    assert datasets == ["x", "y"]
+    assert [(name, overall) for name, overall, _ in rows] == [("b", pytest.approx(80.0)), ("a", pytest.approx(72.5)),
+                                                              ("c", None)]
