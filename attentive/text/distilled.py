@@ -26,6 +26,7 @@ ENCODER_NAME = "all-MiniLM-L6-v2"
 METHOD_VERSION = 1  # bump when the computation below changes, so old caches are not reused
 SIF_A = 1e-3
 BATCH = 512
+ENCODER_SPECIALS = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"}
 
 
 def distill_vectors(words: Sequence[str], counts: Sequence[int], dim: int = 256, sif: bool = True) -> np.ndarray:
@@ -66,35 +67,69 @@ def reduce_dimensions(table: np.ndarray, dim: int) -> np.ndarray:
 
 
 def encode_words(words: Sequence[str]) -> np.ndarray:
-    """The encoder's mean output vector over each word's own pieces, the word fed alone as [CLS] word [SEP]."""
-    import torch
-    from transformers import BertConfig, BertModel
+    """The encoder's mean output vector over each word's own pieces, the word fed alone as [CLS] word [SEP]. The
+    encoder's own vocabulary entries are read from a table computed once (`encoder_vocabulary_table`)."""
+    known_words, known = encoder_vocabulary_table()
+    row = {word: i for i, word in enumerate(known_words)}
+    out = np.zeros((len(words), known.shape[1]), dtype=np.float32)
+    found = [i for i, word in enumerate(words) if word in row]
+    out[found] = known[[row[words[i]] for i in found]]
+    rest = [i for i, word in enumerate(words) if word not in row]
+    if rest:
+        out[rest] = run_encoder([words[i] for i in rest])
+    return out
 
-    from ..models.pretrained import package_dir, pretrained_config, pretrained_tokenizer
+
+def encoder_pieces() -> list[str]:
+    """The MiniLM WordPiece vocabulary, special and unused entries left out."""
+    from ..models.pretrained import package_dir
+
+    lines = (package_dir() / "vocab.txt").read_text(encoding="utf-8").splitlines()
+    return [t for t in lines if t and t not in ENCODER_SPECIALS and not (t.startswith("[unused") and t.endswith("]"))]
+
+
+def encoder_vocabulary_table() -> tuple[list[str], np.ndarray]:
+    """`run_encoder` over every entry of `encoder_pieces()`, computed once and cached (they are in every vocabulary
+    with WordPiece fallback, so each distillation would otherwise spend most of its time on them)."""
+    from .embeddings import cache_dir
+
+    path = cache_dir() / f"minilm-vocabulary-v{METHOD_VERSION}.npz"
+    if path.exists():
+        cached = np.load(path, allow_pickle=False)
+        return cached["words"].tolist(), cached["vectors"]
+    words = encoder_pieces()
+    vectors = run_encoder(words)
+    buffer = io.BytesIO()
+    np.savez(buffer, words=np.asarray(words), vectors=vectors)
+    atomic_write_bytes(path, buffer.getvalue())
+    return words, vectors
+
+
+def run_encoder(words: Sequence[str]) -> np.ndarray:
+    """Each word alone through MiniLM; the mean of its own pieces' output vectors ([CLS] and [SEP] left out)."""
+    import torch
+
+    from ..models.pretrained import PretrainedEncoder, pretrained_config, pretrained_tokenizer
 
     tokenizer = pretrained_tokenizer(32)
-    model = BertModel(BertConfig(**pretrained_config()), add_pooling_layer=False)
-    from safetensors.torch import load_file
-
-    state = {key.removeprefix("bert."): value for key, value in load_file(str(package_dir() / "model.safetensors")).items()}
-    model.load_state_dict(state, strict=False)
-    model.eval()
+    encoder = PretrainedEncoder(config=pretrained_config(), freeze=True)
+    encoder.load_pretrained()
+    encoder.eval()
     pieces = [_piece_ids(tokenizer, word) for word in words]
     order = np.argsort([len(p) for p in pieces], kind="stable")
-    out = np.zeros((len(words), model.config.hidden_size), dtype=np.float32)
+    out = np.zeros((len(words), encoder.output_dim), dtype=np.float32)
     with torch.inference_mode():
         for start in range(0, len(order), BATCH):
             rows = order[start:start + BATCH]
             width = max(len(pieces[r]) for r in rows)
             ids = torch.zeros((len(rows), width), dtype=torch.long)
-            mask = torch.zeros((len(rows), width), dtype=torch.long)
             for i, r in enumerate(rows):
                 ids[i, :len(pieces[r])] = torch.as_tensor(pieces[r])
-                mask[i, :len(pieces[r])] = 1
-            states = model(input_ids=ids, attention_mask=mask).last_hidden_state
+            mask = ids != 0
+            states = encoder(ids, mask)
             inner = mask.clone()
-            inner[:, 0] = 0  # [CLS]
-            inner[torch.arange(len(rows)), mask.sum(1) - 1] = 0  # [SEP]
+            inner[:, 0] = False  # [CLS]
+            inner[torch.arange(len(rows)), mask.sum(1) - 1] = False  # [SEP]
             inner = inner.unsqueeze(-1).float()
             out[rows] = ((states * inner).sum(1) / inner.sum(1).clamp(min=1)).numpy()
     return out

@@ -19,11 +19,11 @@ import numpy as np
 from tokenizers import Tokenizer
 
 from ..errors import AttentiveError
+from .distilled import encoder_pieces
 from .embeddings import WordVectors, load_glove, random_matrix, train_word2vec
 from .tokenizer import PAD, PAD_ID, UNK, UNK_ID, build_tokenizer, is_piece, token_counts, word_counts
 
 SOURCES = ("word2vec", "glove", "distilled", "random")
-ENCODER_SPECIALS = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"}
 
 
 def source_names(embedder: dict) -> list[str]:
@@ -32,14 +32,6 @@ def source_names(embedder: dict) -> list[str]:
     if unknown:
         raise AttentiveError(f"unknown embedder.vectors {unknown[0]!r} ({', '.join(SOURCES)}, or several joined by +)")
     return names
-
-
-def encoder_pieces() -> list[str]:
-    """The MiniLM WordPiece vocabulary, special and unused entries left out."""
-    from ..models.pretrained import package_dir
-
-    lines = (package_dir() / "vocab.txt").read_text(encoding="utf-8").splitlines()
-    return [t for t in lines if t and t not in ENCODER_SPECIALS and not (t.startswith("[unused") and t.endswith("]"))]
 
 
 def glove_words() -> set[str]:
