@@ -68,10 +68,15 @@ class GatedPairHead(nn.Module):
 
     F_h = batched_dot(M_h, W_fh), F_p = batched_dot(M_p, W_fp): row i of M (c values) times its own c x f matrix;
     F_r = F_h ∘ F_p (Eq. 12), flattened (r * f) into an MLP with a ReLU hidden layer.
+
+    `normalise: true` layer-normalises each row of F_h and F_p (over its f factors, no learned gain; Ba et al. 2016)
+    before the product. Without it the product of two small numbers is smaller still: M's entries are attention
+    averages of states in [-1, 1], F's entries come out near 0.1 at Glorot initialisation, their product near 0.01,
+    and the MLP's first layer then reads almost nothing but its biases.
     """
 
     def __init__(self, input_dim: int, classes: int, rows: int, factors: int = 50, hidden: int = 300,
-                 dropout: float = 0.0):
+                 dropout: float = 0.0, normalise: bool = False):
         super().__init__()
         if input_dim % rows:
             raise ValueError(f"pair head: pooled size {input_dim} is not {rows} rows")
@@ -81,13 +86,14 @@ class GatedPairHead(nn.Module):
         for weight in (self.W_fh, self.W_fp):
             for row in weight.data:  # Glorot for each row's own c x f matrix (a 3-d init would use r*f as fan-out)
                 nn.init.xavier_uniform_(row)
+        self.norm = nn.LayerNorm(factors, elementwise_affine=False) if normalise else nn.Identity()
         self.mlp = MLPHead(rows * factors, classes, hidden, dropout)
 
     def forward(self, premise, hypothesis):
         m_p = premise.view(premise.size(0), self.rows, -1)
         m_h = hypothesis.view(hypothesis.size(0), self.rows, -1)
-        f_p = torch.einsum("brc,rcf->brf", m_p, self.W_fp)
-        f_h = torch.einsum("brc,rcf->brf", m_h, self.W_fh)
+        f_p = self.norm(torch.einsum("brc,rcf->brf", m_p, self.W_fp))
+        f_h = self.norm(torch.einsum("brc,rcf->brf", m_h, self.W_fh))
         return self.mlp((f_h * f_p).flatten(1))
 
 
