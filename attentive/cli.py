@@ -1,14 +1,13 @@
 """The `attentive` command line; each command is a thin wrapper over the Python API (attentive.api)."""
 from __future__ import annotations
 
-import itertools
+import importlib
 import json
+import os
 import sys
-from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Optional
 
-import click
 import typer
 from rich.console import Console
 from rich.table import Table
@@ -47,7 +46,7 @@ def _report_skipped(data) -> None:
 
 @app.command()
 def train(
-    out: Path = typer.Option(..., "--out", help="folder for the saved model and its metrics log"),
+    out: Optional[Path] = typer.Option(None, "--out", help="folder for the saved model and its metrics log"),
     dataset: Optional[str] = typer.Option(None, "--dataset", help="a dataset name from `attentive datasets`"),
     recipe: str = typer.Option("default", "--recipe", help="a recipe name or a YAML file"),
     set_: list[str] = typer.Option([], "--set", help="override a recipe entry: section.key=value"),
@@ -58,21 +57,54 @@ def train(
     label_column: str = typer.Option("label", "--label-column"),
     pair_column: Optional[str] = typer.Option(None, "--pair-column", help="second-text column, for pair recipes"),
     aspect_column: Optional[str] = typer.Option(None, "--aspect-column", help="aspect column, for aspect recipes"),
+    overwrite: bool = typer.Option(False, "--overwrite", help="replace the model OUT already holds"),
+    resume: Optional[Path] = typer.Option(None, "--resume", help="continue the killed run in this folder from its "
+                                                                 "last checkpoint (same data, recipe and seed)"),
     device: str = typer.Option("auto", "--device", help="cpu, cuda or auto"),
     data_dir: Optional[Path] = DataDir,
 ):
-    """Train a recipe on a dataset; the best dev epoch is kept and saved to OUT."""
+    """Train a recipe on a dataset; the best dev epoch is kept and saved to OUT, with a checkpoint after every epoch."""
     from .api import train as train_model
 
-    data = _dataset(dataset, train_file, dev_file, test_file, text_column, label_column, data_dir, pair_column,
-                    aspect_column)
+    source = {"dataset": dataset, "train_file": train_file, "dev_file": dev_file, "test_file": test_file,
+              "text_column": text_column, "label_column": label_column, "pair_column": pair_column,
+              "aspect_column": aspect_column, "data_dir": data_dir}
+    if resume is not None:
+        out = _check_resume(resume, out, set_, source)
+    elif out is None:
+        raise AttentiveError("give --out FOLDER for the model (or --resume RUN to continue a run)")
+    else:
+        from .recipes import load_recipe
+
+        load_recipe(recipe, set_)  # a bad recipe or --set fails before the data is read
+    data = _dataset(source["dataset"], source["train_file"], source["dev_file"], source["test_file"],
+                    source["text_column"], source["label_column"], source["data_dir"], source["pair_column"],
+                    source["aspect_column"])
     _report_skipped(data)
     console.print(f"[bold]{data.name}[/]: train {len(data.splits['train'])}, dev {len(data.splits['dev'])}, "
                   f"test {len(data.splits.get('test', []))}; labels {', '.join(data.labels)}")
-    model = train_model(data, recipe, out, set_, data_dir, device)
+    recorded = {key: str(value) if isinstance(value, Path) else value for key, value in source.items()}
+    model = train_model(data, recipe, out, set_, source["data_dir"], device, overwrite=overwrite,
+                        resume=resume is not None, source=recorded)
     summary = model.config["training"]
     console.print(f"best dev accuracy {summary['dev_accuracy']:.4f} at epoch {summary['best_epoch']}; "
                   f"saved to {out}")
+
+
+def _check_resume(run: Path, out: Path | None, overrides: list[str], source: dict) -> Path:
+    """The folder to resume; the data options default to those the run was started with (updated in place)."""
+    from .train.pipeline import resume_source
+
+    if out is not None and Path(out).resolve() != run.resolve():
+        raise AttentiveError(f"--resume {run} continues that run in its own folder: drop --out {out}")
+    if overrides:
+        raise AttentiveError("--resume continues with the recipe the run started with: drop --set")
+    if source["dataset"] is None and source["train_file"] is None:
+        recorded = resume_source(run)
+        for key, value in recorded.items():
+            is_path = key.endswith("_file") or key == "data_dir"
+            source[key] = Path(value) if is_path and value is not None else value
+    return run
 
 
 def print_metrics(metrics: dict) -> None:
@@ -105,6 +137,7 @@ def evaluate(
     """Accuracy, macro-F1, per-class report and confusion matrix; printed and written as JSON."""
     from .api import load
     from .io_utils import atomic_write_json
+    from .saved import mark_stale_results
 
     model = load(run)
     if test_file is not None:
@@ -120,59 +153,10 @@ def evaluate(
     metrics = model.evaluate(data, split)
     print_metrics(metrics)
     output = output or run / f"eval-{data.name}-{split}.json"
-    atomic_write_json(output, metrics)
+    atomic_write_json(output, {**metrics, "model_id": model.config.get("model_id")})
+    if output.parent.resolve() == run.resolve() and output in mark_stale_results(run):
+        err.print(f"[yellow]the model in {run} was replaced while it was evaluated: {output} is marked stale[/]")
     console.print(f"written {output}")
-
-
-def _read_jsonl_texts(path: Path, fields: tuple[str, ...] = ("text",)):
-    """Yield the records of a JSONL file of {"text": ...} objects; a bad line is a one-line error with its number."""
-    from .data.readers.generic import jsonl_rows
-    from .errors import DataError
-
-    for number, record in jsonl_rows(path):
-        for field in fields:
-            text = record.get(field)
-            if not isinstance(text, str) or not text.strip():
-                raise DataError(path, f'empty or missing "{field}"', number)
-        yield record
-
-
-def _with_aspects(model, records: Iterable[dict], aspect_option: list[str]) -> Iterator[tuple[dict, str | None]]:
-    """(record, aspect) to answer: a record's own "aspect" field, else each --aspect, else every aspect category
-    the model knows. Models without aspects get (record, None)."""
-    if not model.uses_aspect and aspect_option:
-        raise AttentiveError("this model classifies texts without an aspect: drop --aspect")
-    for record in records:
-        if not model.uses_aspect:
-            yield record, None
-            continue
-        own = record.get("aspect")
-        choices = [own] if isinstance(own, str) and own.strip() else (aspect_option or model.aspects)
-        if not choices:
-            raise AttentiveError('this model takes open-ended aspects: give --aspect or an "aspect" field')
-        yield from ((record, aspect) for aspect in choices)
-
-
-def _records(model, texts: list[str] | None, pairs: list[str], input_file: Path | None) -> Iterable[dict]:
-    """The texts to answer, as {"text", "text_pair"?, "aspect"?} records from the command line, or streamed from a
-    JSONL file."""
-    if input_file is not None:
-        return _read_jsonl_texts(input_file, ("text", "text_pair") if model.is_pair else ("text",))
-    if not texts:
-        raise AttentiveError("give texts or --input FILE.jsonl")
-    if pairs and len(pairs) != len(texts):
-        raise AttentiveError(f"{len(pairs)} --pair texts for {len(texts)} texts: give one per text")
-    return [{"text": text, **({"text_pair": pair} if pairs else {})} for text, pair in zip(texts, pairs or texts)]
-
-
-def _answer(model, chunk: list[tuple[dict, str | None]], method: str, **options) -> list:
-    """`model.predict` or `model.explain` over (record, aspect) pairs, in their order."""
-    texts = [record["text"] for record, _ in chunk]
-    pairs = [record.get("text_pair") for record, _ in chunk] if model.is_pair else None
-    if pairs is not None and None in pairs:
-        pairs = None  # the model then says that it needs the second text
-    aspects = [aspect for _, aspect in chunk] if model.uses_aspect else None
-    return getattr(model, method)(texts, pairs, aspects=aspects, **options)
 
 
 AspectOption = typer.Option([], "--aspect", help='aspect models: the aspect(s) to answer for (default: a JSONL '
@@ -182,6 +166,20 @@ InputOption = typer.Option(None, "--input", help='JSONL file, a "text" field a l
 PairOption = typer.Option([], "--pair", help="pair models: the second text of each text, in order")
 
 
+OnErrorOption = typer.Option("stop", "--on-error", help="a bad input line: stop (after answering every good line "
+                                                     "before it) or skip it with a warning")
+
+
+def _wanted(model, texts, pair, input_file, aspect):
+    from .cli_input import command_line_records, jsonl_records, with_aspects
+
+    if input_file is not None:
+        records = jsonl_records(input_file, ("text", "text_pair") if model.is_pair else ("text",))
+    else:
+        records = command_line_records(texts, pair)
+    return with_aspects(model, records, aspect)
+
+
 @app.command()
 def predict(
     run: Path = typer.Argument(..., help="a saved model folder"),
@@ -189,19 +187,29 @@ def predict(
     input_file: Optional[Path] = InputOption,
     pair: list[str] = PairOption,
     aspect: list[str] = AspectOption,
-    top_k: int = typer.Option(5, "--top-k", help="most attended words to report"),
-    batch_size: int = typer.Option(256, "--batch-size"),
+    top_k: int = typer.Option(5, "--top-k", min=0, help="most attended words to report"),
+    batch_size: int = typer.Option(256, "--batch-size", min=1),
+    on_error: str = OnErrorOption,
 ):
-    """Label, probabilities and top attended words as JSON lines: one per text (per text and aspect)."""
+    """Label, probabilities and top attended words as JSON lines, one per text (per text and aspect), streamed."""
     from .api import load
+    from .cli_input import answered_in_batches
 
     model = load(run)
     echo_record = input_file is not None  # a JSONL line's own fields come back with its answer
-    wanted = _with_aspects(model, _records(model, texts, pair, input_file), aspect)
-    while chunk := list(itertools.islice(wanted, batch_size)):  # streams: a batch in memory at a time
-        for (record, _), prediction in zip(chunk, _answer(model, chunk, "predict", top_k=top_k)):
-            print(json.dumps({**(record if echo_record else {}), **prediction.as_dict()}, ensure_ascii=False))
-        sys.stdout.flush()
+    skipped = []
+
+    def warn(message: str) -> None:
+        skipped.append(message)
+        err.print(Text("warning: ", style="yellow") + Text(message), soft_wrap=True)
+
+    answers = answered_in_batches(model, _wanted(model, texts, pair, input_file, aspect), batch_size, on_error,
+                                  "predict", warn, top_k=top_k)
+    for record, prediction in answers:
+        print(json.dumps({**(record if echo_record else {}), **prediction.as_dict()}, ensure_ascii=False),
+              flush=True)
+    if skipped:
+        err.print(f"[yellow]{len(skipped)} line(s) skipped[/]")
 
 
 @app.command()
@@ -218,12 +226,16 @@ def explain(
 ):
     """Prediction and an attention heatmap of each text: in the terminal, and as HTML and PNG files."""
     from .api import load
+    from .cli_input import BadLine, answer
     from .explain.terminal import explanation_table, word_table
     from .io_utils import atomic_write_text
 
     model = load(run)
-    wanted = list(_with_aspects(model, _records(model, texts, pair, input_file), aspect))
-    explanations = _answer(model, wanted, "explain")
+    wanted = list(_wanted(model, texts, pair, input_file, aspect))
+    bad = next((item for item in wanted if isinstance(item, BadLine)), None)
+    if bad is not None:
+        raise bad.error()
+    explanations = answer(model, wanted, "explain")
     console.print(explanation_table(explanations, heads=heads))
     if per_word:
         for explanation in explanations:
@@ -321,27 +333,72 @@ def demo(out: Path = typer.Option(Path("runs/demo"), "--out"), recipe: str = typ
     data = load_dataset("sst2_sample")
     console.print(f"[bold]demo[/]: {recipe} on {data.name} (train {len(data.splits['train'])}, "
                   f"dev {len(data.splits['dev'])}, test {len(data.splits['test'])})")
-    model = train_model(data, recipe, out, set_)
+    model = train_model(data, recipe, out, set_, overwrite=True)  # the demo's folder is its own
     print_metrics(model.evaluate(data, "test"))
     sample = data.splits["test"][:show]
     console.print(explanation_table(model.explain([ex.text for ex in sample]), gold=[ex.label for ex in sample]))
     console.print(f"model saved to {out}; try: attentive explain {out} \"a gorgeous and witty film\"")
 
 
+def _exception_classes(name: str) -> tuple[type, ...]:
+    """The exception class `name` from click and from the copy of click that typer vendors, whichever exist: the
+    installed typer raises its own copy's exceptions, which `except click.ClickException` never matches."""
+    found = []
+    for module in ("click.exceptions", "typer._click.exceptions", "typer.exceptions"):
+        try:
+            cls = getattr(importlib.import_module(module), name, None)
+        except ImportError:
+            continue
+        if isinstance(cls, type) and cls not in found:
+            found.append(cls)
+    return tuple(found)
+
+
+def _one_line(message: str) -> str:
+    return " ".join(str(message).split())
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; a user error is printed as one line (exit status 2), never as a traceback."""
+    """Run the CLI. Every error ends here as one line on stderr and exit status 2, never a traceback: the user's
+    mistakes (AttentiveError, usage errors from whichever click typer vendors, unreadable files) and, as a last
+    resort, a bug (exit status 1; ATTENTIVE_TRACEBACK=1 shows its traceback)."""
+    usage_errors = _exception_classes("UsageError")
     try:
         status = app(args=argv, standalone_mode=False, prog_name="attentive")
+    except _exception_classes("NoArgsIsHelpError") as exc:  # `attentive` alone, or a group without a command
+        commands = ", ".join(c.name or c.callback.__name__ for c in app.registered_commands)
+        _error_line(f"Usage: attentive COMMAND [OPTIONS], with COMMAND one of {commands} (see `attentive --help`)")
+        return 2
     except AttentiveError as exc:
         err.print(f"[red]error:[/] {exc}", highlight=False, markup=True, soft_wrap=True)
         return 2
-    except click.ClickException as exc:
-        exc.show()
-        return exc.exit_code
-    except (click.exceptions.Abort, KeyboardInterrupt):
+    except usage_errors as exc:
+        command = exc.ctx.command_path if getattr(exc, "ctx", None) is not None else "attentive"
+        _error_line(f"{_one_line(exc.format_message())} (see `{command} --help`)")
+        return 2
+    except _exception_classes("ClickException") as exc:
+        _error_line(_one_line(exc.format_message()))
+        return 2
+    except _exception_classes("Exit") as exc:
+        return getattr(exc, "exit_code", 0)
+    except (*_exception_classes("Abort"), KeyboardInterrupt):
         err.print("interrupted")
         return 130
+    except OSError as exc:  # a file the user named could not be read or written
+        where = f"{exc.filename}: " if exc.filename else ""
+        _error_line(f"{where}{exc.strerror or exc}")
+        return 2
+    except Exception as exc:  # a bug: still one line, unless asked for the traceback
+        if os.environ.get("ATTENTIVE_TRACEBACK"):
+            raise
+        _error_line(f"internal error, please report it: {type(exc).__name__}: {_one_line(exc)} "
+                    "(ATTENTIVE_TRACEBACK=1 shows the traceback)")
+        return 1
     return status if isinstance(status, int) else 0
+
+
+def _error_line(message: str) -> None:
+    err.print(Text("error: ", style="red") + Text(message), soft_wrap=True)
 
 
 def run() -> None:

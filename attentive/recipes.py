@@ -11,6 +11,7 @@ from pathlib import Path
 import yaml
 
 from .errors import AttentiveError
+from .recipe_schema import problems
 
 RECIPE_DIR = Path(__file__).parent / "recipes"
 SECTIONS = ("tokenizer", "embedder", "aspect", "encoder", "pooler", "head", "wide", "train")
@@ -49,11 +50,17 @@ def load_recipe(name_or_path: str, overrides: list[str] | None = None) -> dict:
         else:
             recipe[section] = values
     recipe.setdefault("name", path.stem)
+    given = {}  # key -> the --set that gave it
     for override in overrides or []:
         apply_override(recipe, override)
+        given[override.partition("=")[0].strip()] = override
     missing = [s for s in SECTIONS if s not in recipe]
     if missing:
         raise AttentiveError(f"{path}: recipe lacks section(s) {', '.join(missing)}")
+    for key, meaning in problems(recipe):
+        value = recipe[key.split(".")[0]][key.split(".")[1]]
+        where = f"--set {given[key]}" if key in given else f"recipe {path}"
+        raise AttentiveError(f"{where}: {key} must be {meaning}, not {value!r}")
     return recipe
 
 

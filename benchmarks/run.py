@@ -53,7 +53,8 @@ def run_one(recipe: str, dataset, seed: int, overrides: Sequence[str], variant: 
     name = result_name(recipe, dataset.name, seed, variant)
     started = time.perf_counter()
     model = attentive.train(dataset, recipe, out_root / name if out_root else None,
-                            overrides=[*overrides, f"train.seed={seed}"], device=device, show_progress=progress)
+                            overrides=[*overrides, f"train.seed={seed}"], device=device, show_progress=progress,
+                            overwrite=True)
     dev, test = model.evaluate(dataset, "dev"), model.evaluate(dataset, "test")
     training = model.config["training"]
     payload = {

@@ -9,6 +9,8 @@ import pytest
 import attentive
 from attentive.errors import AttentiveError
 
+from attentive.train.log import read_metrics_log
+
 from .conftest import tiny_overrides
 
 
@@ -21,8 +23,10 @@ def trained(sst2_small, tmp_path_factory):
 
 def test_training_lowers_the_loss_and_logs_every_epoch(trained):
     model, out = trained
-    log = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
-    assert [row["epoch"] for row in log] == [1, 2, 3]
+    lines = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    assert lines[0]["event"] == "start"
+    log = read_metrics_log(out)
+    assert log == lines[1:] and [row["epoch"] for row in log] == [1, 2, 3]
     assert log[-1]["train_loss"] < log[0]["train_loss"]
     best = max(log, key=lambda row: row["dev_accuracy"])
     assert model.config["training"]["best_epoch"] == best["epoch"]
@@ -108,8 +112,9 @@ def test_unknown_label_at_evaluation_is_refused(trained, sst2_small):
 def test_pair_data_is_refused_rather_than_silently_reduced_to_one_text():
     from attentive.data.example import Dataset, Example
 
-    pairs = [Example("a man sleeps", "NEUTRAL", text_pair="a person rests")] * 4
-    data = Dataset("pairs", {"train": pairs, "dev": pairs, "test": []}, ["NEUTRAL"])
+    pairs = [Example("a man sleeps", "NEUTRAL", text_pair="a person rests"),
+             Example("a man sleeps", "CONTRADICTION", text_pair="a man runs")] * 2
+    data = Dataset("pairs", {"train": pairs, "dev": pairs, "test": []}, ["CONTRADICTION", "NEUTRAL"])
     with pytest.raises(AttentiveError, match="classifies single texts"):
         attentive.train(data, "lama_ctx", overrides=tiny_overrides("lama_ctx"), show_progress=False)
 
@@ -123,5 +128,5 @@ def test_weights_that_do_not_match_the_config_are_a_clear_error(trained, tmp_pat
     config = json.loads((broken / "config.json").read_text())
     config["recipe"]["encoder"]["hidden"] += 1
     (broken / "config.json").write_text(json.dumps(config))
-    with pytest.raises(AttentiveError, match="weights do not match config.json"):
+    with pytest.raises(AttentiveError, match="config.json: does not match the weights"):
         attentive.load(broken)

@@ -72,6 +72,55 @@ def test_bad_input_gets_a_one_line_error(args, expected, capsys):
     assert expected in message and "Traceback" not in message
 
 
+@pytest.mark.parametrize("args, expected", [
+    ([], "Usage: attentive"),
+    (["trian"], "error: No such command 'trian'. Did you mean 'train'?"),
+    (["train", "--bogus"], "error: No such option: --bogus"),
+    (["predict", "RUN", "a film", "--top-k", "abc"], "error: Invalid value for '--top-k'"),
+    (["train", "--out", "x", "--dataset", "sst2_sample", "--set", "train.epochs=abc"],
+     "error: --set train.epochs=abc: train.epochs must be an integer ≥ 1, not 'abc'"),
+    (["train", "--out", "x", "--dataset", "sst2_sample", "--set", "train.batch_size=0"],
+     "error: --set train.batch_size=0: train.batch_size must be an integer ≥ 1, not 0"),
+])
+def test_usage_errors_are_one_line_with_status_2_whatever_click_typer_vendors(args, expected, run_dir, capsys):
+    assert main([str(run_dir) if arg == "RUN" else arg for arg in args]) == 2
+    err = capsys.readouterr().err
+    assert expected in " ".join(err.split()) and "Traceback" not in err
+    if args:
+        assert len(err.strip().splitlines()) == 1
+
+
+def test_explain_png_of_a_model_without_attention_is_a_one_line_error(sst2_small, tmp_path, capsys):
+    import attentive
+
+    attentive.train(sst2_small, "avg", tmp_path / "avg", overrides=tiny_overrides("avg") + ["train.epochs=1"],
+                    show_progress=False)
+    assert main(["explain", str(tmp_path / "avg"), "a fine film", "--png", str(tmp_path / "a.png")]) == 2
+    assert "this model has no attention to draw" in capsys.readouterr().err
+
+
+def bad_line_input(tmp_path):
+    source = tmp_path / "in.jsonl"
+    lines = [json.dumps({"id": i, "text": f"film number {i}"}) for i in range(5)]
+    lines[2] = json.dumps({"id": 2, "text": "  "})
+    source.write_text("\n".join(lines) + "\n")
+    return source
+
+
+def test_predict_stops_at_a_bad_line_after_answering_every_line_before_it(run_dir, tmp_path, capsys):
+    assert main(["predict", str(run_dir), "--input", str(bad_line_input(tmp_path))]) == 2  # batch 256 > 5 lines
+    captured = capsys.readouterr()
+    assert [json.loads(line)["id"] for line in captured.out.splitlines()] == [0, 1]
+    assert 'in.jsonl:3: empty or missing "text"' in captured.err
+
+
+def test_predict_on_error_skip_answers_every_good_line_and_counts_the_bad(run_dir, tmp_path, capsys):
+    assert main(["predict", str(run_dir), "--input", str(bad_line_input(tmp_path)), "--on-error", "skip"]) == 0
+    captured = capsys.readouterr()
+    assert [json.loads(line)["id"] for line in captured.out.splitlines()] == [0, 1, 3, 4]
+    assert "in.jsonl:3" in captured.err and "1 line(s) skipped" in captured.err
+
+
 def test_empty_text_to_predict_is_refused(run_dir, capsys):
     assert main(["predict", str(run_dir), "  "]) == 2
     assert "empty" in capsys.readouterr().err

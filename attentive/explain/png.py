@@ -6,6 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import AttentiveError
+
 WORDS_PER_COLUMN = 40
 
 
@@ -17,7 +19,8 @@ def save_png(explanations, path: str | Path) -> None:
 
     with_attention = [e for e in explanations if e.attention is not None]
     if not with_attention:
-        raise ValueError("none of these texts has attention to draw")
+        raise AttentiveError("this model has no attention to draw (its pooler averages or takes a maximum): "
+                             "drop --png")
     panels = [(e, start) for e in with_attention for start in range(0, len(e.words), WORDS_PER_COLUMN)]
     width = max(2.5, 0.35 * (with_attention[0].attention.shape[0] + 1) + 1.5)
     fig, axes = plt.subplots(1, len(panels), figsize=(width * len(panels), 0.28 * WORDS_PER_COLUMN + 1.5),

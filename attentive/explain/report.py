@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import html
 import io
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import numpy as np
 from ..io_utils import atomic_write_bytes, atomic_write_json, atomic_write_text
 from . import corpus
 from .deletion import deletion_test
+from ..train.log import read_metrics_log
 
 
 def _figure(rows: int = 1, cols: int = 1, size=(7, 4)):
@@ -105,13 +105,6 @@ def plot_polarity(result: dict, entropy: dict | None, path: Path) -> None:
                             fontsize=9)
         histogram.set_xlabel("1 = uniform over the words")
     _save(plt, fig, path)
-
-
-def read_metrics_log(run: Path) -> list[dict]:
-    log = run / "metrics.jsonl"
-    if not log.exists():
-        return []
-    return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def plot_training_curves(runs: Sequence[Path], path: Path) -> list[dict]:

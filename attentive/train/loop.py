@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -18,6 +17,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ..data.batching import Item, collate, iterate
 from ..errors import AttentiveError
+from .checkpoint import TrainingState, capture_rng, restore_rng
+from .log import append_record
 from .regularisers import regulariser_from
 
 
@@ -115,7 +116,9 @@ def train_epoch(model: torch.nn.Module, batches: list[np.ndarray], train_ids: Se
 def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequence[int],
         dev_ids: Sequence[Item], dev_labels: Sequence[int], cfg: dict, rng: np.random.Generator,
         device: str | torch.device = "cpu", log_path: Path | None = None, show_progress: bool = True,
-        on_improve: Callable[[torch.nn.Module, dict], None] | None = None) -> History:
+        on_improve: Callable[[torch.nn.Module, dict], None] | None = None,
+        on_epoch_end: Callable[[TrainingState], None] | None = None,
+        resume: TrainingState | None = None) -> History:
     """Train `model` in place; at the end it holds the weights of the epoch with the best dev accuracy.
 
     With `batches_per_epoch`, an "epoch" is that many batches drawn at random (with replacement) instead of one
@@ -123,17 +126,26 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
     model kept). A model whose only trainable part is its head (a frozen pretrained encoder) pools each text once
     (`TextClassifier.cached_pooling`). Each epoch's record (train loss including any penalty, train and dev
     accuracy, seconds, lr) is appended to `log_path` as a JSON line; training stops after `patience` epochs without
-    a better dev accuracy.
+    a better dev accuracy. After each epoch `on_epoch_end` gets the whole TrainingState (to checkpoint it); a run
+    given such a state as `resume` continues after its epoch exactly as the uninterrupted run would have.
     """
     model.to(device)
     optimizer = make_optimizer(model, cfg)
     scheduler = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=cfg.get("lr_decay", 1.0))
     labels = torch.as_tensor(np.asarray(train_labels), dtype=torch.long)
     dev_gold = np.asarray(dev_labels)
-    history, best_state, stale = History(), None, 0
+    history, best_state, stale, first = History(), None, 0, 1
+    if resume is not None:
+        model.load_state_dict(resume.model)
+        optimizer.load_state_dict(resume.optimizer)
+        scheduler.load_state_dict(resume.scheduler)
+        restore_rng(resume.rng, rng)
+        history = History(list(resume.history), resume.best_epoch, resume.best_dev_accuracy)
+        best_state, stale = resume.best, resume.stale
+        first = resume.epoch + 1 if stale < cfg["patience"] else cfg["epochs"] + 1  # it had stopped early
     caching = model.cached_pooling() if hasattr(model, "cached_pooling") else contextlib.nullcontext()
     with _progress(show_progress) as progress, caching:
-        for epoch in range(1, cfg["epochs"] + 1):
+        for epoch in range(first, cfg["epochs"] + 1):
             batches = list(iterate(train_ids, cfg["batch_size"], shuffle=True, rng=rng))
             if cfg.get("batches_per_epoch"):  # SSAN's training: a fixed number of batches sampled at random
                 batches = [batches[i] for i in rng.integers(len(batches), size=cfg["batches_per_epoch"])]
@@ -149,8 +161,7 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
             improved = dev_accuracy > history.best_dev_accuracy
             progress.update(task, dev=f"{dev_accuracy:.4f}" + (" ★" if improved else ""))
             if log_path is not None:
-                with open(log_path, "a", encoding="utf-8") as handle:
-                    handle.write(json.dumps(record) + "\n")
+                append_record(log_path, record)
             if improved:
                 history.best_dev_accuracy, history.best_epoch, stale = dev_accuracy, epoch, 0
                 best_state = copy.deepcopy(model.state_dict())
@@ -158,8 +169,12 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
                     on_improve(model, record)
             else:
                 stale += 1
-                if stale >= cfg["patience"]:
-                    break
+            if on_epoch_end is not None:
+                on_epoch_end(TrainingState(epoch, history.epochs, history.best_epoch, history.best_dev_accuracy,
+                                           stale, model.state_dict(), best_state, optimizer.state_dict(),
+                                           scheduler.state_dict(), capture_rng(rng)))
+            if stale >= cfg["patience"]:
+                break
     if best_state is not None:
         model.load_state_dict(best_state)
     return history

@@ -1,0 +1,132 @@
+"""The texts `predict` and `explain` answer: from the command line, or streamed from a JSONL file, as records
+({"text", "text_pair"?, "aspect"?} plus the line's other fields) paired with the aspect to answer for. A line that
+cannot be answered (not UTF-8, not JSON, an empty text, an aspect the model does not know) is yielded as a `BadLine`
+in its place, so that the caller answers every good line before it and then stops or skips it (`--on-error`)."""
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import AttentiveError, DataError
+
+
+@dataclass(frozen=True)
+class BadLine:
+    """An input that cannot be answered: where it is (a line of the file, or the n-th text) and why."""
+
+    source: str
+    number: int
+    problem: str
+
+    def error(self) -> DataError:
+        return DataError(self.source, self.problem, self.number)
+
+
+Wanted = tuple[dict, "str | None"]  # a record and the aspect to answer it for (None: the model takes none)
+
+
+def jsonl_records(path: Path, fields: tuple[str, ...]) -> Iterator[tuple[int, dict] | BadLine]:
+    """(line number, record) for each non-blank line of a JSONL file (gzipped if it ends in .gz), a BadLine for each
+    line that is not a JSON object holding a non-empty string in every one of `fields`."""
+    if not path.is_file():
+        raise DataError(path, "file not found")
+    opener = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rb") as handle:
+            for number, raw in enumerate(handle, start=1):
+                if raw.strip():
+                    yield _record(path, number, raw, fields)
+    except (OSError, EOFError) as exc:  # a .gz that is not gzip, or is cut short
+        raise DataError(path, f"unreadable ({exc})") from None
+
+
+def _record(path: Path, number: int, raw: bytes, fields: tuple[str, ...]) -> tuple[int, dict] | BadLine:
+    try:
+        record = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        return BadLine(str(path), number, "not UTF-8 text")
+    except json.JSONDecodeError as exc:
+        return BadLine(str(path), number, f"malformed JSON ({exc.msg})")
+    if not isinstance(record, dict):
+        return BadLine(str(path), number, "expected a JSON object")
+    for field in fields:
+        text = record.get(field)
+        if not isinstance(text, str) or not text.strip():
+            return BadLine(str(path), number, f'empty or missing "{field}"')
+    return number, record
+
+
+def command_line_records(texts: list[str] | None, pairs: list[str]) -> Iterator[tuple[int, dict] | BadLine]:
+    if not texts:
+        raise AttentiveError("give texts or --input FILE.jsonl")
+    if pairs and len(pairs) != len(texts):
+        raise AttentiveError(f"{len(pairs)} --pair texts for {len(texts)} texts: give one per text")
+    for number, (text, pair) in enumerate(zip(texts, pairs or texts), start=1):
+        if not text.strip() or (pairs and not pair.strip()):
+            yield BadLine("text", number, "empty text: nothing to classify")
+        else:
+            yield number, {"text": text, **({"text_pair": pair} if pairs else {})}
+
+
+def with_aspects(model, records: Iterable[tuple[int, dict] | BadLine],
+                 aspect_option: list[str]) -> Iterator[Wanted | BadLine]:
+    """(record, aspect) to answer: a record's own "aspect" field, else each --aspect, else every aspect category
+    the model knows. Models without aspects get (record, None). Bad lines pass through in their place."""
+    if not model.uses_aspect and aspect_option:
+        raise AttentiveError("this model classifies texts without an aspect: drop --aspect")
+    known = set(model.aspects)
+    for item in records:
+        if isinstance(item, BadLine):
+            yield item
+            continue
+        number, record = item
+        if not model.uses_aspect:
+            yield record, None
+            continue
+        own = record.get("aspect")
+        choices = [own] if isinstance(own, str) and own.strip() else (aspect_option or model.aspects)
+        if not choices:
+            raise AttentiveError('this model takes open-ended aspects: give --aspect or an "aspect" field')
+        unknown = [aspect for aspect in choices if known and aspect not in known]
+        if unknown:
+            yield BadLine("aspect" if own is None else "input", number,
+                          f"unknown aspect {unknown[0]!r}; this model knows {', '.join(model.aspects)}")
+            continue
+        yield from ((record, aspect) for aspect in choices)
+
+
+def answer(model, chunk: list[Wanted], method: str, **options) -> list:
+    """`model.predict` or `model.explain` over (record, aspect) pairs, in their order."""
+    texts = [record["text"] for record, _ in chunk]
+    pairs = [record.get("text_pair") for record, _ in chunk] if model.is_pair else None
+    if pairs is not None and None in pairs:
+        pairs = None  # the model then says that it needs the second text
+    aspects = [aspect for _, aspect in chunk] if model.uses_aspect else None
+    return getattr(model, method)(texts, pairs, aspects=aspects, **options)
+
+
+def answered_in_batches(model, wanted: Iterable[Wanted | BadLine], batch_size: int, on_error: str, method: str,
+                        warn, **options) -> Iterator[tuple[dict, object]]:
+    """(record, answer) in input order, a batch at a time. At a bad line the answers of every good line before it
+    are given first; then `on_error` "stop" raises its one-line error, "skip" calls `warn` with a line naming it and
+    goes on."""
+    if on_error not in ("stop", "skip"):
+        raise AttentiveError(f"--on-error {on_error!r}: use stop or skip")
+    chunk: list[Wanted] = []
+    for item in wanted:
+        if isinstance(item, BadLine):
+            yield from zip((record for record, _ in chunk), answer(model, chunk, method, **options) if chunk else [])
+            chunk = []
+            if on_error == "stop":
+                raise item.error()
+            warn(f"{item.source}:{item.number}: {item.problem} (skipped)")
+            continue
+        chunk.append(item)
+        if len(chunk) >= batch_size:
+            yield from zip((record for record, _ in chunk), answer(model, chunk, method, **options))
+            chunk = []
+    if chunk:
+        yield from zip((record for record, _ in chunk), answer(model, chunk, method, **options))

@@ -1,0 +1,74 @@
+"""Sanity checks on labels, so that a dataset that cannot train a useful classifier fails early with one line.
+
+- `same_number(labels)`: two distinct label strings that denote the same number (`"1"` and `"1.0"`, `"01"`, `"1e0"`)
+  would silently become two classes. `read_table` raises DataError for such a pair within one file, and
+  `registry._assemble` raises AttentiveError for a pair across splits, on every load (evaluation files included).
+- `label_warnings(data)`: labels of dev/test that train never shows; `registry._assemble` stores them in
+  `Dataset.warnings`.
+- `check_training_labels(data)`: what training needs (labelled rows of at least two classes); call it before training.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from decimal import Decimal, InvalidOperation
+
+from attentive.data.example import Dataset
+from attentive.errors import AttentiveError, DataError
+
+
+def same_number(labels: Iterable[str]) -> tuple[str, str] | None:
+    """The first pair of distinct labels that are equal as numbers (compared exactly, as decimals), or None."""
+    seen: dict[Decimal, str] = {}
+    for label in labels:
+        try:
+            value = Decimal(label)
+        except (InvalidOperation, ValueError, TypeError):
+            continue
+        if value.is_nan():
+            continue
+        if seen.setdefault(value, label) != label:
+            return seen[value], label
+    return None
+
+
+def check_label_numbers(path, first_line: dict[str, int]) -> None:
+    """DataError naming the file and both lines when two labels of one file (label -> its first line) are one number."""
+    clash = same_number(first_line)
+    if clash:
+        a, b = clash
+        raise DataError(path, f"labels {a!r} (line {first_line[a]}) and {b!r} (line {first_line[b]}) are the same "
+                              "number written two ways and would be two classes; write them one way", first_line[b])
+
+
+def _names(labels: Iterable[str]) -> str:
+    return ", ".join(repr(label) for label in sorted(labels))
+
+
+def label_warnings(data: Dataset) -> list[str]:
+    """One line per dev/test split that holds labels train never shows, e.g.
+    "dev: 4 rows with label(s) 'neutral' never seen in train"; none when train has no labels (evaluation files)."""
+    seen = {ex.label for ex in data.splits.get("train", []) if ex.label is not None}
+    if not seen:
+        return []
+    warnings = []
+    for split, examples in data.splits.items():
+        if split == "train":
+            continue
+        unseen = Counter(ex.label for ex in examples if ex.label is not None and ex.label not in seen)
+        if unseen:
+            warnings.append(f"{split}: {sum(unseen.values())} rows with label(s) {_names(unseen)} never seen in train")
+    return warnings
+
+
+def check_training_labels(data: Dataset) -> list[str]:
+    """Raise AttentiveError when `data.splits["train"]` cannot train a classifier (no labelled rows, or one class);
+    otherwise return the warnings of `label_warnings` (the same strings `load_*` already put in `data.warnings`)."""
+    counts = Counter(ex.label for ex in data.splits.get("train", []) if ex.label is not None)
+    if not counts:
+        raise AttentiveError(f"{data.name}: train has no labelled rows: a classifier needs labelled examples")
+    if len(counts) == 1:
+        (label, count), = counts.items()
+        raise AttentiveError(f"{data.name}: train has one label, {label!r} ({count} rows): "
+                             "a classifier needs at least two")
+    return label_warnings(data)

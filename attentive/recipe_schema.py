@@ -1,0 +1,93 @@
+"""Types and ranges of the recipe settings, checked after a recipe is loaded and its `--set` overrides applied, so
+that `train.epochs=abc` or `train.batch_size=0` is a one-line error naming the key rather than a traceback (or a
+model trained for zero epochs) later on."""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A number, an integer or a flag; `low`/`high` bound it (`open_low`: strictly above `low`); `null` allows None.
+    `d_model` allows the SSAN recipes' "d_model" / "k*d_model" for a width."""
+
+    kind: type
+    low: float | None = None
+    high: float | None = None
+    open_low: bool = False
+    open_high: bool = False
+    null: bool = False
+    d_model: bool = False
+
+    def describe(self) -> str:
+        noun = {int: "an integer", float: "a number", bool: "true or false"}[self.kind]
+        bounds = []
+        if self.low is not None:
+            bounds.append(f"{'>' if self.open_low else '≥'} {self.low:g}")
+        if self.high is not None:
+            bounds.append(f"{'<' if self.open_high else '≤'} {self.high:g}")
+        return noun + (" " + " and ".join(bounds) if bounds else "") + (" or null" if self.null else "")
+
+    def accepts(self, value) -> bool:
+        if value is None:
+            return self.null
+        if self.d_model and isinstance(value, str) and D_MODEL.fullmatch(value.strip()):
+            return True
+        if self.kind is bool:
+            return isinstance(value, bool)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return False
+        if self.kind is int and not isinstance(value, int):
+            return False
+        if not math.isfinite(value):
+            return False
+        if self.low is not None and (value < self.low or (self.open_low and value == self.low)):
+            return False
+        return self.high is None or not (value > self.high or (self.open_high and value == self.high))
+
+
+D_MODEL = re.compile(r"(?:\d+\s*\*\s*)?d_model")
+COUNT, FLAG = Setting(int, 1), Setting(bool)
+FRACTION = Setting(float, 0, 1, open_high=True)
+POSITIVE = Setting(float, 0, open_low=True)
+
+SETTINGS = {
+    "tokenizer.min_frequency": COUNT, "tokenizer.max_length": Setting(int, 1, null=True),
+    "tokenizer.max_vocab": Setting(int, 1, null=True), "tokenizer.lowercase": FLAG, "tokenizer.keep_known": FLAG,
+    "tokenizer.pieces": FLAG,
+    "embedder.dim": COUNT, "embedder.trainable": FLAG, "embedder.scale": Setting(float, 0, open_low=True, null=True),
+    "embedder.distilled_dim": COUNT, "embedder.word2vec_epochs": COUNT, "embedder.word2vec_seed": Setting(int),
+    "wide.buckets": Setting(int, 0),
+    "train.momentum": FRACTION, "train.weight_decay": Setting(float, 0), "train.batch_size": COUNT,
+    "train.epochs": COUNT, "train.patience": COUNT, "train.clip": Setting(float, 0, null=True),
+    "train.seed": Setting(int), "train.lr_decay": Setting(float, 0, 1, open_low=True),
+    "train.wide_lr": Setting(float, 0, open_low=True, null=True), "train.rho": Setting(float, 0, 1, True, True),
+    "train.eps": POSITIVE, "train.batches_per_epoch": Setting(int, 0, null=True),
+}
+# Settings of the same name in every part (encoder, pooler, head, aspect): widths and counts, dropout rates.
+PART_SETTINGS = {"dropout": FRACTION, "hidden": Setting(int, 0, d_model=True),  # 0: no hidden layer "heads": COUNT, "hops": COUNT,
+                 "layers": COUNT, "maps": COUNT, "factors": COUNT, "ff": Setting(int, 1, d_model=True),
+                 "d_model": Setting(int, 1, d_model=True)}
+PARTS = ("embedder", "aspect", "encoder", "pooler", "head")
+
+
+def problems(recipe: dict) -> list[tuple[str, str]]:
+    """(key, what it must be) for each setting of `recipe` outside its type or range; [] when all are fine."""
+    found = []
+    for key, setting in SETTINGS.items():
+        section, name = key.split(".")
+        values = recipe.get(section) or {}
+        if name in values and not setting.accepts(values[name]):
+            found.append((key, setting.describe()))
+    learning_rate = (recipe.get("train") or {}).get("lr")
+    if not (POSITIVE.accepts(learning_rate) or isinstance(learning_rate, dict)):  # a {d_model: rate} table (SSAN)
+        found.append(("train.lr", POSITIVE.describe()))
+    for section in PARTS:
+        for name, value in (recipe.get(section) or {}).items():
+            setting = PART_SETTINGS.get(name)
+            key = f"{section}.{name}"
+            if setting is not None and key not in SETTINGS and not setting.accepts(value):
+                found.append((key, setting.describe()))
+    return found

@@ -1,0 +1,127 @@
+"""Training checkpoints: everything needed to continue a run exactly where it stopped, in `RUN/checkpoint/`.
+
+Written after every epoch as one atomic set of files (`io_utils.atomic_write_files`): `state.safetensors` (the
+model's weights, the best epoch's weights, the optimizer's tensors, torch's RNG state) and `state.json` (epoch and
+early-stopping counters, the history, the optimizer's and scheduler's other settings, numpy's and Python's RNG
+states, and whatever the caller adds: recipe, labels, data fingerprint), plus `tokenizer.json`. Nothing is pickled.
+Resuming from the checkpoint of epoch k and training on gives, on CPU, the same model as an uninterrupted run.
+"""
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import safetensors.torch
+import torch
+
+from ..errors import AttentiveError
+from ..io_utils import atomic_write_files, finish_interrupted_write
+
+FOLDER, TENSORS, STATE, TOKENIZER = "checkpoint", "state.safetensors", "state.json", "tokenizer.json"
+
+
+@dataclass
+class TrainingState:
+    """A run after `epoch` completed epochs. `history` is the list of epoch records; `extra` is the caller's."""
+
+    epoch: int
+    history: list[dict]
+    best_epoch: int
+    best_dev_accuracy: float
+    stale: int
+    model: dict[str, torch.Tensor]
+    best: dict[str, torch.Tensor] | None
+    optimizer: dict
+    scheduler: dict
+    rng: dict
+    extra: dict = field(default_factory=dict)
+
+
+def capture_rng(rng: np.random.Generator) -> dict:
+    state = {"numpy": rng.bit_generator.state, "python": random.getstate(), "torch": torch.get_rng_state()}
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        state["cuda"] = torch.cuda.get_rng_state_all()
+    return state
+
+
+def restore_rng(state: dict, rng: np.random.Generator) -> None:
+    rng.bit_generator.state = state["numpy"]
+    version, internal, gauss = state["python"]
+    random.setstate((version, tuple(internal), gauss))
+    torch.set_rng_state(state["torch"])
+    if "cuda" in state and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(state["cuda"])
+
+
+def _cpu(tensor: torch.Tensor) -> torch.Tensor:
+    return tensor.detach().cpu().contiguous().clone()
+
+
+def write_checkpoint(run: Path, state: TrainingState, tokenizer_json: str) -> None:
+    tensors = {f"model/{name}": _cpu(t) for name, t in state.model.items()}
+    tensors.update({f"best/{name}": _cpu(t) for name, t in (state.best or {}).items()})
+    optimizer_values: dict = {}
+    for index, values in state.optimizer["state"].items():
+        for key, value in values.items():
+            if isinstance(value, torch.Tensor):
+                tensors[f"optim/{index}/{key}"] = _cpu(value)
+            else:
+                optimizer_values.setdefault(str(index), {})[key] = value
+    tensors["rng/torch"] = state.rng["torch"]
+    for device, cuda_state in enumerate(state.rng.get("cuda", [])):
+        tensors[f"rng/cuda/{device}"] = cuda_state
+    meta = {"epoch": state.epoch, "history": state.history, "best_epoch": state.best_epoch,
+            "best_dev_accuracy": state.best_dev_accuracy, "stale": state.stale, "has_best": state.best is not None,
+            "optimizer": {"param_groups": state.optimizer["param_groups"], "values": optimizer_values},
+            "scheduler": state.scheduler, "rng": {"numpy": state.rng["numpy"], "python": state.rng["python"]},
+            "extra": state.extra}
+    atomic_write_files(run / FOLDER, {TENSORS: safetensors.torch.save(tensors),
+                                      STATE: json.dumps(meta).encode("utf-8"),
+                                      TOKENIZER: tokenizer_json.encode("utf-8")})
+
+
+def has_checkpoint(run: Path) -> bool:
+    folder = run / FOLDER
+    return (folder / STATE).exists() or (folder / ".written" / STATE).exists()
+
+
+def read_checkpoint(run: Path) -> tuple[TrainingState, str]:
+    """The last checkpoint of `run` and its tokenizer (JSON text); a clear error if there is none."""
+    folder = run / FOLDER
+    if folder.is_dir():
+        finish_interrupted_write(folder)
+    if not (folder / STATE).exists():
+        raise AttentiveError(f"{run}: no checkpoint to resume from (training finished, or never completed an epoch)")
+    try:
+        meta = json.loads((folder / STATE).read_text(encoding="utf-8"))
+        tensors = safetensors.torch.load_file(str(folder / TENSORS))
+        tokenizer_json = (folder / TOKENIZER).read_text(encoding="utf-8")
+    except Exception as exc:
+        raise AttentiveError(f"{folder}: unreadable checkpoint ({type(exc).__name__}: {exc})") from None
+    optimizer_state: dict = {}
+    for name, tensor in tensors.items():
+        if name.startswith("optim/"):
+            _, index, key = name.split("/", 2)
+            optimizer_state.setdefault(int(index), {})[key] = tensor
+    for index, values in meta["optimizer"]["values"].items():
+        optimizer_state.setdefault(int(index), {}).update(values)
+    rng = {**meta["rng"], "torch": tensors["rng/torch"]}
+    cuda = sorted((int(name.rsplit("/", 1)[1]), t) for name, t in tensors.items() if name.startswith("rng/cuda/"))
+    if cuda:
+        rng["cuda"] = [t for _, t in cuda]
+    state = TrainingState(
+        epoch=meta["epoch"], history=meta["history"], best_epoch=meta["best_epoch"],
+        best_dev_accuracy=meta["best_dev_accuracy"], stale=meta["stale"],
+        model={n[len("model/"):]: t for n, t in tensors.items() if n.startswith("model/")},
+        best={n[len("best/"):]: t for n, t in tensors.items() if n.startswith("best/")} if meta["has_best"] else None,
+        optimizer={"state": optimizer_state, "param_groups": meta["optimizer"]["param_groups"]},
+        scheduler=meta["scheduler"], rng=rng, extra=meta["extra"])
+    return state, tokenizer_json
+
+
+def remove_checkpoint(run: Path) -> None:
+    shutil.rmtree(run / FOLDER, ignore_errors=True)

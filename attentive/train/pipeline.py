@@ -1,0 +1,172 @@
+"""From a dataset and a recipe to a saved Model: vocabulary and initial vectors, the network, training with a
+checkpoint after every epoch, the best dev epoch saved. A model folder is never replaced unless asked
+(`overwrite`), and a killed run continues from its last checkpoint (`resume`)."""
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import time
+from pathlib import Path
+
+from tokenizers import Tokenizer
+
+from ..data.example import Dataset
+from ..errors import AttentiveError
+from ..model import Model, pick_device, resolve_dataset
+from ..models.classifier import build_model
+from ..models.pretrained import pretrained_config, pretrained_tokenizer
+from ..recipes import load_recipe
+from ..saved import holds_model
+from ..text.embeddings import WordVectors
+from ..text.sources import build_vocabulary, initial_vectors, vocabulary_report
+from .checkpoint import TrainingState, read_checkpoint, remove_checkpoint, write_checkpoint
+from .log import LOG, start_run
+from .loop import fit
+from .seed import seed_everything
+
+
+def check_aspects(data: Dataset, recipe: dict) -> list[str]:
+    """The aspect categories a learned-aspect recipe will embed ([] otherwise), after checking that the recipe and
+    the data agree on whether texts come with aspects."""
+    kind = recipe["aspect"]["type"]
+    has_aspects = any(ex.aspect is not None for ex in data.splits["train"])
+    if has_aspects and kind == "none":
+        raise AttentiveError(f"dataset {data.name!r} gives an aspect with each text and recipe {recipe['name']!r} "
+                             "would ignore it: use an aspect recipe (ae_lstm, at_lstm, atae_lstm, lama_aspect) or "
+                             "--set aspect.type=ignore to classify the text alone")
+    if not has_aspects and kind in ("learned", "words"):
+        raise AttentiveError(f"recipe {recipe['name']!r} classifies texts with respect to an aspect, but dataset "
+                             f"{data.name!r} has none")
+    if kind != "learned":
+        return []
+    return sorted({ex.aspect for ex in data.splits["train"] if ex.aspect is not None})
+
+
+def data_fingerprint(data: Dataset) -> str:
+    """A hash of the train and dev examples: a resumed run must see the data its checkpoint was trained on."""
+    digest = hashlib.sha256()
+    for split in ("train", "dev"):
+        for ex in data.splits[split]:
+            digest.update(json.dumps([split, ex.text, ex.label, ex.aspect, ex.text_pair]).encode("utf-8"))
+    return digest.hexdigest()[:32]
+
+
+def _new_model(data: Dataset, recipe: dict, data_dir, device: str, rng) -> Model:
+    """Vocabulary, initial vectors and the untrained network the recipe describes."""
+    aspect_names = check_aspects(data, recipe)
+    tok_cfg = recipe["tokenizer"]
+    train_examples = data.splits["train"]
+    texts_and_pairs = [ex.text for ex in train_examples] + [ex.text_pair for ex in train_examples
+                                                            if ex.text_pair is not None]
+    started = time.perf_counter()
+    if tok_cfg.get("type") == "pretrained":
+        tokenizer = pretrained_tokenizer(tok_cfg["max_length"])
+        recipe["encoder"]["config"] = pretrained_config()  # saved with the model: loading needs no package
+        vectors = WordVectors(None, 1.0, "pretrained")
+    else:
+        tokenizer = build_vocabulary(recipe, texts_and_pairs)
+        vectors = initial_vectors(recipe, tokenizer, texts_and_pairs, data.name,
+                                  lambda extra: [ex.text for ex in resolve_dataset(extra, data_dir).splits["train"]], rng)
+    vector_seconds = time.perf_counter() - started
+    if vectors.matrix is not None:
+        recipe["embedder"]["dim"] = int(vectors.matrix.shape[1])  # GloVe 6B is 50-d whatever the recipe said
+    network = build_model(recipe, tokenizer.get_vocab_size(), len(data.labels), vectors.matrix, len(aspect_names))
+    if hasattr(network.encoder, "load_pretrained"):
+        network.encoder.load_pretrained()
+    has_pairs = any(ex.text_pair is not None for ex in train_examples)
+    if network.is_pair != has_pairs:
+        raise AttentiveError(f"dataset {data.name!r} holds {'text pairs' if has_pairs else 'single texts'} but "
+                             f"recipe {recipe['name']!r} classifies {'pairs' if network.is_pair else 'single texts'}")
+    config = {"recipe": recipe, "labels": data.labels, "vocab_size": tokenizer.get_vocab_size(),
+              "aspects": aspect_names, "dataset": data.name,
+              "vectors": {"source": vectors.source, "coverage": round(vectors.coverage, 4),
+                          "seconds": round(vector_seconds, 1)},
+              "vocabulary": vocabulary_report(tokenizer, texts_and_pairs, [ex.text for ex in data.splits["dev"]],
+                                              tok_cfg["lowercase"])}
+    return Model(network, tokenizer, config, device)
+
+
+def _resumed_model(data: Dataset, out: Path, device: str) -> tuple[Model, TrainingState]:
+    """The model of a checkpoint, after checking that it was trained on the same data."""
+    state, tokenizer_json = read_checkpoint(out)
+    config = state.extra["config"]
+    if state.extra.get("data") != data_fingerprint(data):
+        raise AttentiveError(f"{out}: the checkpoint was trained on other data than {data.name!r} (its train/dev "
+                             "examples differ): resume with the data it started with")
+    network = build_model(config["recipe"], config["vocab_size"], len(config["labels"]),
+                          aspects=len(config["aspects"]))
+    return Model(network, Tokenizer.from_str(tokenizer_json), config, device), state
+
+
+def resume_source(out: str | Path) -> dict:
+    """Where the data of the run being resumed came from (what `train(..., source=)` recorded), {} if unknown."""
+    state, _ = read_checkpoint(Path(out))
+    return state.extra.get("source") or {}
+
+
+def train(dataset: str | Dataset, recipe: str | dict = "default", out: str | Path | None = None,
+          overrides: list[str] | None = None, data_dir: str | Path | None = None, device: str | None = None,
+          show_progress: bool = True, overwrite: bool = False, resume: bool = False,
+          source: dict | None = None) -> Model:
+    """Train a recipe on a dataset's train split, select the epoch on dev, save to `out` (if given).
+
+    A folder that holds a model is refused unless `overwrite` (the old model stays until the new one's first epoch
+    replaces it as a whole) or `resume` (continue from the folder's last checkpoint, with the recipe and vocabulary
+    it was started with; `recipe` and `overrides` are then not used). `source` (JSON) is kept in the checkpoint to
+    tell a later resume where the data came from."""
+    data = resolve_dataset(dataset, data_dir)
+    from ..data.checks import check_training_labels
+
+    check_training_labels(data)
+    out = Path(out) if out is not None else None
+    if resume and out is None:
+        raise AttentiveError("resume needs the folder of the run to continue (--out / --resume RUN)")
+    if out is not None and not resume and not overwrite and holds_model(out):
+        raise AttentiveError(f"{out} already holds a model: give --overwrite to replace it, --resume to continue "
+                             "its training, or another --out")
+    device = pick_device(device)
+    if resume:
+        model, state = _resumed_model(data, out, device)
+        recipe = model.config["recipe"]
+        rng = seed_everything(recipe["train"]["seed"])
+    else:
+        recipe = load_recipe(recipe, overrides) if isinstance(recipe, str) else copy.deepcopy(recipe)
+        rng = seed_everything(recipe["train"]["seed"])
+        if not data.splits["train"] or not data.splits["dev"]:
+            raise AttentiveError(f"dataset {data.name!r} needs non-empty train and dev splits")
+        model, state = _new_model(data, recipe, data_dir, device, rng), None
+    config = model.config
+    label_index = {label: i for i, label in enumerate(config["labels"])}
+    unknown = sorted({ex.label for split in ("train", "dev") for ex in data.splits[split]} - set(label_index))
+    if unknown:
+        raise AttentiveError(f"{data.name}: label(s) {', '.join(map(repr, unknown))} unknown to the checkpoint")
+    log_path = None
+    if out is not None:
+        model.folder = out
+        out.mkdir(parents=True, exist_ok=True)
+        log_path = out / LOG
+        start_run(log_path, state.epoch if state is not None else None)
+
+    def save_best(_network, record):
+        config["training"] = {"best_epoch": record["epoch"], "dev_accuracy": record["dev_accuracy"]}
+        if out is not None:
+            model.save(out)
+
+    def checkpoint(training_state: TrainingState):
+        training_state.extra = {"config": config, "data": data_fingerprint(data), "source": source}
+        write_checkpoint(out, training_state, model.tokenizer.to_str())
+
+    train_examples, dev_examples = data.splits["train"], data.splits["dev"]
+    history = fit(model.network, model.encode_examples(train_examples),
+                  [label_index[ex.label] for ex in train_examples], model.encode_examples(dev_examples),
+                  [label_index[ex.label] for ex in dev_examples], recipe["train"], rng, device, log_path,
+                  show_progress, on_improve=save_best, on_epoch_end=checkpoint if out is not None else None,
+                  resume=state)
+    config["training"] = {"best_epoch": history.best_epoch, "dev_accuracy": history.best_dev_accuracy,
+                          "epochs_run": len(history.epochs), "epoch_seconds": history.epoch_times}
+    model.history = history
+    if out is not None:
+        model.save(out)
+        remove_checkpoint(out)  # finished: nothing to resume, and the folder stays the model's size
+    return model
