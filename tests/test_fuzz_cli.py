@@ -1,0 +1,77 @@
+"""Fuzzing the command line's input paths (Hypothesis): whatever bytes `predict --input` is given, it answers every
+good line, in order, and either stops at the first bad one with a one-line error (status 2) or skips each bad one with
+a warning; never a traceback, never a line silently dropped."""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import attentive
+import attentive.api
+from attentive.cli import main
+
+from .conftest import tiny_overrides
+
+
+@pytest.fixture(scope="module")
+def model(sst2_small, tmp_path_factory):
+    out = tmp_path_factory.mktemp("fuzz") / "run"
+    return attentive.train(sst2_small, "lama_ctx", out, overrides=tiny_overrides("lama_ctx") + ["train.epochs=1"],
+                           show_progress=False)
+
+
+def good(line: bytes) -> bool:
+    """Whether a JSONL line can be answered: a JSON object with a non-empty "text" string."""
+    try:
+        record = json.loads(line.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return isinstance(record, dict) and isinstance(record.get("text"), str) and bool(record["text"].strip())
+
+
+texts = st.text(st.characters(codec="utf-8"), max_size=30)
+records = st.one_of(
+    st.builds(lambda t: json.dumps({"text": t}).encode(), texts),
+    st.builds(lambda t: json.dumps({"text": t}, ensure_ascii=False).encode(), texts),
+    st.builds(lambda v: json.dumps({"text": v}).encode(), st.one_of(st.none(), st.integers(), st.lists(st.integers()))),
+    st.just(b"[1, 2]"), st.just(b"   "), st.just(b'{"text": "unterminated'), st.binary(max_size=20),
+)
+files = st.one_of(st.lists(records, max_size=8).map(lambda lines: b"\n".join(lines)), st.binary(max_size=200))
+
+
+def run_predict(folder: Path, data: bytes, on_error: str) -> tuple[int, str, str]:
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / "in.jsonl"
+        source.write_bytes(data)
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = main(["predict", str(folder), "--input", str(source), "--on-error", on_error,
+                           "--batch-size", "3"])
+    return status, out.getvalue(), err.getvalue()
+
+
+@settings(max_examples=400, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=files, on_error=st.sampled_from(["stop", "skip"]))
+def test_predict_input_answers_every_good_line_or_says_which_line_is_bad(model, monkeypatch, data, on_error):
+    monkeypatch.setattr(attentive.api, "load", lambda folder, device=None: model)  # load once, fuzz the input path
+    status, out, err = run_predict(model.folder, data, on_error)
+    assert "Traceback" not in err and status in (0, 2), err
+    lines = [line for line in data.split(b"\n") if line.strip()]
+    verdicts = [good(line) for line in lines]
+    answered = [json.loads(line) for line in out.split("\n") if line]  # JSONL: a line ends at \n only
+    if on_error == "skip" or all(verdicts):
+        assert status == 0 and len(answered) == sum(verdicts)
+        assert err.count("(skipped)") == len(verdicts) - sum(verdicts)
+    else:
+        first_bad = verdicts.index(False)
+        number = data.split(b"\n").index(lines[first_bad]) + 1
+        assert status == 2 and len(answered) == first_bad
+        assert f"in.jsonl:{number}:" in err
+        assert len(err.strip().splitlines()) == 1
