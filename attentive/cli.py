@@ -1,9 +1,7 @@
 """The `attentive` command line; each command is a thin wrapper over the Python API (attentive.api)."""
 from __future__ import annotations
 
-import importlib
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Optional
@@ -38,10 +36,13 @@ def _dataset(dataset, train_file, dev_file, test_file, text_column, label_column
     return resolve_dataset(dataset, data_dir)
 
 
-def _report_skipped(data) -> None:
-    for split, count in (data.skipped or {}).items():
-        if count:
-            err.print(f"[yellow]{data.name}/{split}: {count} row(s) skipped[/] " + "; ".join(data.notes))
+def _report_data(data) -> None:
+    """What the readers dropped, merged or noticed, so that nothing is lost without a count: notes (rows dropped,
+    rows spanning several lines, how dev was made) and warnings (labels only dev or test has)."""
+    for note in data.notes:
+        err.print(Text(f"{data.name}: {note}", style="dim"), soft_wrap=True)
+    for warning in data.warnings:
+        err.print(Text("warning: ", style="yellow") + Text(f"{data.name}/{warning}"), soft_wrap=True)
 
 
 @app.command()
@@ -80,7 +81,7 @@ def train(
     data = _dataset(source["dataset"], source["train_file"], source["dev_file"], source["test_file"],
                     source["text_column"], source["label_column"], source["data_dir"], source["pair_column"],
                     source["aspect_column"])
-    _report_skipped(data)
+    _report_data(data)
     console.print(f"[bold]{data.name}[/]: train {len(data.splits['train'])}, dev {len(data.splits['dev'])}, "
                   f"test {len(data.splits.get('test', []))}; labels {', '.join(data.labels)}")
     recorded = {key: str(value) if isinstance(value, Path) else value for key, value in source.items()}
@@ -149,7 +150,7 @@ def evaluate(
     else:
         data = _dataset(dataset or model.config.get("dataset"), None, None, None, text_column, label_column,
                         data_dir)
-    _report_skipped(data)
+    _report_data(data)
     metrics = model.evaluate(data, split)
     print_metrics(metrics)
     output = output or run / f"eval-{data.name}-{split}.json"
@@ -177,7 +178,7 @@ def _wanted(model, texts, pair, input_file, aspect):
         records = jsonl_records(input_file, ("text", "text_pair") if model.is_pair else ("text",))
     else:
         records = command_line_records(texts, pair)
-    return with_aspects(model, records, aspect)
+    return with_aspects(model, records, aspect, str(input_file) if input_file is not None else "text")
 
 
 @app.command()
@@ -279,7 +280,7 @@ def analyze(
         data, split = load_test_file(test_file, text_column=text_column, label_column=label_column), "test"
     else:
         data = _dataset(dataset or model.config.get("dataset"), None, None, None, text_column, label_column, data_dir)
-    _report_skipped(data)
+    _report_data(data)
     console.print(f"analysing up to {limit or 'all'} of the {len(data.splits.get(split) or [])} {data.name}/{split} "
                   "texts")
     summary = model.analyze(data, out, split, limit or None, words, min_count, compare, deletion)
@@ -340,65 +341,11 @@ def demo(out: Path = typer.Option(Path("runs/demo"), "--out"), recipe: str = typ
     console.print(f"model saved to {out}; try: attentive explain {out} \"a gorgeous and witty film\"")
 
 
-def _exception_classes(name: str) -> tuple[type, ...]:
-    """The exception class `name` from click and from the copy of click that typer vendors, whichever exist: the
-    installed typer raises its own copy's exceptions, which `except click.ClickException` never matches."""
-    found = []
-    for module in ("click.exceptions", "typer._click.exceptions", "typer.exceptions"):
-        try:
-            cls = getattr(importlib.import_module(module), name, None)
-        except ImportError:
-            continue
-        if isinstance(cls, type) and cls not in found:
-            found.append(cls)
-    return tuple(found)
-
-
-def _one_line(message: str) -> str:
-    return " ".join(str(message).split())
-
-
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI. Every error ends here as one line on stderr and exit status 2, never a traceback: the user's
-    mistakes (AttentiveError, usage errors from whichever click typer vendors, unreadable files) and, as a last
-    resort, a bug (exit status 1; ATTENTIVE_TRACEBACK=1 shows its traceback)."""
-    usage_errors = _exception_classes("UsageError")
-    try:
-        status = app(args=argv, standalone_mode=False, prog_name="attentive")
-    except _exception_classes("NoArgsIsHelpError") as exc:  # `attentive` alone, or a group without a command
-        commands = ", ".join(c.name or c.callback.__name__ for c in app.registered_commands)
-        _error_line(f"Usage: attentive COMMAND [OPTIONS], with COMMAND one of {commands} (see `attentive --help`)")
-        return 2
-    except AttentiveError as exc:
-        err.print(f"[red]error:[/] {exc}", highlight=False, markup=True, soft_wrap=True)
-        return 2
-    except usage_errors as exc:
-        command = exc.ctx.command_path if getattr(exc, "ctx", None) is not None else "attentive"
-        _error_line(f"{_one_line(exc.format_message())} (see `{command} --help`)")
-        return 2
-    except _exception_classes("ClickException") as exc:
-        _error_line(_one_line(exc.format_message()))
-        return 2
-    except _exception_classes("Exit") as exc:
-        return getattr(exc, "exit_code", 0)
-    except (*_exception_classes("Abort"), KeyboardInterrupt):
-        err.print("interrupted")
-        return 130
-    except OSError as exc:  # a file the user named could not be read or written
-        where = f"{exc.filename}: " if exc.filename else ""
-        _error_line(f"{where}{exc.strerror or exc}")
-        return 2
-    except Exception as exc:  # a bug: still one line, unless asked for the traceback
-        if os.environ.get("ATTENTIVE_TRACEBACK"):
-            raise
-        _error_line(f"internal error, please report it: {type(exc).__name__}: {_one_line(exc)} "
-                    "(ATTENTIVE_TRACEBACK=1 shows the traceback)")
-        return 1
-    return status if isinstance(status, int) else 0
+    """Run the CLI; every error is one line on stderr with exit status 2, never a traceback (attentive.cli_errors)."""
+    from .cli_errors import run_reporting_errors
 
-
-def _error_line(message: str) -> None:
-    err.print(Text("error: ", style="red") + Text(message), soft_wrap=True)
+    return run_reporting_errors(app, argv, err)
 
 
 def run() -> None:

@@ -71,13 +71,18 @@ def command_line_records(texts: list[str] | None, pairs: list[str]) -> Iterator[
             yield number, {"text": text, **({"text_pair": pair} if pairs else {})}
 
 
-def with_aspects(model, records: Iterable[tuple[int, dict] | BadLine],
-                 aspect_option: list[str]) -> Iterator[Wanted | BadLine]:
+def with_aspects(model, records: Iterable[tuple[int, dict] | BadLine], aspect_option: list[str],
+                 source: str = "text") -> Iterator[Wanted | BadLine]:
     """(record, aspect) to answer: a record's own "aspect" field, else each --aspect, else every aspect category
-    the model knows. Models without aspects get (record, None). Bad lines pass through in their place."""
+    the model knows. Models without aspects get (record, None). Bad lines pass through in their place, and so does
+    a record whose own aspect the model does not know (as a BadLine of `source`, the input file)."""
     if not model.uses_aspect and aspect_option:
         raise AttentiveError("this model classifies texts without an aspect: drop --aspect")
     known = set(model.aspects)
+    unknown = sorted(set(aspect_option) - known) if known else []
+    if unknown:
+        raise AttentiveError(f"unknown aspect(s) {', '.join(map(repr, unknown))}; this model knows "
+                             f"{', '.join(model.aspects)}")
     for item in records:
         if isinstance(item, BadLine):
             yield item
@@ -90,10 +95,8 @@ def with_aspects(model, records: Iterable[tuple[int, dict] | BadLine],
         choices = [own] if isinstance(own, str) and own.strip() else (aspect_option or model.aspects)
         if not choices:
             raise AttentiveError('this model takes open-ended aspects: give --aspect or an "aspect" field')
-        unknown = [aspect for aspect in choices if known and aspect not in known]
-        if unknown:
-            yield BadLine("aspect" if own is None else "input", number,
-                          f"unknown aspect {unknown[0]!r}; this model knows {', '.join(model.aspects)}")
+        if known and choices[0] not in known:  # only a record's own aspect can be unknown here
+            yield BadLine(source, number, f"unknown aspect {choices[0]!r}; this model knows {', '.join(model.aspects)}")
             continue
         yield from ((record, aspect) for aspect in choices)
 

@@ -298,3 +298,143 @@ def test_load_files_carves_dev(tmp_path):
     assert dataset.labels == ["a", "b"] and dataset.skipped == {"train": 1}
     train_, dev_ = carve_dev(dataset.splits["train"] + dataset.splits["dev"], 0.25, seed=1)
     assert len(dev_) == 10
+
+
+# ---------------------------------------------------------------- nothing lost, no traceback
+
+def _reviews(n: int = 300) -> list[str]:
+    return ["text,label"] + [f"review number {i},{'pos' if i % 2 else 'neg'}" for i in range(n)]
+
+
+def test_csv_stray_quote_that_swallows_rows_is_an_error(tmp_path):
+    lines = _reviews()
+    lines[101] = '"' + lines[101]  # a stray quote opens a field on line 102 ...
+    lines[201] = 'he said "wow" twice,pos'  # ... which the quote on line 202 closes, badly
+    path = tmp_path / "stray.csv"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(DataError, match=r"stray\.csv:102: a double quote opens a field here that runs to line 202, "
+                                        r"swallowing 100 lines that look like rows of their own; close or escape") as err:
+        r.read_table(path)
+    assert err.value.line == 102
+
+
+def test_csv_unclosed_quote_reported_where_it_opens(tmp_path):
+    lines = _reviews()
+    lines[251] = '"' + lines[251]
+    path = tmp_path / "open.csv"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(DataError, match=r"open\.csv:252: a double quote opens a field here and is never closed: "
+                                        r"it runs to the end of the file \(line 301\)"):
+        r.read_table(path)
+    second = tmp_path / "second.csv"  # the unclosed quote opens in the second field of a row, last line unterminated
+    second.write_text('text,label\nfine,pos\nalso fine,"neg\nand more')
+    with pytest.raises(DataError, match=r"second\.csv:3: a double quote opens a field here and is never closed"):
+        r.read_table(second)
+
+
+def test_csv_multiline_fields_kept_exactly_and_counted(tmp_path):
+    path = tmp_path / "multi.csv"
+    path.write_bytes(b'text,label\r\n"line one\r\nline two, with ""quotes""",pos\r\nplain,neg\r\n'
+                     b'"a\nb,c\nd,e",neg\r\n"  \n  ",pos\r\n')
+    rows = r.read_table(path)
+    assert rows.examples == [Example('line one\r\nline two, with "quotes"', "pos"), Example("plain", "neg"),
+                             Example("a\nb,c\nd,e", "neg")]  # correctly quoted: its lines may look like rows
+    assert rows.multiline == 3 and rows.dropped == {"empty text": 1}
+    dataset = load_files(path, dev=path)
+    assert "train: 3 rows span several lines (quoted line breaks)" in dataset.notes
+
+
+def test_csv_broken_quoting_within_one_line_or_without_rowlike_lines_is_tolerated(tmp_path):
+    path = tmp_path / "sloppy.csv"
+    path.write_text('label,text\npos,"great" movie\nneg,"so\nbad" really\n')
+    rows = r.read_table(path)
+    assert [ex.text for ex in rows.examples] == ["great movie", "so\nbad really"] and rows.multiline == 1
+
+
+def test_csv_carriage_return_in_unquoted_field(tmp_path):
+    path = tmp_path / "cr.csv"
+    path.write_bytes(b"text,label\nok,pos\nbad\rtext,neg\n")
+    with pytest.raises(DataError, match=r"cr\.csv:3: a carriage return"):
+        r.read_table(path)
+
+
+def test_not_gzip_truncated_gzip_and_unreadable_files(tmp_path, monkeypatch):
+    import gzip
+
+    from attentive.data.readers import _common
+
+    fake = tmp_path / "plain.csv.gz"
+    fake.write_text("text,label\na,b\n")
+    with pytest.raises(DataError, match=r"plain\.csv\.gz:1: not a gzip file"):
+        r.read_table(fake)
+    data = gzip.compress(b"text,label\n" + b"some text,pos\n" * 5000)
+    cut = tmp_path / "cut.csv.gz"
+    cut.write_bytes(data[: len(data) // 2])
+    with pytest.raises(DataError, match=r"cut\.csv\.gz:\d+: truncated gzip data"):
+        r.read_table(cut)
+    unnamed = tmp_path / "packed.csv"
+    unnamed.write_bytes(data)
+    with pytest.raises(DataError, match=r"packed\.csv:1: gzip-compressed data in a file not named \.gz"):
+        r.read_table(unnamed)
+    (tmp_path / "folder.csv").mkdir()
+    with pytest.raises(DataError, match=r"folder\.csv: is a directory"):
+        r.read_table(tmp_path / "folder.csv")
+    locked = tmp_path / "locked.csv"
+    locked.write_text("text,label\na,b\n")
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(_common, "open", refuse, raising=False)
+    with pytest.raises(DataError, match=r"locked\.csv: cannot read the file \(Permission denied\)"):
+        r.read_table(locked)
+
+
+def test_jsonl_values_python_cannot_parse(tmp_path):
+    path = tmp_path / "odd.jsonl"
+    path.write_text('{"text": "a", "label": "x"}\n{"text": "b", "label": ' + "9" * 5000 + "}\n")
+    with pytest.raises(DataError, match=r"odd\.jsonl:2: malformed JSON"):
+        r.read_table(path)
+    path.write_text("[" * 100_000 + "\n")
+    with pytest.raises(DataError, match=r"odd\.jsonl:1: malformed JSON \(nested too deeply\)"):
+        r.read_table(path)
+
+
+def test_one_line_messages_for_odd_column_names(tmp_path):
+    path = tmp_path / "header.csv"
+    path.write_text('"body\nline",label\nx,y\n')
+    with pytest.raises(DataError) as err:
+        r.read_table(path)
+    assert "\n" not in str(err.value) and "'body\\nline'" in str(err.value)
+
+
+def test_numeric_labels_written_two_ways(tmp_path):
+    path = tmp_path / "nums.jsonl"
+    path.write_text('{"text": "a", "label": 1}\n{"text": "b", "label": 0}\n{"text": "c", "label": 1.0}\n')
+    with pytest.raises(DataError, match=r"nums\.jsonl:3: labels '1' \(line 1\) and '1\.0' \(line 3\) are the same "
+                                        r"number written two ways"):
+        r.read_table(path)
+    train, test = tmp_path / "train.csv", tmp_path / "test.csv"
+    train.write_text("text,label\na,1\nb,0\n")
+    test.write_text("text,label\nc,01\n")
+    with pytest.raises(AttentiveError, match=r"train\.csv: labels '1' \(train\) and '01' \(test\) are the same number"):
+        load_files(train, test=test)
+    from attentive.data.checks import same_number
+
+    assert same_number(["1", "2", "1e0"]) == ("1", "1e0") and same_number(["nan", "NaN", "pos", "10", "1"]) is None
+
+
+def test_training_label_checks(tmp_path):
+    from attentive.data.checks import check_training_labels
+
+    train, dev, test = tmp_path / "train.csv", tmp_path / "dev.csv", tmp_path / "test.csv"
+    train.write_text("text,label\n" + "a,pos\n" * 300)
+    dev.write_text("text,label\na,pos\nb,neutral\nc,neutral\nd,mixed\n")
+    with pytest.raises(AttentiveError, match=r"train has one label, 'pos' \(300 rows\): a classifier needs at least two"):
+        check_training_labels(load_files(train, dev=dev))
+    train.write_text("text,label\n" + "a,pos\nb,neg\n" * 10)
+    test.write_text("text,label\na,neg\n")
+    dataset = load_files(train, dev=dev, test=test)
+    expected = ["dev: 3 rows with label(s) 'mixed', 'neutral' never seen in train"]
+    assert dataset.warnings == expected and check_training_labels(dataset) == expected
+    assert load_files(test, dev_fraction=0).warnings == []  # a one-class file loads; only training refuses it

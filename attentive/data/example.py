@@ -20,7 +20,8 @@ class Dataset:
     """Named splits of examples plus the label set.
 
     `labels` fixes the class order (index = class id). `skipped` counts rows a reader dropped per split,
-    with the reason in `notes`, so that nothing disappears silently.
+    with the reason in `notes`, so that nothing disappears silently; `notes` also says how many rows span several
+    lines. `warnings` holds what looks wrong but does not stop a load (labels of dev/test that train never shows).
     """
 
     name: str
@@ -28,6 +29,7 @@ class Dataset:
     labels: list[str]
     skipped: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     def label_counts(self, split: str) -> dict[str, int]:
         counts = Counter(ex.label for ex in self.splits[split])

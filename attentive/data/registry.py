@@ -2,8 +2,10 @@
 
 Each `DatasetSpec.load(data_dir, seed)` returns the splits that the source defines, each a `list[Example]` or a
 `Rows` (examples plus dropped-row counts). `load_dataset` then carves a seeded, stratified dev set from train where
-the source has none, fills a missing test with [], records dropped rows in `Dataset.skipped` / `notes`, and fixes the
-label order (sorted). Nothing is cached on disk.
+the source has none, fills a missing test with [], records dropped rows in `Dataset.skipped` / `notes` (and rows that
+span several lines in `notes`), fixes the label order (sorted), raises AttentiveError when two labels are the same
+number written two ways ("1" in train, "1.0" in test), and puts labels of dev/test that train never shows in
+`Dataset.warnings` (see `attentive.data.checks`). Nothing is cached on disk.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from attentive.data import readers as r
+from attentive.data.checks import label_warnings, same_number
 from attentive.data.example import Dataset, Example
 from attentive.data.paths import resolve_data_dir
 from attentive.data.splits import SPLITS, carve_dev
@@ -104,6 +107,8 @@ def _assemble(name: str, loaded: Loaded, dev_fraction: float, seed: int, notes: 
                 skipped[split] = rows.skipped
                 reasons = ", ".join(f"{count} {reason}" for reason, count in sorted(rows.dropped.items()))
                 notes.append(f"{split}: dropped {rows.skipped} rows ({reasons})")
+            if rows.multiline:
+                notes.append(f"{split}: {rows.multiline} rows span several lines (quoted line breaks)")
             rows = rows.examples
         splits[split] = list(rows)
     splits.setdefault("train", [])
@@ -116,7 +121,24 @@ def _assemble(name: str, loaded: Loaded, dev_fraction: float, seed: int, notes: 
             splits["dev"] = []
     splits.setdefault("test", [])
     labels = sorted({ex.label for part in splits.values() for ex in part if ex.label is not None})
-    return Dataset(name=name, splits={s: splits[s] for s in SPLITS}, labels=labels, skipped=skipped, notes=notes)
+    _check_label_numbers(name, splits)
+    dataset = Dataset(name=name, splits={s: splits[s] for s in SPLITS}, labels=labels, skipped=skipped, notes=notes)
+    dataset.warnings.extend(label_warnings(dataset))
+    return dataset
+
+
+def _check_label_numbers(name: str, splits: dict[str, list[Example]]) -> None:
+    """AttentiveError when two splits write the same number two ways ("1" and "1.0"): they would be two classes."""
+    first_split = {}
+    for split, examples in splits.items():
+        for ex in examples:
+            if ex.label is not None:
+                first_split.setdefault(ex.label, split)
+    clash = same_number(first_split)
+    if clash:
+        a, b = clash
+        raise AttentiveError(f"{name}: labels {a!r} ({first_split[a]}) and {b!r} ({first_split[b]}) are the same "
+                             "number written two ways and would be two classes; write them one way")
 
 
 def load_dataset(name: str, data_dir: str | Path | None = None, dev_fraction: float = 0.1, seed: int = 13) -> Dataset:

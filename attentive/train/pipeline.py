@@ -11,6 +11,7 @@ from pathlib import Path
 
 from tokenizers import Tokenizer
 
+from ..data.checks import check_training_labels
 from ..data.example import Dataset
 from ..errors import AttentiveError
 from ..model import Model, pick_device, resolve_dataset
@@ -116,9 +117,7 @@ def train(dataset: str | Dataset, recipe: str | dict = "default", out: str | Pat
     it was started with; `recipe` and `overrides` are then not used). `source` (JSON) is kept in the checkpoint to
     tell a later resume where the data came from."""
     data = resolve_dataset(dataset, data_dir)
-    from ..data.checks import check_training_labels
-
-    check_training_labels(data)
+    check_training_labels(data)  # one class is an error; labels only dev/test has are in data.warnings
     out = Path(out) if out is not None else None
     if resume and out is None:
         raise AttentiveError("resume needs the folder of the run to continue (--out / --resume RUN)")

@@ -1,7 +1,12 @@
-"""Helpers shared by the readers: opening plain or gzip files, numbered lines, the `Rows` result."""
+"""Helpers shared by the readers: opening plain or gzip files, numbered lines, the `Rows` result.
+
+Reading problems never escape as Python exceptions: a missing or unreadable file, a `.gz` that is not gzip or is
+cut short, and bytes that are not UTF-8 all become a DataError naming the file (and the line, where there is one).
+"""
 from __future__ import annotations
 
 import gzip
+import zlib
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -10,16 +15,21 @@ from pathlib import Path
 from attentive.data.example import Example
 from attentive.errors import DataError
 
+GZIP_MAGIC = b"\x1f\x8b"
+
 
 @dataclass
 class Rows:
     """What a reader that may drop rows returns: the examples it kept and, per reason, how many rows it dropped.
 
-    Readers that never drop a row return a plain `list[Example]` instead.
+    `multiline` counts the rows (kept or dropped) that span several physical lines because a quoted CSV field holds
+    line breaks; they are legitimate, but counted so that a summary can say so. Readers that never drop a row return
+    a plain `list[Example]` instead.
     """
 
     examples: list[Example]
     dropped: Counter = field(default_factory=Counter)
+    multiline: int = 0
 
     @property
     def skipped(self) -> int:
@@ -27,26 +37,45 @@ class Rows:
 
 
 def check_file(path: str | Path) -> Path:
-    """Return `path` as a Path, or raise DataError("file not found")."""
+    """Return `path` as a Path, or raise DataError("file not found" / "is a directory")."""
     path = Path(path)
+    if path.is_dir():
+        raise DataError(path, "is a directory, not a file")
     if not path.is_file():
         raise DataError(path, "file not found")
     return path
 
 
-def iter_lines(path: str | Path, skip_bom: bool = False) -> Iterator[tuple[int, str]]:
-    """Yield (1-based line number, line without its end-of-line) from a UTF-8 file, gunzipped if it ends in `.gz`.
+def _decode(path: Path, raw: bytes, number: int) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        if number == 1 and raw.startswith(GZIP_MAGIC):
+            raise DataError(path, "gzip-compressed data in a file not named .gz; add .gz to its name", 1) from None
+        raise DataError(path, f"not UTF-8 text ({err.reason})", number) from None
 
-    Lines are split on "\\n" only (a lone "\\r" or U+2028 inside a text stays in the text).
+
+def iter_lines(path: str | Path, skip_bom: bool = False, keep_ends: bool = False) -> Iterator[tuple[int, str]]:
+    """Yield (1-based line number, line) from a UTF-8 file, gunzipped if it ends in `.gz`.
+
+    Lines are split on "\\n" only (a lone "\\r" or U+2028 inside a text stays in the text); the end of line is removed
+    unless `keep_ends` (the csv module needs it to keep line breaks inside quoted fields exactly).
     """
     path = check_file(path)
     opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as err:
-                raise DataError(path, f"not UTF-8 text ({err.reason})", number) from None
-            if skip_bom and number == 1:
-                line = line.removeprefix("\ufeff")
-            yield number, line.rstrip("\r\n")
+    number = 0
+    try:
+        with opener(path, "rb") as handle:
+            for number, raw in enumerate(handle, start=1):
+                line = _decode(path, raw, number)
+                if skip_bom and number == 1:
+                    line = line.removeprefix("\ufeff")
+                yield number, line if keep_ends else line.rstrip("\r\n")
+    except gzip.BadGzipFile as err:  # no gzip header at all, or a failed CRC / length check
+        raise DataError(path, f"{'corrupt gzip data' if number else 'not a gzip file'} ({err})", number + 1) from None
+    except EOFError:
+        raise DataError(path, "truncated gzip data (the file ends inside the compressed stream)", number + 1) from None
+    except zlib.error as err:
+        raise DataError(path, f"corrupt gzip data ({err})", number + 1) from None
+    except OSError as err:
+        raise DataError(path, f"cannot read the file ({err.strerror or err})", number + 1 if number else None) from None

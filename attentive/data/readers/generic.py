@@ -1,11 +1,18 @@
 """A user's own labelled files: CSV or TSV with a header row, or JSON Lines (one object a line).
 
-- CSV: RFC-4180 style (double-quoted fields may hold commas, quotes and newlines), read with the csv module.
+- CSV: RFC-4180 style (double-quoted fields may hold commas, quotes and line breaks), read with the csv module.
+  A row that spans several lines (a quoted field with line breaks, e.g. a multi-line review) is kept exactly and
+  counted in `Rows.multiline`; correctly quoted, it is accepted whatever its lines look like. Broken quoting (what
+  `csv.reader(strict=True)` rejects, e.g. `"a" b`) is tolerated as the csv module reads it, unless it makes a row
+  swallow lines that look like rows of their own, or a quote is never closed: then DataError at the line where the
+  row (or the unclosed quote) starts, instead of rows merged silently.
 - TSV: split on TAB only, no quoting (as in most TSV exports and the benchmark files; a leading `"` is just text).
-- JSONL: one JSON object a line; blank lines are ignored.
+- JSONL: one JSON object a line; blank lines are ignored. Numbers and booleans are read as their `str()`.
 The format comes from the extension (`.csv`, `.tsv`/`.tab`, `.jsonl`/`.ndjson`/`.json`, each optionally `.gz`) unless
-given. Rows whose text is empty are skipped and counted (`Rows.dropped["empty text"]`); a missing column, a malformed
-line or an empty label raises DataError naming the file and line.
+given. Text and label are `.strip()`ped. Rows whose text is empty are skipped and counted (`Rows.dropped["empty
+text"]`); blank lines are ignored; a missing column, a malformed line, an empty label, a carriage return in an unquoted
+CSV field, or two labels that are the same number written two ways (`1` and `1.0`) raise DataError naming the file
+and line.
 """
 from __future__ import annotations
 
@@ -15,11 +22,13 @@ from collections import Counter
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+from attentive.data.checks import check_label_numbers
 from attentive.data.example import Example
 from attentive.data.readers._common import Rows, check_file, iter_lines
 from attentive.errors import DataError
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl"}
+FIX_QUOTE = 'close or escape the quote ("" inside a quoted field)'
 
 
 def detect_format(path: str | Path) -> str:
@@ -32,13 +41,18 @@ def detect_format(path: str | Path) -> str:
     return FORMATS[suffix.lower()]
 
 
+def _listing(names) -> str:
+    """Column names for a one-line message (quoted, so a line break in a name shows as \\n)."""
+    return ", ".join(map(repr, names)) or "none"
+
+
 def _check_header(path: Path, header: list[str], columns: list[str]) -> None:
     for column in columns:
         if column not in header:
-            raise DataError(path, f"no column {column!r} in the header (found: {', '.join(header) or 'none'})", 1)
+            raise DataError(path, f"no column {column!r} in the header (found: {_listing(header)})", 1)
 
 
-def _tsv_rows(path: Path, columns: list[str]) -> Iterator[tuple[int, Mapping]]:
+def _tsv_rows(path: Path, columns: list[str]) -> Iterator[tuple[int, Mapping, int]]:
     lines = iter_lines(path, skip_bom=True)
     _, header_line = next(lines, (1, ""))
     header = header_line.split("\t")
@@ -49,41 +63,104 @@ def _tsv_rows(path: Path, columns: list[str]) -> Iterator[tuple[int, Mapping]]:
         fields = line.split("\t")
         if len(fields) != len(header):
             raise DataError(path, f"expected {len(header)} TAB-separated fields, found {len(fields)}", number)
-        yield number, dict(zip(header, fields))
+        yield number, dict(zip(header, fields)), 1
 
 
-def _csv_rows(path: Path, columns: list[str]) -> Iterator[tuple[int, Mapping]]:
-    reader = csv.reader(line + "\n" for _, line in iter_lines(path, skip_bom=True))
+def _csv_records(path: Path) -> Iterator[tuple[int, list[str], list[str]]]:
+    """(start line, fields, its physical lines) for each CSV record, the header included.
+
+    The csv module gets the lines with their line ends, so line breaks inside quoted fields are kept exactly. A quote
+    still open at the end of the file is a DataError at the line where that quote opened.
+    """
+    lines: list[str] = []
+    exhausted = []
+
+    def feed() -> Iterator[str]:
+        for _, line in iter_lines(path, skip_bom=True, keep_ends=True):
+            lines.append(line)
+            yield line
+        exhausted.append(True)
+
+    reader, start = csv.reader(feed()), 1
+    while True:
+        try:
+            fields = next(reader, None)
+        except csv.Error as err:
+            raise _csv_error(path, err, start, reader.line_num) from None
+        if fields is None:
+            return
+        if exhausted:  # the csv module hit the end of the file inside a quoted field and returned the rest
+            opened = reader.line_num - fields[-1].count("\n") + lines[-1].endswith("\n")
+            raise DataError(path, "a double quote opens a field here and is never closed: it runs to the end of "
+                                  f"the file (line {reader.line_num}); {FIX_QUOTE}", opened)
+        record, lines[:] = lines[:], []
+        yield start, fields, record
+        start = reader.line_num + 1
+
+
+def _csv_error(path: Path, err: csv.Error, start: int, end: int) -> DataError:
+    """The csv module's complaint about the row spanning lines `start`..`end`, as a DataError."""
+    if "new-line character seen in unquoted field" in str(err):
+        return DataError(path, "a carriage return (\\r) inside an unquoted field; quote the field", end)
+    reach = f" (the row starting here reaches line {end}: is a double quote left open?)"
+    return DataError(path, f"malformed CSV: {err}" + reach * (end > start), start)
+
+
+def _strict(lines: list[str]) -> list[list[str]] | None:
+    """The records in `lines` as a strict RFC-4180 parser reads them, or None where their quoting is broken."""
     try:
-        header = next(reader, [])
-        _check_header(path, header, columns)
-        for fields in reader:
-            if not fields:
-                continue
-            if len(fields) != len(header):
-                raise DataError(path, f"expected {len(header)} comma-separated fields, found {len(fields)}", reader.line_num)
-            yield reader.line_num, dict(zip(header, fields))
-    except csv.Error as err:
-        raise DataError(path, f"malformed CSV ({err})", reader.line_num) from None
+        return list(csv.reader(lines, strict=True))
+    except csv.Error:
+        return None
 
 
-def jsonl_rows(path: Path, columns: list[str] | None = None) -> Iterator[tuple[int, Mapping]]:
-    """(line number, object) for each non-blank line of a JSONL file; a bad line is a DataError naming it."""
+def _check_quoting(path: Path, start: int, record: list[str], width: int) -> None:
+    """DataError when a multi-line record has broken quoting and swallowed lines that look like rows of their own."""
+    if _strict(record) is not None:
+        return  # correctly quoted: line breaks inside quotes are legitimate, whatever the lines look like
+    swallowed = len(record) - 1  # a line "looks like a row" when, on its own, it is one well-formed row of `width`
+    rowlike = sum([len(fields) for fields in _strict([line]) or []] == [width] for line in record[1:])
+    if rowlike:
+        what = ("a line that looks like a row of its own" if swallowed == 1 else
+                f"{swallowed} lines that look like rows of their own" if rowlike == swallowed else
+                f"{swallowed} lines, {rowlike} of them looking like rows of their own")
+        raise DataError(path, f"a double quote opens a field here that runs to line {start + swallowed}, "
+                              f"swallowing {what}; {FIX_QUOTE}", start)
+
+
+def _csv_rows(path: Path, columns: list[str]) -> Iterator[tuple[int, Mapping, int]]:
+    records = _csv_records(path)
+    _, header, _ = next(records, (1, [], []))
+    _check_header(path, header, columns)
+    for start, fields, record in records:
+        if not fields or (len(fields) == 1 < len(header) and not fields[0].strip()):
+            continue  # a blank line
+        if len(record) > 1:
+            _check_quoting(path, start, record, len(header))
+        if len(fields) != len(header):
+            raise DataError(path, f"expected {len(header)} comma-separated fields, found {len(fields)}", start)
+        yield start, dict(zip(header, fields)), len(record)
+
+
+def jsonl_rows(path: Path, columns: list[str] | None = None) -> Iterator[tuple[int, Mapping, int]]:
+    """(line number, object, 1) for each non-blank line of a JSONL file; a bad line is a DataError naming it."""
     for number, line in iter_lines(path, skip_bom=True):
         if not line.strip():
             continue
         try:
             row = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise DataError(path, f"malformed JSON ({err.msg})", number) from None
+        except ValueError as err:  # JSONDecodeError, or an integer too long to convert
+            raise DataError(path, f"malformed JSON ({getattr(err, 'msg', err)})", number) from None
+        except RecursionError:
+            raise DataError(path, "malformed JSON (nested too deeply)", number) from None
         if not isinstance(row, dict):
             raise DataError(path, "expected a JSON object", number)
-        yield number, row
+        yield number, row, 1
 
 
 def _value(path: Path, row: Mapping, column: str, number: int) -> str | None:
     if column not in row:
-        raise DataError(path, f"no column {column!r} (found: {', '.join(map(str, row)) or 'none'})", number)
+        raise DataError(path, f"no column {column!r} (found: {_listing(row)})", number)
     value = row[column]
     if value is None or isinstance(value, str):
         return value
@@ -107,18 +184,21 @@ def read_table(
     if rows is None:
         raise DataError(path, f"unknown format {format!r}; use csv, tsv or jsonl")
     columns = [c for c in (text_column, label_column, aspect_column, pair_column) if c]
-    examples, dropped = [], Counter()
-    for number, row in rows(path, columns):
+    result, first_line = Rows([], Counter()), {}
+    for number, row, span in rows(path, columns):
+        result.multiline += span > 1
         text = (_value(path, row, text_column, number) or "").strip()
         if not text:
-            dropped["empty text"] += 1
+            result.dropped["empty text"] += 1
             continue
         label = None
         if label_column:
             label = (_value(path, row, label_column, number) or "").strip()
             if not label:
                 raise DataError(path, f"empty label in column {label_column!r}", number)
+            first_line.setdefault(label, number)
         aspect = _value(path, row, aspect_column, number) if aspect_column else None
         pair = _value(path, row, pair_column, number) if pair_column else None
-        examples.append(Example(text=text, label=label, aspect=aspect, text_pair=pair))
-    return Rows(examples, dropped)
+        result.examples.append(Example(text=text, label=label, aspect=aspect, text_pair=pair))
+    check_label_numbers(path, first_line)
+    return result
