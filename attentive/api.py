@@ -1,11 +1,21 @@
-"""The Python API, one to one with the CLI: `train(...)`, `load(path)`, `Model.predict(...)`, `Model.evaluate(...)`."""
+"""The Python API, one to one with the CLI: `train(...)`, `load(path)`, `Model.predict(...)`, `Model.evaluate(...)`.
+
+    model = attentive.train(texts=reviews, labels=stars, epochs=3)          # texts in memory
+    model = attentive.train(train="train.csv", dev="dev.csv", heads=5)      # your files
+    model = attentive.train("sst2", recipe="lama_ctx", out="runs/sst2")     # a named dataset
+    model.predict("a gorgeous, witty film"); model.predict_proba(texts)      # labels; an array
+"""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
+from .data.example import Dataset
+from .errors import AttentiveError
 from .model import Explanation, Model, Prediction, pick_device, resolve_dataset
 from .saved import load_folder
-from .train.pipeline import check_aspects, train
+from .train.pipeline import check_aspects
+from .train.pipeline import train as train_dataset
 
 __all__ = ["Explanation", "Model", "Prediction", "check_aspects", "load", "pick_device", "resolve_dataset", "train"]
 
@@ -16,3 +26,35 @@ def load(folder: str | Path, device: str | None = None) -> Model:
     model = Model(network, tokenizer, config, device)
     model.folder = Path(folder)
     return model
+
+
+def train(dataset: str | Dataset | None = None, recipe: str | dict = "default", out: str | Path | None = None,
+          overrides: list[str] | None = None, data_dir: str | Path | None = None, device: str | None = None,
+          show_progress: bool = True, overwrite: bool = False, resume: bool = False, *,
+          texts: Sequence[str] | None = None, labels: Sequence | None = None,
+          dev_texts: Sequence[str] | None = None, dev_labels: Sequence | None = None,
+          train: str | Path | None = None, dev: str | Path | None = None, test: str | Path | None = None,
+          text_column: str = "text", label_column: str = "label", source: dict | None = None,
+          **settings) -> Model:
+    """Train a model, select its epoch on dev, save it to `out` (if given) and return it.
+
+    The data is one of: a named dataset or a `Dataset` (`dataset`); texts and labels in memory (`texts`, `labels`,
+    optionally `dev_texts`, `dev_labels`; labels of any type become strings); or your files (`train`, `dev`,
+    `test`: CSV, TSV or JSONL with `text_column` and `label_column`). Where no dev split is given, a stratified
+    tenth of train is held out. Settings: keywords (`epochs=3`, `heads=5`, `lr=1e-3`, or `pooler__heads=5` where
+    several sections hold the key) and/or `overrides` ("pooler.heads=5"), applied to `recipe` (a name, a YAML file
+    or a dict, which is not changed); each is checked for type and range. `overwrite` and `resume` as in the CLI's
+    `train`."""
+    given = [dataset is not None, texts is not None or labels is not None, train is not None]
+    if sum(given) != 1:
+        raise AttentiveError("give the data one way: a dataset name, texts= and labels=, or train= (a file)")
+    if texts is not None or labels is not None:
+        from .data.registry import load_texts
+
+        dataset = load_texts(texts, labels, dev_texts, dev_labels)
+    elif train is not None:
+        from .data.registry import load_files
+
+        dataset = load_files(train, dev=dev, test=test, text_column=text_column, label_column=label_column)
+    return train_dataset(dataset, recipe, out, overrides, data_dir, device, show_progress, overwrite, resume, source,
+                         settings)

@@ -21,7 +21,7 @@ from .train.loop import predict_probabilities
 
 @dataclass
 class Prediction:
-    label: str
+    label: str | None  # None: no label reached `predict`'s threshold
     probabilities: dict[str, float]
     top_words: list[tuple[str, float]] = field(default_factory=list)  # most attended words, heads summed
     aspect: str | None = None  # the aspect this answer is about (aspect models)
@@ -30,6 +30,9 @@ class Prediction:
     def headline(self) -> str:
         """"positive (0.93)", with "for aspect service" when the answer is about an aspect."""
         about = f" for aspect {self.aspect}" if self.aspect is not None else ""
+        if self.label is None:
+            best = max(self.probabilities, key=self.probabilities.get)
+            return f"no label (best {best}, {self.probabilities[best]:.2f}, is below the threshold){about}"
         return f"{self.label} ({self.probabilities[self.label]:.2f}){about}"
 
     def as_dict(self) -> dict:
@@ -195,13 +198,33 @@ class Model:
         return results
 
     def predict(self, texts: list[str] | str, pairs: list[str] | str | None = None, top_k: int = 5,
-                aspects: list[str | None] | str | None = None) -> list[Prediction]:
+                aspects: list[str | None] | str | None = None, threshold: float | None = None,
+                batch_size: int = 128) -> list[Prediction]:
         """Label, class probabilities and the `top_k` most attended words of each text (of each pair's first);
-        `aspects` as in `explain`."""
+        `aspects` as in `explain`. With `threshold`, a text whose most probable label has a lower probability gets
+        the label None: the model abstains rather than guess."""
         texts = [texts] if isinstance(texts, str) else texts
         pairs = [pairs] if isinstance(pairs, str) else pairs
-        explanations = self.explain(texts, pairs, top_k=top_k, aspects=aspects, with_polarity=False)
-        return [explanation.prediction for explanation in explanations]
+        explanations = self.explain(texts, pairs, top_k=top_k, batch_size=batch_size, aspects=aspects,
+                                    with_polarity=False)
+        predictions = [explanation.prediction for explanation in explanations]
+        if threshold is not None:
+            for prediction in predictions:
+                if prediction.probabilities[prediction.label] < threshold:
+                    prediction.label = None
+        return predictions
+
+    def predict_proba(self, texts: list[str] | str, pairs: list[str] | str | None = None,
+                      aspects: list[str | None] | str | None = None, batch_size: int = 128) -> np.ndarray:
+        """Class probabilities as an array, texts x labels, columns in the order of `self.labels` (for an aspect
+        model without `aspects`: one row per text and aspect, as in `explain`). Attention is not computed."""
+        texts = [texts] if isinstance(texts, str) else list(texts)
+        pairs = [pairs] if isinstance(pairs, str) else pairs
+        texts, aspects = self.expand_aspects(texts, aspects)
+        if pairs is not None and len(pairs) != len(texts):
+            raise AttentiveError(f"{len(pairs)} second texts for {len(texts)} texts: give one per text")
+        ids, _ = self._ids(texts, None if pairs is None else list(pairs), aspects)
+        return predict_probabilities(self.network, ids, batch_size, self.device)
 
     def evaluate(self, dataset: str | Dataset, split: str = "test", data_dir: str | Path | None = None) -> dict:
         """Accuracy, macro-F1, per-class precision/recall/F1 and the confusion matrix on one split."""

@@ -33,7 +33,44 @@ def available_recipes() -> list[str]:
     return sorted(path.stem for path in RECIPE_DIR.glob("*.yaml"))
 
 
-def load_recipe(name_or_path: str, overrides: list[str] | None = None) -> dict:
+# Keys a section may hold beyond its DEFAULTS; any other key in these sections is an error (the parts' own sections
+# are checked by the parts, which refuse options they do not take).
+OPTIONAL_KEYS = {"tokenizer": {"type"}, "embedder": {"type", "glove_path"},
+                 "train": {"batches_per_epoch", "regulariser"}}
+
+
+def load_recipe(name_or_path: str | dict, overrides: list[str] | None = None, settings: dict | None = None) -> dict:
+    """A recipe (a shipped name, a YAML file, or a dict, which is copied, never changed) with the defaults filled in,
+    `overrides` ("section.key=value") and `settings` (keywords: `heads=5`, or `pooler__heads=5` where several sections
+    hold the key) applied, and every setting checked for type, range and spelling."""
+    if isinstance(name_or_path, dict):
+        recipe, path = copy.deepcopy(name_or_path), Path(str(name_or_path.get("name", "recipe")))
+    else:
+        recipe, path = _read_recipe(name_or_path)
+    given = {}  # key -> the --set or keyword that gave it
+    for override in overrides or []:
+        apply_override(recipe, override)
+        given[override.partition("=")[0].strip()] = f"--set {override}"
+    for name, value in (settings or {}).items():
+        section, key = setting_key(recipe, name)
+        recipe[section][key] = value
+        given[f"{section}.{key}"] = f"{name}={value!r}"
+    missing = [s for s in SECTIONS if s not in recipe]
+    if missing:
+        raise AttentiveError(f"{path}: recipe lacks section(s) {', '.join(missing)}")
+    for section, extra in OPTIONAL_KEYS.items():
+        unknown = sorted(set(recipe[section]) - set(DEFAULTS[section]) - extra)
+        if unknown:
+            key = f"{section}.{unknown[0]}"
+            known = ", ".join(sorted(set(DEFAULTS[section]) | extra))
+            raise AttentiveError(f"{given.get(key, f'recipe {path}')}: unknown setting {key} ({section} takes {known})")
+    for key, meaning in problems(recipe):
+        value = recipe[key.split(".")[0]][key.split(".")[1]]
+        raise AttentiveError(f"{given.get(key, f'recipe {path}')}: {key} must be {meaning}, not {value!r}")
+    return recipe
+
+
+def _read_recipe(name_or_path: str) -> tuple[dict, Path]:
     path = Path(name_or_path)
     if not path.suffix:
         path = RECIPE_DIR / f"{name_or_path}.yaml"
@@ -50,18 +87,27 @@ def load_recipe(name_or_path: str, overrides: list[str] | None = None) -> dict:
         else:
             recipe[section] = values
     recipe.setdefault("name", path.stem)
-    given = {}  # key -> the --set that gave it
-    for override in overrides or []:
-        apply_override(recipe, override)
-        given[override.partition("=")[0].strip()] = override
-    missing = [s for s in SECTIONS if s not in recipe]
-    if missing:
-        raise AttentiveError(f"{path}: recipe lacks section(s) {', '.join(missing)}")
-    for key, meaning in problems(recipe):
-        value = recipe[key.split(".")[0]][key.split(".")[1]]
-        where = f"--set {given[key]}" if key in given else f"recipe {path}"
-        raise AttentiveError(f"{where}: {key} must be {meaning}, not {value!r}")
-    return recipe
+    return recipe, path
+
+
+def setting_key(recipe: dict, name: str) -> tuple[str, str]:
+    """(section, key) of a keyword setting: `pooler__heads`, or `heads` when exactly one section of the recipe (or of
+    the defaults) holds a key of that name."""
+    if "__" in name:
+        section, key = name.split("__", 1)
+        if section not in SECTIONS:
+            raise AttentiveError(f"{name}: no recipe section {section!r} (sections: {', '.join(SECTIONS)})")
+        recipe.setdefault(section, {})
+        return section, key
+    holders = [s for s in SECTIONS if name in (recipe.get(s) or {}) or name in DEFAULTS.get(s, {})]
+    if not holders:
+        raise AttentiveError(f"{name}: no such setting in recipe {recipe.get('name')!r} (give section__{name} to "
+                             "add one to a part)")
+    if len(holders) > 1:
+        raise AttentiveError(f"{name}: several sections hold it ({', '.join(holders)}): say which, e.g. "
+                             f"{holders[0]}__{name}")
+    recipe.setdefault(holders[0], {})
+    return holders[0], name
 
 
 def apply_override(recipe: dict, override: str) -> None:

@@ -19,7 +19,7 @@ import tokenizers
 import torch
 from tokenizers import Tokenizer
 
-from . import __version__
+from .version import __version__
 from .errors import AttentiveError
 from .io_utils import atomic_write_files, atomic_write_json, finish_interrupted_write
 from .models.classifier import TextClassifier, build_model

@@ -178,3 +178,29 @@ def load_test_file(path: str | Path, format: str | None = None, text_column: str
     rows = r.read_table(path, format=format, text_column=text_column, label_column=label_column,
                         aspect_column=aspect_column, pair_column=pair_column)
     return _assemble(Path(path).name, {"test": rows}, 0.0, 0, [])
+
+
+def load_texts(texts, labels, dev_texts=None, dev_labels=None, name: str = "texts", dev_fraction: float = 0.1,
+               seed: int = 13) -> Dataset:
+    """A Dataset from texts and labels in memory (any labels; they become strings); dev is carved from train when
+    not given. Blank texts are dropped and counted, as the file readers do."""
+    splits = {"train": (texts, labels)}
+    if dev_texts is not None or dev_labels is not None:
+        splits["dev"] = (dev_texts, dev_labels)
+    loaded = {}
+    for split, (split_texts, split_labels) in splits.items():
+        if split_texts is None or split_labels is None:
+            raise AttentiveError(f"{split}: give both texts and labels")
+        split_texts, split_labels = list(split_texts), list(split_labels)
+        if len(split_texts) != len(split_labels):
+            raise AttentiveError(f"{split}: {len(split_texts)} texts but {len(split_labels)} labels")
+        rows = r.Rows([])
+        for number, (text, label) in enumerate(zip(split_texts, split_labels), start=1):
+            if not isinstance(text, str):
+                raise AttentiveError(f"{split} text {number} is a {type(text).__name__}, not a string")
+            if not text.strip():
+                rows.dropped["empty text"] += 1
+                continue
+            rows.examples.append(Example(text=text.strip(), label=str(label)))
+        loaded[split] = rows
+    return _assemble(name, loaded, dev_fraction, seed, [])

@@ -1,6 +1,7 @@
 """A model is embedder × encoder × pooler × head (../DESIGN.md); `build_model` assembles one from a recipe."""
 from __future__ import annotations
 
+import copy
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -170,7 +171,9 @@ def build_model(recipe: dict, vocab_size: int, classes: int, vectors: np.ndarray
                 aspects: int = 0) -> TextClassifier:
     """Assemble the model a recipe describes. `vectors` (vocab_size x dim) initialises the embedding table;
     `aspects` is the number of aspect categories a learned aspect table holds. Settings the recipe gives in terms of
-    d_model (the word-vector size) are filled in, in the recipe itself, so that training and saving see numbers."""
+    d_model (the word-vector size) are resolved on a copy: the caller's recipe is left as it is (training resolves
+    them itself with `resolve_d_model`, so that config.json holds numbers)."""
+    recipe = copy.deepcopy(recipe)
     emb = recipe["embedder"]
     if emb.get("type") == "none":  # the encoder takes token ids itself (a pretrained Transformer)
         embedder, dim = nn.Identity(), None

@@ -3,7 +3,6 @@ checkpoint after every epoch, the best dev epoch saved. A model folder is never 
 (`overwrite`), and a killed run continues from its last checkpoint (`resume`)."""
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import time
@@ -17,7 +16,7 @@ from ..errors import AttentiveError
 from ..model import Model, pick_device, resolve_dataset
 from ..models.classifier import build_model
 from ..models.pretrained import pretrained_config, pretrained_tokenizer
-from ..recipes import load_recipe
+from ..recipes import load_recipe, resolve_d_model
 from ..saved import holds_model
 from ..text.embeddings import WordVectors
 from ..text.sources import build_vocabulary, initial_vectors, vocabulary_report
@@ -72,6 +71,8 @@ def _new_model(data: Dataset, recipe: dict, data_dir, device: str, rng) -> Model
     vector_seconds = time.perf_counter() - started
     if vectors.matrix is not None:
         recipe["embedder"]["dim"] = int(vectors.matrix.shape[1])  # GloVe 6B is 50-d whatever the recipe said
+    if recipe["embedder"].get("type") != "none":
+        resolve_d_model(recipe, recipe["embedder"]["dim"])  # "2*d_model" becomes a number in config.json
     network = build_model(recipe, tokenizer.get_vocab_size(), len(data.labels), vectors.matrix, len(aspect_names))
     if hasattr(network.encoder, "load_pretrained"):
         network.encoder.load_pretrained()
@@ -109,13 +110,14 @@ def resume_source(out: str | Path) -> dict:
 def train(dataset: str | Dataset, recipe: str | dict = "default", out: str | Path | None = None,
           overrides: list[str] | None = None, data_dir: str | Path | None = None, device: str | None = None,
           show_progress: bool = True, overwrite: bool = False, resume: bool = False,
-          source: dict | None = None) -> Model:
+          source: dict | None = None, settings: dict | None = None) -> Model:
     """Train a recipe on a dataset's train split, select the epoch on dev, save to `out` (if given).
 
     A folder that holds a model is refused unless `overwrite` (the old model stays until the new one's first epoch
     replaces it as a whole) or `resume` (continue from the folder's last checkpoint, with the recipe and vocabulary
-    it was started with; `recipe` and `overrides` are then not used). `source` (JSON) is kept in the checkpoint to
-    tell a later resume where the data came from."""
+    it was started with; `recipe`, `overrides` and `settings` are then not used). `settings` are keyword settings
+    (`{"heads": 5}`, see `recipes.load_recipe`). `source` (JSON) is kept in the checkpoint to tell a later resume
+    where the data came from."""
     data = resolve_dataset(dataset, data_dir)
     check_training_labels(data)  # one class is an error; labels only dev/test has are in data.warnings
     out = Path(out) if out is not None else None
@@ -130,7 +132,7 @@ def train(dataset: str | Dataset, recipe: str | dict = "default", out: str | Pat
         recipe = model.config["recipe"]
         rng = seed_everything(recipe["train"]["seed"])
     else:
-        recipe = load_recipe(recipe, overrides) if isinstance(recipe, str) else copy.deepcopy(recipe)
+        recipe = load_recipe(recipe, overrides, settings)
         rng = seed_everything(recipe["train"]["seed"])
         if not data.splits["train"] or not data.splits["dev"]:
             raise AttentiveError(f"dataset {data.name!r} needs non-empty train and dev splits")
