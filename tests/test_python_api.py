@@ -156,3 +156,17 @@ def test_the_package_has_no_import_circle():
 
 def test_tiny_settings_stay_valid():
     assert load_recipe("lama_ctx", TINY)["train"]["epochs"] == 2
+
+
+def test_a_model_saved_in_the_first_format_still_loads_and_predicts_the_same():
+    """tests/fixtures/model-format-1 was saved by the code before model ids, checkpoints and the API changes."""
+    import json
+
+    folder = Path(__file__).parent / "fixtures" / "model-format-1"
+    expected = json.loads((folder / "expected.json").read_text())
+    model = attentive.load(folder)
+    assert "model_id" not in model.config
+    for text, want in zip(expected["texts"], expected["predictions"]):
+        [got] = model.predict(text)
+        assert got.label == want["label"] and got.top_words[0][0] == want["top_words"][0][0]
+        assert got.probabilities == pytest.approx(want["probabilities"], abs=1e-6)
