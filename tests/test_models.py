@@ -86,7 +86,7 @@ def test_cnn_keeps_each_length_for_even_widths_as_torch_same_padding_does():
     encoder, x = ConvEncoder(4, widths=(2, 3, 4), maps=2), torch.randn(2, 6, 4)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no warning about copying the input for an even width
-        out = encoder(x, torch.ones(2, 6))
+        out = encoder(x, torch.ones(2, 6)).states
     expected = []
     for conv in encoder.convs:
         same = torch.nn.Conv1d(4, 2, conv.kernel_size[0], padding="same")

@@ -14,6 +14,7 @@ import torch
 from torch import nn
 
 from .attention import Pooled, masked_softmax
+from .parts import Pooler
 from .poolers import last_states, masked_mean
 
 ASPECT_TYPES = ("none", "ignore", "learned", "words")
@@ -38,7 +39,7 @@ class AspectEmbedder(nn.Module):
         return masked_mean(word_table(aspect_ids), aspect_mask)
 
 
-class AspectAttentionPooler(nn.Module):
+class AspectAttentionPooler(Pooler):
     """AT-LSTM attention (Wang et al. 2016, §3.3, Eq. 1-4):
 
     Eq. 1   M = tanh([W_h H ; W_v v_a ⊗ e_N])        M in R^{(d + d_a) x N}
@@ -58,6 +59,10 @@ class AspectAttentionPooler(nn.Module):
 
     uses_aspect = True
 
+    @classmethod
+    def wants_aspect(cls, options: dict) -> bool:
+        return True
+
     def __init__(self, input_dim: int, aspect_dim: int, form: str = "additive"):
         super().__init__()
         if form not in ("additive", "concat"):
@@ -74,7 +79,8 @@ class AspectAttentionPooler(nn.Module):
     def attention_parameter_count(self) -> int:
         return sum(p.numel() for p in (self.W_h.weight, self.W_v.weight, self.w.weight))
 
-    def forward(self, states: torch.Tensor, mask: torch.Tensor, aspect: torch.Tensor) -> Pooled:
+    def forward(self, states: torch.Tensor, mask: torch.Tensor, aspect: torch.Tensor,
+                received: torch.Tensor | None = None) -> Pooled:
         words, query = self.W_h(states), self.W_v(aspect).unsqueeze(1)  # B x N x d, B x 1 x d_a (or d)
         if self.form == "concat":
             M = torch.tanh(torch.cat([words, query.expand(-1, states.size(1), -1)], dim=-1))  # Eq. 1

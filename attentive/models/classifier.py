@@ -11,11 +11,10 @@ from torch import nn
 
 from ..errors import AttentiveError
 from ..recipes import resolve_d_model
-from .aspects import ASPECT_TYPES, AspectAttentionPooler, AspectEmbedder, aspect_input
+from .aspects import ASPECT_TYPES, AspectEmbedder, aspect_input
 from .embedders import WordEmbedder
-from .encoders import ENCODERS
-from .heads import HEADS, PAIR_HEADS
-from .poolers import POOLERS
+from .parts import Encoded, Encoder, Head, Pooler
+from .registry import part
 from .wide import NgramChannel
 
 
@@ -29,14 +28,11 @@ class Output:
     wide_logits: torch.Tensor | None = None  # the n-gram channel's part of `logits` (attentive/models/wide.py)
 
 
-ALL_POOLERS = {**POOLERS, "aspect_attention": AspectAttentionPooler}
-
-
 class TextClassifier(nn.Module):
     """`aspect` (optional) makes the aspect vector v_a that AE appends to the words and aspect poolers attend with;
     `wide` (optional, single texts) is a linear n-gram channel whose class scores are added to the head's logits."""
 
-    def __init__(self, embedder: nn.Module, encoder: nn.Module, pooler: nn.Module, head: nn.Module,
+    def __init__(self, embedder: nn.Module, encoder: Encoder, pooler: Pooler, head: Head,
                  aspect: AspectEmbedder | None = None, wide: NgramChannel | None = None):
         super().__init__()
         self.embedder, self.encoder, self.pooler, self.head = embedder, encoder, pooler, head
@@ -46,7 +42,7 @@ class TextClassifier(nn.Module):
 
     @property
     def is_pair(self) -> bool:
-        return isinstance(self.head, PAIR_HEADS)
+        return self.head.takes_pair
 
     @property
     def uses_aspect(self) -> bool:
@@ -56,7 +52,7 @@ class TextClassifier(nn.Module):
     def frozen_below_head(self) -> bool:
         """Whether only the head learns: a frozen pretrained encoder (which runs without dropout) read by a pooler
         without parameters or dropout, single texts, no aspect. Each text's pooled vector then never changes."""
-        return (getattr(self.encoder, "freeze", False) and not self.is_pair and not self.uses_aspect
+        return (self.encoder.freeze and not self.is_pair and not self.uses_aspect
                 and not any(p.requires_grad for part in (self.embedder, self.encoder, self.pooler)
                             for p in part.parameters())
                 and not any(isinstance(m, nn.Dropout) and m.p > 0
@@ -87,8 +83,8 @@ class TextClassifier(nn.Module):
             self._pooled.update(zip(missing, vectors))
         return torch.stack([self._pooled[key] for key in keys])
 
-    def states(self, ids: torch.Tensor, mask: torch.Tensor, aspect: torch.Tensor | None = None) -> torch.Tensor:
-        """The encoder's vector of every token (B x T x D)."""
+    def states(self, ids: torch.Tensor, mask: torch.Tensor, aspect: torch.Tensor | None = None) -> Encoded:
+        """The encoder's vector of every token (B x T x D), and the attention its words received, if any."""
         words = self.embedder(ids)
         if aspect is not None and self.aspect.append_to_words:
             words = aspect_input(words, aspect)
@@ -99,18 +95,15 @@ class TextClassifier(nn.Module):
         attention rests on that word alone. For Sun & Lu's model (one head, bias-free linear head) this is exactly
         their polarity score s_j = h_j^T W, with logit = Σ_j α_j s_j. None for poolers whose output is not the
         attention-weighted sum of the states (max, mean, last state, aspect attention)."""
-        if not getattr(self.pooler, "pools_states", False) or self.is_pair:
+        if not self.pooler.pools_states or self.is_pair:
             return None
-        heads = getattr(self.pooler, "heads", 1)
-        return self.head(states.repeat(1, 1, heads))
+        return self.head(states.repeat(1, 1, self.pooler.heads))
 
     def pool(self, ids: torch.Tensor, mask: torch.Tensor, aspect: torch.Tensor | None = None):
         return self.pool_states(self.states(ids, mask, aspect), mask, aspect)
 
-    def pool_states(self, states: torch.Tensor, mask: torch.Tensor, aspect: torch.Tensor | None = None):
-        if getattr(self.pooler, "uses_aspect", False):
-            return self.pooler(states, mask, aspect=aspect)
-        return self.pooler(states, mask)
+    def pool_states(self, encoded: Encoded, mask: torch.Tensor, aspect: torch.Tensor | None = None):
+        return self.pooler(encoded.states, mask, aspect=aspect, received=encoded.received)
 
     def forward(self, ids: torch.Tensor, mask: torch.Tensor, pair_ids: torch.Tensor | None = None,
                 pair_mask: torch.Tensor | None = None, aspect_ids: torch.Tensor | None = None,
@@ -123,19 +116,17 @@ class TextClassifier(nn.Module):
         if self.uses_aspect:
             if aspect_ids is None:
                 raise AttentiveError("this model classifies a text with respect to an aspect: give one")
-            aspect = self.aspect(aspect_ids, aspect_mask, getattr(self.embedder, "table", None))
+            word_table = self.embedder.table if isinstance(self.embedder, WordEmbedder) else None
+            aspect = self.aspect(aspect_ids, aspect_mask, word_table)
         else:
             aspect = None
-        states = self.states(ids, mask, aspect)
-        pooled = self.pool_states(states, mask, aspect)
+        encoded = self.states(ids, mask, aspect)
+        pooled = self.pool_states(encoded, mask, aspect)
         if pair_ids is None:
-            attention = pooled.attention
-            if attention is None and hasattr(self.encoder, "received_attention"):  # self-attention, mean-pooled
-                attention = self.encoder.received_attention()
-            return self._with_wide(Output(self.head(pooled.vector), attention, pooled.scores, states=states), wide)
+            output = Output(self.head(pooled.vector), pooled.attention, pooled.scores, states=encoded.states)
+            return self._with_wide(output, wide)
         pair = self.pool(pair_ids, pair_mask)
         return Output(self.head(pooled.vector, pair.vector), pooled.attention, pooled.scores, pair.attention)
-
 
     @staticmethod
     def _with_wide(output: Output, wide: torch.Tensor | None) -> Output:
@@ -146,13 +137,6 @@ class TextClassifier(nn.Module):
 
 def _options(section: dict) -> dict:
     return {key: value for key, value in section.items() if key != "type"}
-
-
-def _pick(family: dict, section: dict, what: str):
-    kind = section.get("type")
-    if kind not in family:
-        raise AttentiveError(f"unknown {what} type {kind!r}; known: {', '.join(sorted(family))}")
-    return family[kind]
 
 
 def _aspect_part(section: dict, aspects: int, word_dim: int | None) -> AspectEmbedder | None:
@@ -184,23 +168,24 @@ def build_model(recipe: dict, vocab_size: int, classes: int, vectors: np.ndarray
         resolve_d_model(recipe, dim)
     aspect = _aspect_part(recipe.get("aspect", {}), aspects, dim)
     pooler_options = _options(recipe["pooler"])
-    if recipe["pooler"].get("type") == "aspect_attention" or pooler_options.get("context") == "aspect":
+    pooler_type = part("pooler", recipe["pooler"])
+    if pooler_type.wants_aspect(pooler_options):
         if aspect is None:
             raise AttentiveError("this pooler attends with the aspect: the recipe needs an aspect section "
                                  "(aspect.type learned or words)")
         pooler_options["aspect_dim"] = aspect.output_dim
     try:
         encoder_input = dim + aspect.output_dim if aspect is not None and aspect.append_to_words else dim
-        encoder = _pick(ENCODERS, recipe["encoder"], "encoder")(encoder_input, **_options(recipe["encoder"]))
-        pooler = _pick(ALL_POOLERS, recipe["pooler"], "pooler")(encoder.output_dim, **pooler_options)
-        structured = recipe["head"].get("type") in ("pruned", "gated_pair")  # they need M's rows
-        rows = {"rows": getattr(pooler, "heads", 1)} if structured else {}
-        head = _pick(HEADS, recipe["head"], "head")(pooler.output_dim, classes, **rows, **_options(recipe["head"]))
+        encoder = part("encoder", recipe["encoder"])(encoder_input, **_options(recipe["encoder"]))
+        pooler = pooler_type(encoder.output_dim, **pooler_options)
+        head_type = part("head", recipe["head"])
+        rows = {"rows": pooler.heads} if head_type.needs_rows else {}  # it reads M = A H row by row
+        head = head_type(pooler.output_dim, classes, **rows, **_options(recipe["head"]))
     except TypeError as exc:  # an option the part does not take
         raise AttentiveError(f"recipe option not understood: {exc}") from None
     except ValueError as exc:  # a part's own check of its options
         raise AttentiveError(f"recipe: {exc}") from None
-    wide = _wide_part(recipe.get("wide", {}), vocab_size, classes, is_pair=isinstance(head, PAIR_HEADS))
+    wide = _wide_part(recipe.get("wide", {}), vocab_size, classes, is_pair=head.takes_pair)
     return TextClassifier(embedder, encoder, pooler, head, aspect, wide)
 
 

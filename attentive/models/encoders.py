@@ -10,6 +10,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from .parts import Encoded, Encoder
 from .self_attention import SSANEncoder, TransformerEncoder
 
 
@@ -21,7 +22,7 @@ def reverse_within_length(x: torch.Tensor, lengths: torch.Tensor) -> torch.Tenso
     return x.gather(1, index.unsqueeze(-1).expand_as(x))
 
 
-class BiRNNEncoder(nn.Module):
+class BiRNNEncoder(Encoder):
     """Bidirectional GRU or LSTM; h_i = [->h_i ; <-h_i] in R^{2d} (LAMA paper Eq. 1-3). With
     `bidirectional=False`, the forward pass alone (the LSTM of Wang et al. 2016, §3.1): h_i in R^d.
 
@@ -43,28 +44,28 @@ class BiRNNEncoder(nn.Module):
             for name, weight in self.named_parameters():
                 nn.init.xavier_normal_(weight) if name.split(".")[-1].startswith("weight") else nn.init.zeros_(weight)
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> Encoded:
         lengths = mask.sum(1)
         forward_states, _ = self.forward_rnn(x)
         if self.backward_rnn is None:
-            return forward_states * mask.unsqueeze(-1)
+            return Encoded(forward_states * mask.unsqueeze(-1))
         backward_states, _ = self.backward_rnn(reverse_within_length(x, lengths))
         states = torch.cat([forward_states, reverse_within_length(backward_states, lengths)], dim=-1)
-        return states * mask.unsqueeze(-1)
+        return Encoded(states * mask.unsqueeze(-1))
 
 
-class IdentityEncoder(nn.Module):
+class IdentityEncoder(Encoder):
     """No context: the word vectors themselves (the AVG baseline)."""
 
     def __init__(self, input_dim: int):
         super().__init__()
         self.output_dim = input_dim
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        return x * mask.unsqueeze(-1)
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> Encoded:
+        return Encoded(x * mask.unsqueeze(-1))
 
 
-class ConvEncoder(nn.Module):
+class ConvEncoder(Encoder):
     """Kim (2014) CNN: for each filter width, `maps` feature maps with ReLU, kept per position (same-length
     convolution); the max pooler then takes the max over time. Windows that reach past a text's end see zero
     vectors, whether batch padding or the convolution's own, so predictions do not depend on batch padding."""
@@ -77,11 +78,11 @@ class ConvEncoder(nn.Module):
         self.paddings = [((w - 1) // 2, w - 1 - (w - 1) // 2) for w in widths]
         self.output_dim = maps * len(widths)
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> Encoded:
         x = (x * mask.unsqueeze(-1)).transpose(1, 2)  # B x D x T
         features = torch.cat([torch.relu(conv(nn.functional.pad(x, padding)))
                               for conv, padding in zip(self.convs, self.paddings)], dim=1).transpose(1, 2)
-        return features * mask.unsqueeze(-1)
+        return Encoded(features * mask.unsqueeze(-1))
 
 
 ENCODERS = {"bigru": lambda d, **kw: BiRNNEncoder(d, cell="gru", **kw),

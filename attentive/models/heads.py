@@ -4,8 +4,10 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from .parts import Head
 
-class MLPHead(nn.Module):
+
+class MLPHead(Head):
     """Dropout -> [Linear -> ReLU -> Dropout] (when hidden > 0) -> Linear to the classes (`bias: false` drops the
     last layer's bias, as Sun & Lu's logit s = h^T W).
 
@@ -30,7 +32,7 @@ class MLPHead(nn.Module):
         return torch.cat([torch.zeros_like(logits), logits], dim=-1) if self.sigmoid else logits
 
 
-class PrunedMLPHead(nn.Module):
+class PrunedMLPHead(Head):
     """Lin et al. 2017, Appendix A: a hidden layer whose connections follow the matrix embedding M (r x c).
 
     Row-wise groups: r groups of p units, group i connected only to row i of M (M^v, r x p).
@@ -38,6 +40,8 @@ class PrunedMLPHead(nn.Module):
     ReLU, both flattened and concatenated, then a linear softmax layer. Hidden-layer parameters:
     r*c*p + r*p (row-wise) + c*r*q + c*q (column-wise), instead of r*c*(r*p + c*q) for a full layer.
     """
+
+    needs_rows = True
 
     def __init__(self, input_dim: int, classes: int, rows: int, p: int = 25, q: int = 20, dropout: float = 0.0):
         super().__init__()
@@ -63,7 +67,7 @@ class PrunedMLPHead(nn.Module):
         return self.out(self.dropout(torch.cat([by_row.flatten(1), by_col.flatten(1)], dim=1)))
 
 
-class GatedPairHead(nn.Module):
+class GatedPairHead(Head):
     """Lin et al. 2017, Appendix B (gated encoder): relate the matrix embeddings of two texts, then an MLP.
 
     F_h = batched_dot(M_h, W_fh), F_p = batched_dot(M_p, W_fp): row i of M (c values) times its own c x f matrix;
@@ -74,6 +78,8 @@ class GatedPairHead(nn.Module):
     averages of states in [-1, 1], F's entries come out near 0.1 at Glorot initialisation, their product near 0.01,
     and the MLP's first layer then reads almost nothing but its biases.
     """
+
+    takes_pair, needs_rows = True, True
 
     def __init__(self, input_dim: int, classes: int, rows: int, factors: int = 50, hidden: int = 300,
                  dropout: float = 0.0, normalise: bool = False):
@@ -97,10 +103,12 @@ class GatedPairHead(nn.Module):
         return self.mlp((f_h * f_p).flatten(1))
 
 
-class MatchingPairHead(nn.Module):
+class MatchingPairHead(Head):
     """Sentence-pair matching features (Mou et al. 2016; Conneau et al. 2017, InferSent): the two pooled vectors
     u and v, |u - v| and u ∘ v, concatenated into an MLP. The difference carries what the gated encoder's product
     alone does not: which words one text has and the other lacks."""
+
+    takes_pair = True
 
     def __init__(self, input_dim: int, classes: int, hidden: int = 300, dropout: float = 0.0):
         super().__init__()
@@ -111,4 +119,3 @@ class MatchingPairHead(nn.Module):
 
 
 HEADS = {"mlp": MLPHead, "pruned": PrunedMLPHead, "gated_pair": GatedPairHead, "matching_pair": MatchingPairHead}
-PAIR_HEADS = (GatedPairHead, MatchingPairHead)

@@ -1,4 +1,5 @@
-"""Token vectors + mask -> one vector per text, and the attention that produced it (B x heads x T)."""
+"""Token vectors + mask -> one vector per text, and the attention that produced it (B x heads x T); the Pooler
+contract is in attentive/models/parts.py. Poolers without attention of their own pass on the encoder's `received`."""
 from __future__ import annotations
 
 import torch
@@ -6,6 +7,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .attention import Pooled, masked_softmax
+from .parts import Pooler
 
 
 def masked_mean(states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -13,7 +15,7 @@ def masked_mean(states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return (states * weights).sum(1) / weights.sum(1).clamp(min=1.0)
 
 
-class LamaPooler(nn.Module):
+class LamaPooler(Pooler):
     """LAMA: low-rank factorised bilinear multi-head attention (Mehta et al., LAMA paper §3.2-3.3).
 
     Eq. 7       u_i = tanh(W_w h_i + b_w)
@@ -57,6 +59,10 @@ class LamaPooler(nn.Module):
             self.aspect_project = nn.Linear(aspect_dim, input_dim)
         self.output_dim = heads * input_dim
 
+    @classmethod
+    def wants_aspect(cls, options: dict) -> bool:
+        return options.get("context") == "aspect"
+
     def attention_parameter_count(self) -> int:
         params = [self.P, self.Q] + ([self.c] if self.context == "global" else [])
         return sum(p.numel() for p in params)
@@ -70,7 +76,8 @@ class LamaPooler(nn.Module):
                 self.c_initialised.fill_(True)
         return self.c.unsqueeze(0)  # 1 x 2d
 
-    def forward(self, states: torch.Tensor, mask: torch.Tensor, aspect: torch.Tensor | None = None) -> Pooled:
+    def forward(self, states: torch.Tensor, mask: torch.Tensor, aspect: torch.Tensor | None = None,
+                received: torch.Tensor | None = None) -> Pooled:
         u = torch.tanh(self.word_mlp(states))  # B x T x 2d
         c = self.aspect_project(aspect) if self.context == "aspect" else self.context_vector(states, mask)
         alignment = (u @ self.P) * (c @ self.Q).unsqueeze(1)  # B x T x m   (P^T u_i ∘ Q^T c)
@@ -81,7 +88,7 @@ class LamaPooler(nn.Module):
         return Pooled(pooled.flatten(1), attention, scores)
 
 
-class StructuredSelfAttentionPooler(nn.Module):
+class StructuredSelfAttentionPooler(Pooler):
     """Structured self-attention (Lin et al. 2017, §2, Eq. 5-6): A = softmax(W_s2 tanh(W_s1 H^T)), M = A H.
 
     W_s1 in R^{d_a x 2u}, W_s2 in R^{r x d_a} (no biases, as in the paper); r hops, each a distribution over the
@@ -101,13 +108,14 @@ class StructuredSelfAttentionPooler(nn.Module):
     def attention_parameter_count(self) -> int:
         return self.W_s1.weight.numel() + self.W_s2.weight.numel()
 
-    def forward(self, states: torch.Tensor, mask: torch.Tensor, aspect: torch.Tensor | None = None) -> Pooled:
+    def forward(self, states: torch.Tensor, mask: torch.Tensor, aspect: torch.Tensor | None = None,
+                received: torch.Tensor | None = None) -> Pooled:
         scores = self.W_s2(torch.tanh(self.W_s1(states))).transpose(1, 2)  # B x r x T
         attention = masked_softmax(scores, mask)
         return Pooled((attention @ states).flatten(1), attention, scores)
 
 
-class DotAttentionPooler(nn.Module):
+class DotAttentionPooler(Pooler):
     """Sun & Lu (2020): one head, a_j = h_j^T V / λ with a learned context vector V and a scaling λ (their default
     10), α = softmax(a), h = Σ_j α_j h_j. With a bias-free linear head (logit s = h^T W) the logit decomposes into
     s = Σ_j α_j s_j, where s_j = h_j^T W is word j's polarity score (see attentive.explain)."""
@@ -124,13 +132,13 @@ class DotAttentionPooler(nn.Module):
     def attention_parameter_count(self) -> int:
         return self.V.numel()
 
-    def forward(self, states, mask, aspect=None) -> Pooled:
+    def forward(self, states, mask, aspect=None, received=None) -> Pooled:
         scores = (states @ self.V / self.scale).unsqueeze(1)  # B x 1 x T
         attention = masked_softmax(scores, mask)
         return Pooled((attention @ states).squeeze(1), attention, scores)
 
 
-class AdditiveAttentionPooler(nn.Module):
+class AdditiveAttentionPooler(Pooler):
     """Single-head additive attention (Bahdanau et al. 2015; Sun & Lu's other scoring function):
     a_j = v^T tanh(W h_j + b), α = softmax(a), h = Σ_j α_j h_j."""
 
@@ -146,32 +154,32 @@ class AdditiveAttentionPooler(nn.Module):
     def attention_parameter_count(self) -> int:
         return sum(p.numel() for p in (*self.project.parameters(), *self.v.parameters()))
 
-    def forward(self, states, mask, aspect=None) -> Pooled:
+    def forward(self, states, mask, aspect=None, received=None) -> Pooled:
         scores = self.v(torch.tanh(self.project(states))).transpose(1, 2)  # B x 1 x T
         attention = masked_softmax(scores, mask)
         return Pooled((attention @ states).squeeze(1), attention, scores)
 
 
-class MaxPooler(nn.Module):
+class MaxPooler(Pooler):
     """Max over time of the (masked) token vectors (the BiGRU and CNN baselines)."""
 
     def __init__(self, input_dim: int):
         super().__init__()
         self.output_dim = input_dim
 
-    def forward(self, states, mask, aspect=None) -> Pooled:
-        return Pooled(states.masked_fill(~mask.unsqueeze(-1), float("-inf")).max(1).values)
+    def forward(self, states, mask, aspect=None, received=None) -> Pooled:
+        return Pooled(states.masked_fill(~mask.unsqueeze(-1), float("-inf")).max(1).values, received)
 
 
-class MeanPooler(nn.Module):
+class MeanPooler(Pooler):
     """Mean of the token vectors over real tokens (the AVG baseline, the TE encoder's output)."""
 
     def __init__(self, input_dim: int):
         super().__init__()
         self.output_dim = input_dim
 
-    def forward(self, states, mask, aspect=None) -> Pooled:
-        return Pooled(masked_mean(states, mask))
+    def forward(self, states, mask, aspect=None, received=None) -> Pooled:
+        return Pooled(masked_mean(states, mask), received)
 
 
 def last_states(states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -180,7 +188,7 @@ def last_states(states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return states[torch.arange(states.size(0), device=states.device), last]
 
 
-class LastStatePooler(nn.Module):
+class LastStatePooler(Pooler):
     """The LSTM baseline's sentence vector: the last hidden state h_N (Wang et al. §3.1). No attention.
     `directions=2` (a bidirectional encoder, Barnes et al.'s BiLSTM): each direction's final state, the forward
     half at the last word and the backward half at the first, concatenated."""
@@ -192,12 +200,12 @@ class LastStatePooler(nn.Module):
         self.directions = directions
         self.output_dim = input_dim
 
-    def forward(self, states, mask, aspect=None) -> Pooled:
+    def forward(self, states, mask, aspect=None, received=None) -> Pooled:
         last = last_states(states, mask)
         if self.directions == 1:
-            return Pooled(last)
+            return Pooled(last, received)
         half = states.size(-1) // 2
-        return Pooled(torch.cat([last[:, :half], states[:, 0, half:]], dim=-1))
+        return Pooled(torch.cat([last[:, :half], states[:, 0, half:]], dim=-1), received)
 
 
 POOLERS = {"lama": LamaPooler, "san": StructuredSelfAttentionPooler, "dot": DotAttentionPooler,

@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import torch
-from torch import nn
 
 from ..errors import AttentiveError
+from .parts import Encoded, Encoder
 
 
 def package_dir() -> Path:
@@ -40,7 +40,7 @@ def pretrained_config() -> dict:
     return json.loads((package_dir() / "config.json").read_text())
 
 
-class PretrainedEncoder(nn.Module):
+class PretrainedEncoder(Encoder):
     """Token ids + mask -> MiniLM's contextual vectors (its last layer), zero on padding."""
 
     def __init__(self, input_dim: int | None = None, config: dict | None = None, freeze: bool = False):
@@ -63,8 +63,8 @@ class PretrainedEncoder(nn.Module):
         if missing:
             raise AttentiveError(f"MiniLM weights lack {len(missing)} tensors (e.g. {missing[0]})")
 
-    def forward(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    def forward(self, ids: torch.Tensor, mask: torch.Tensor) -> Encoded:
         if self.freeze:
             self.bert.eval()  # no dropout inside a frozen encoder
         states = self.bert(input_ids=ids, attention_mask=mask.long()).last_hidden_state
-        return states * mask.unsqueeze(-1)
+        return Encoded(states * mask.unsqueeze(-1))

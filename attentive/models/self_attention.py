@@ -18,6 +18,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .parts import Encoded, Encoder
+
 POSITIONS = ("none", "sinusoidal", "learned", "rpr")
 
 
@@ -98,9 +100,9 @@ def merge_heads(x: torch.Tensor) -> torch.Tensor:
 
 class SelfAttention(nn.Module):
     """Multi-head self-attention; `relu=True` gives SSAN's Q, K, V, each a ReLU feed-forward layer of the input.
-    With `relative_k`, Shaw et al.'s relative position vectors (shared by the heads) enter Eq. 3-5. Out of training
-    it keeps, for explanations, how much attention each word received in its last call (`self.received`, see
-    `received_attention`), not the B x H x T x T weights themselves."""
+    With `relative_k`, Shaw et al.'s relative position vectors (shared by the heads) enter Eq. 3-5. Returns the new
+    vectors and, out of training, how much attention each word received (`received_attention`, B x H x T; None in
+    training), not the B x H x T x T weights themselves."""
 
     def __init__(self, dim: int, heads: int = 1, relu: bool = False, relative_k: int | None = None):
         super().__init__()
@@ -110,20 +112,17 @@ class SelfAttention(nn.Module):
         self.query, self.key, self.value = (nn.Linear(dim, dim) for _ in range(3))
         self.relative_keys = RelativePositions(relative_k, dim // heads) if relative_k else None
         self.relative_values = RelativePositions(relative_k, dim // heads) if relative_k else None
-        self.received: torch.Tensor | None = None
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
         activate = torch.relu if self.relu else (lambda t: t)
         q, k, v = (split_heads(activate(layer(x)), self.heads) for layer in (self.query, self.key, self.value))
         length = x.size(1)
         relative = {} if self.relative_keys is None else {"relative_keys": self.relative_keys(length),
                                                           "relative_values": self.relative_values(length)}
         if self.training:
-            self.received = None
-            return merge_heads(attend(q, k, v, mask, **relative))
+            return merge_heads(attend(q, k, v, mask, **relative)), None
         out, weights = attend(q, k, v, mask, **relative, with_weights=True)
-        self.received = received_attention(weights, mask)
-        return merge_heads(out)
+        return merge_heads(out), received_attention(weights, mask)
 
 
 def received_attention(weights: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -134,7 +133,7 @@ def received_attention(weights: torch.Tensor, mask: torch.Tensor) -> torch.Tenso
     return (weights * real).sum(2) / real.sum(2).clamp(min=1.0)
 
 
-class SSANEncoder(nn.Module):
+class SSANEncoder(Encoder):
     """SSAN (Ambartsoumian & Popowich 2018, §4, Fig. 1): per layer, three ReLU feed-forward layers give Q, K, V of
     the word vectors, one scaled dot-product self-attention (a single head), then a ReLU feed-forward layer and
     dropout; `layers=2` stacks two (the second reads the first's output). d_model = the word-vector size."""
@@ -150,15 +149,13 @@ class SSANEncoder(nn.Module):
         self.dropout = nn.Dropout(dropout)
         self.output_dim = input_dim
 
-    def received_attention(self) -> torch.Tensor | None:
-        """The last layer's attention received by each word in the last evaluation pass (None in training)."""
-        return self.attention[-1].received
-
-    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        x = self.positions(x)
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> Encoded:
+        """The token vectors, and the attention each word received in the last layer (out of training)."""
+        x, received = self.positions(x), None
         for attention, feed_forward in zip(self.attention, self.feed_forward):
-            x = self.dropout(torch.relu(feed_forward(attention(x, mask)))) * mask.unsqueeze(-1)
-        return x
+            attended, received = attention(x, mask)
+            x = self.dropout(torch.relu(feed_forward(attended))) * mask.unsqueeze(-1)
+        return Encoded(x, received)
 
 
 class TransformerLayer(nn.Module):
@@ -177,12 +174,13 @@ class TransformerLayer(nn.Module):
         """Q, K, V and output projections (and relative position vectors, if any): the LAMA paper's Fig. 4 count."""
         return sum(p.numel() for p in (*self.attention.parameters(), *self.output.parameters()))
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        x = self.norm1(x + self.dropout(self.output(self.attention(x, mask))))
-        return self.norm2(x + self.dropout(self.feed_forward(x)))
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
+        attended, received = self.attention(x, mask)
+        x = self.norm1(x + self.dropout(self.output(attended)))
+        return self.norm2(x + self.dropout(self.feed_forward(x))), received
 
 
-class TransformerEncoder(nn.Module):
+class TransformerEncoder(Encoder):
     """Transformer encoder layers over the word vectors, projected first to `d_model` when the sizes differ (16
     heads need a multiple of 16: 100-d vectors -> 128). The LAMA paper's TE baseline: one layer, 16 heads,
     sinusoidal positions; the SSAN paper's: two layers with PE or RPR."""
@@ -200,13 +198,9 @@ class TransformerEncoder(nn.Module):
         self.dropout = nn.Dropout(dropout)
         self.output_dim = d_model
 
-    def received_attention(self) -> torch.Tensor | None:
-        """The last layer's attention received by each word, per head, in the last evaluation pass (None in
-        training)."""
-        return self.layers[-1].attention.received
-
-    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        x = self.dropout(self.positions(self.project(x)))
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> Encoded:
+        """The token vectors, and the attention each word received, per head, in the last layer (out of training)."""
+        x, received = self.dropout(self.positions(self.project(x))), None
         for layer in self.layers:
-            x = layer(x, mask)
-        return x * mask.unsqueeze(-1)
+            x, received = layer(x, mask)
+        return Encoded(x * mask.unsqueeze(-1), received)

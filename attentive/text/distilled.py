@@ -126,7 +126,7 @@ def run_encoder(words: Sequence[str]) -> np.ndarray:
             for i, r in enumerate(rows):
                 ids[i, :len(pieces[r])] = torch.as_tensor(pieces[r])
             mask = ids != 0
-            states = encoder(ids, mask)
+            states = encoder(ids, mask).states
             inner = mask.clone()
             inner[:, 0] = False  # [CLS]
             inner[torch.arange(len(rows)), mask.sum(1) - 1] = False  # [SEP]
