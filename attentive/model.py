@@ -12,11 +12,10 @@ from .data.batching import encode_items
 from .data.example import Dataset
 from .errors import AttentiveError
 from .evaluate import compute_metrics
-from .explain.collect import look
 from .models.classifier import TextClassifier
 from .saved import save_folder
 from .text.tokenizer import UNK_ID
-from .train.loop import predict_probabilities
+from .inference import infer, predict_probabilities
 
 
 @dataclass
@@ -180,7 +179,7 @@ class Model:
         if pairs is not None and len(pairs) != len(texts):
             raise AttentiveError(f"{len(pairs)} second texts for {len(texts)} texts: give one per text")
         ids, encodings = self._ids(texts, None if pairs is None else list(pairs), aspects)
-        looked = look(self.network, ids, batch_size, self.device, with_polarity)
+        looked = infer(self.network, ids, batch_size, self.device, details=True, polarity=with_polarity).looked
         results = []
         for text, enc, item, seen, aspect in zip(texts, encodings, ids, looked, aspects):
             # a text with no known token was fed as one unknown token: show the whole text as that one "word"

@@ -43,7 +43,7 @@ def measure_one(recipe: str, epochs: int) -> dict:
     import torch
 
     import attentive
-    from attentive.train.loop import predict_probabilities
+    from attentive.inference import predict_probabilities
 
     data = attentive.api.resolve_dataset("barnes_sst_fine")
     model = attentive.train(data, recipe, overrides=overrides_for(recipe, epochs), show_progress=False)

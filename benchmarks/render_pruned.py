@@ -1,20 +1,19 @@
 """BENCHMARKS.md's pruned-MLP section: Lin et al. 2017, Appendix A / Table 4 in spirit. SAN with its full MLP head
 (`san`) beside SAN with the pruned one (`san_pruned`), run with the same settings (variant) on the same dataset:
-parameters of the hidden layer, the softmax layer and the other parts, and test accuracy.
+parameters of the hidden layer, the softmax layer and the other parts, and test accuracy; the paper's own rows
+(benchmarks/papers.json) in the text above the table.
 
 Hidden and softmax counts come from the head of a model built from the run's own recipe and settings (the head does
-not depend on the vocabulary); "other parts" is the run's trainable total less its head. Used by benchmarks.render.
+not depend on the vocabulary); "other parts" is the run's trainable total less its head.
 """
 from __future__ import annotations
 
 from attentive.models.classifier import build_model
 from attentive.recipes import load_recipe
-from benchmarks.render import METRICS, fmt_mean_std, group_results
+from benchmarks.formatting import fmt_count, fmt_mean_std, fmt_number
+from benchmarks.results_io import METRICS, group_results, load_papers
 
 PAIR = ("san", "san_pruned")
-# Lin et al.'s Table 4 (Yelp and Age; SNLI is a pair task): total parameters and accuracy, original -> pruned
-PAPER_ROWS = ("Lin et al. (Table 4): Yelp 55.3M → 4.1M parameters, 64.21% → 63.86%; Age 73.2M → 2.1M, "
-              "80.45% → 77.32%.")
 
 
 def head_counts(result: dict) -> tuple[int, int]:
@@ -26,8 +25,13 @@ def head_counts(result: dict) -> tuple[int, int]:
     return sum(p.numel() for p in head.parameters()) - softmax, softmax
 
 
-def _short_count(count: float) -> str:
-    return f"{count / 1e6:.2f}M" if count >= 1e6 else f"{count / 1e3:.1f}K"
+def paper_rows() -> str:
+    """Lin et al.'s Table 4 in one sentence: total parameters and accuracy, original -> pruned."""
+    paper = load_papers()["lin2017"]
+    rows = [f"{row['dataset']} {' → '.join(fmt_count(count, 1) for count in row['parameters'])} parameters, "
+            f"{' → '.join(fmt_number(accuracy) + '%' for accuracy in row['accuracy'])}"
+            for row in paper["pruned_mlp"]]
+    return f"{paper['short']}: " + "; ".join(rows) + "."
 
 
 def pruned_section(results: list[dict]) -> list[str]:
@@ -40,7 +44,7 @@ def pruned_section(results: list[dict]) -> list[str]:
     lines = ["## Pruned MLP (Lin et al. 2017 Appendix A, Table 4)", "",
              "SAN's full MLP head (`san`, 512 hidden units) against the pruned head (`san_pruned`: 30 hop-wise groups "
              "of p = 25 units and 200 column-wise groups of q = 20), same settings otherwise. Trainable parameters; "
-             f"test accuracy mean ± sample std over seeds. {PAPER_ROWS}", "",
+             f"test accuracy mean ± sample std over seeds. {paper_rows()}", "",
              "| dataset | setting | head | hidden layer | softmax | other parts | total | seeds | test acc (%) |",
              "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for dataset, variant in pairs:
@@ -48,7 +52,7 @@ def pruned_section(results: list[dict]) -> list[str]:
             runs = groups[("model", name, dataset, variant)]
             hidden, softmax = head_counts(runs[0])
             total = runs[0]["params"]
-            counts = " | ".join(_short_count(c) for c in (hidden, softmax, total - hidden - softmax, total))
+            counts = " | ".join(fmt_count(c) for c in (hidden, softmax, total - hidden - softmax, total))
             lines.append(f"| {dataset} | {variant or '—'} | {name} | {counts} | {len(runs)} "
                          f"| {fmt_mean_std(METRICS['test_accuracy'](runs))} |")
     return lines + [""]

@@ -2,16 +2,20 @@
 Barnes et al. (2017) datasets and their macro average — with the paper's claims checked on those numbers, and its
 Table 3 (model characteristics) with the paper's speed and size ratios beside ours.
 
-Each Table 2 cell is the mean test accuracy (sample std) over the seeds of the recipe as shipped (runs without a
+Each Table 2 cell is the mean test accuracy ± sample std over the seeds of the recipe as shipped (runs without a
 variant; the `w2v300` variant gets a second table), except that Barnes et al.'s LSTM, BiLSTM and CNN take the
-word-vector dropout dev chose per dataset (`dropout_choices`); every run kept its best-dev epoch. Used by
-benchmarks.render.
+word-vector dropout dev chose per dataset (`dropout_choices`); every run kept its best-dev epoch. The paper's claims
+and its Table 3 ratios are read from benchmarks/papers.json.
+
+    python -m benchmarks.render_ssan [--results-dir DIR]   # the dropout choices, for benchmarks/reproduce_ssan.sh
 """
 from __future__ import annotations
 
+import argparse
 import statistics
 
-from benchmarks.render import METRICS, fmt_seconds, model_name
+from benchmarks.formatting import fmt_mean_std, fmt_number, fmt_seconds
+from benchmarks.results_io import METRICS, RESULTS_DIR, load_papers, load_results, model_name
 
 DATASETS = ("barnes_sst_fine", "barnes_sst_binary", "opener", "sentube_auto", "sentube_tablets", "semeval2013")
 COLUMN = {"barnes_sst_fine": "SST-fine", "barnes_sst_binary": "SST-binary", "opener": "OpeNER",
@@ -73,13 +77,6 @@ def macro_average(cells: dict[tuple[str, str], list[float]], name: str) -> float
     return average_over(cells, name, DATASETS)
 
 
-def _cell(values: list[float] | None) -> str:
-    if not values:
-        return "—"
-    spread = f" ({statistics.stdev(values) * 100:.1f})" if len(values) > 1 else ""
-    return f"{statistics.fmean(values) * 100:.1f}{spread}"
-
-
 SSAN_ROWS = ("ssan", "ssan_pe", "ssan_rpr", "ssan2_rpr")
 BASELINE_ROWS = ("barnes_lstm", "barnes_bilstm", "barnes_cnn", "bow_lr", "ave_lr")
 
@@ -102,6 +99,7 @@ def claims(cells: dict[tuple[str, str], list[float]]) -> list[str]:
     baselines = [average[n] for n in BASELINE_ROWS if n in average]
     self_attention = [average[n] for n in SSAN_ROWS + ("transformer_pe", "transformer_rpr") if n in average]
     pct = {n: f"{a * 100:.2f}" for n, a in average.items()}
+    paper = load_papers()["ssan"]["table2_claims"]
 
     def verdict(ok: bool) -> str:
         return "holds" if ok else "**does not hold**"
@@ -111,11 +109,11 @@ def claims(cells: dict[tuple[str, str], list[float]]) -> list[str]:
              "within seed noise." if spreads else "")
     return [f"On {scope}.{noise}", "",
             f"- 1-Layer SSAN + RPR is best: {verdict(best == 'ssan_rpr')} (best: {best}, {pct[best]}; SSAN + RPR "
-            f"{pct['ssan_rpr']}); it is top on {top} of {len(shared)} datasets (paper: 5 of 6).",
+            f"{pct['ssan_rpr']}); it is top on {top} of {len(shared)} datasets (paper: {paper['ssan_rpr_top_on']}).",
             f"- RPR beats PE and no positions: {verdict(average['ssan_rpr'] > max(average['ssan_pe'], average['ssan']))}"
             f" (RPR {pct['ssan_rpr']}, PE {pct['ssan_pe']}, none {pct['ssan']}: "
             f"{(average['ssan_rpr'] - average['ssan_pe']) * 100:+.2f} over PE, {(average['ssan_rpr'] - average['ssan']) * 100:+.2f} "
-            "over none; paper: +2.8 and +0.9).",
+            f"over none; paper: +{paper['rpr_over_pe']} and +{paper['rpr_over_none']}).",
             f"- No positions beats PE: {verdict(average['ssan'] > average['ssan_pe'])}.",
             f"- A second SSAN layer does not help: {verdict(average['ssan2_rpr'] <= average['ssan_rpr'])} "
             f"(2-layer {pct['ssan2_rpr']}, {(average['ssan2_rpr'] - average['ssan_rpr']) * 100:+.2f} points).",
@@ -130,8 +128,8 @@ def _table(cells: dict[tuple[str, str], list[float]]) -> list[str]:
     for name, label in ROWS:
         macro = macro_average(cells, name)
         seeds = sorted({len(cells[(name, d)]) for d in DATASETS if cells.get((name, d))})
-        lines.append(f"| {label} | " + " | ".join(_cell(cells.get((name, d))) for d in DATASETS)
-                     + f" | {'—' if macro is None else f'{macro * 100:.1f}'} | {'/'.join(map(str, seeds)) or '—'} |")
+        lines.append(f"| {label} | " + " | ".join(fmt_mean_std(cells.get((name, d), []), 1) for d in DATASETS)
+                     + f" | {fmt_number(macro, 1)} | {'/'.join(map(str, seeds)) or '—'} |")
     return lines
 
 
@@ -162,7 +160,7 @@ def ssan_section(results: list[dict]) -> list[str]:
     if not cells:
         return []
     lines = ["## Self-attention for sentiment (SSAN paper Table 2)", "",
-             "Test accuracy (%), mean (sample std) over seeds, GloVe 6B-50d vectors, each run's epoch chosen on dev; "
+             "Test accuracy (%), mean ± sample std over seeds, GloVe 6B-50d vectors, each run's epoch chosen on dev; "
              "the recipes as shipped (`benchmarks/reproduce_ssan.sh`), with LSTM, BiLSTM and CNN at the word-vector "
              "dropout dev chose (below). BoW and Ave are deterministic (one run). The macro average needs all six "
              "datasets.", ""]
@@ -177,37 +175,20 @@ def ssan_section(results: list[dict]) -> list[str]:
     return lines
 
 
-# The SSAN paper's §"Model Characteristics" comparisons (their GPU, Google News 300-d vectors): a ratio of one
-# measurement between two groups of rows, and the paper's figure for it. Parameters exclude the word vectors (1-layer
-# SSAN + RPR has 2.7% more than + PE only without them: RPR adds 2 (2k + 1) d_model = 12,600).
-SSAN_MEAN = ("ssan", "ssan_pe", "ssan_rpr", "ssan2_rpr")
-CHARACTERISTIC_CLAIMS = (
-    ("params_without_embeddings", ("ssan_rpr",), ("ssan_pe",), "1.027", "SSAN + RPR / SSAN + PE, parameters"),
-    ("train_seconds", ("ssan_rpr",), ("ssan_pe",), "1.112", "SSAN + RPR / SSAN + PE, training time"),
-    ("dev_inference_10x_seconds", ("ssan_rpr",), ("ssan_pe",), "1.047", "SSAN + RPR / SSAN + PE, inference time"),
-    ("params_without_embeddings", ("barnes_bilstm",), ("barnes_lstm",), "≈ 2", "BiLSTM / LSTM, parameters"),
-    ("train_seconds", ("barnes_bilstm",), ("barnes_lstm",), "≈ 2", "BiLSTM / LSTM, training time"),
-    ("params_without_embeddings", ("ssan2_rpr",), ("ssan_rpr",), "≈ 2", "2-layer / 1-layer SSAN + RPR, parameters"),
-    ("train_seconds", ("ssan2_rpr",), ("ssan_rpr",), "1.201", "2-layer / 1-layer SSAN + RPR, training time"),
-    ("dev_inference_10x_seconds", ("ssan2_rpr",), ("ssan_rpr",), "1.094",
-     "2-layer / 1-layer SSAN + RPR, inference time"),
-    ("train_seconds", ("barnes_lstm",), SSAN_MEAN, "3.4", "LSTM / mean SSAN, training time"),
-    ("train_seconds", ("barnes_bilstm",), SSAN_MEAN, "5.9", "BiLSTM / mean SSAN, training time"),
-    ("dev_inference_10x_seconds", SSAN_MEAN, ("barnes_lstm",), "1.155", "mean SSAN / LSTM, inference time"),
-    ("dev_inference_10x_seconds", SSAN_MEAN, ("barnes_bilstm",), "\"41% faster\"", "mean SSAN / BiLSTM, inference time"),
-)
-
-
 def characteristic_ratios(rows: list[dict]) -> list[str]:
     """The paper's comparisons as markdown table rows: what it measured on its GPU against our ratio on this CPU."""
     by_recipe = {row["recipe"]: row for row in rows}
+    paper = load_papers()["ssan"]
     lines = ["| comparison | paper (GPU) | ours (this CPU) |", "| --- | ---: | ---: |"]
-    for key, top, bottom, paper, label in CHARACTERISTIC_CLAIMS:
-        top, bottom = ([by_recipe[n][key] for n in group if n in by_recipe] for group in (top, bottom))
+    for claim in paper["characteristics"]:  # a ratio of one measurement between two groups of rows
+        top, bottom = ([by_recipe[n][claim["measure"]] for n in claim[side] if n in by_recipe]
+                       for side in ("numerator", "denominator"))
         if top and bottom:  # a group's mean is over its rows that were measured
-            lines.append(f"| {label} | {paper} | {statistics.fmean(top) / statistics.fmean(bottom):.3f} |")
+            ratio = statistics.fmean(top) / statistics.fmean(bottom)
+            lines.append(f"| {claim['label']} | {claim['paper']} | {ratio:.3f} |")
     fewest = min(rows, key=lambda row: row["params_without_embeddings"])["recipe"]
-    return lines + [f"| fewest parameters without word vectors | barnes_cnn | {fewest} |"]
+    return lines + [f"| fewest parameters without word vectors | {paper['fewest_parameters_without_vectors']} "
+                    f"| {fewest} |"]
 
 
 def characteristics_section(result: dict) -> list[str]:
@@ -240,11 +221,6 @@ def dropout_settings(results: list[dict]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    import argparse
-
-    from benchmarks.common import RESULTS_DIR
-    from benchmarks.render import load_results
-
     parser = argparse.ArgumentParser(description="Print the run arguments of the word-vector dropout dev chose for "
                                                  "each Barnes et al. cell of the SSAN table (one line per cell).")
     parser.add_argument("--results-dir", default=str(RESULTS_DIR))

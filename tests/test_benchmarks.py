@@ -1,13 +1,16 @@
 """Fast tests of the benchmark helpers: result writing, the TF-IDF baseline's dev selection, and rendering."""
 from __future__ import annotations
 
+import ast
 import json
 import random
+from pathlib import Path
 
 import pytest
 
 from attentive.data.example import Dataset, Example
-from benchmarks import baselines, common, render
+from benchmarks import baselines, common, render, results_io
+from benchmarks.formatting import fmt_mean_std
 
 
 def _result(name: str, seed: int, accuracy: float, **extra) -> dict:
@@ -37,7 +40,7 @@ def test_render_shows_mean_and_std_over_seeds(tmp_path):
 
     assert output.read_text(encoding="utf-8") == text
     assert "Do not edit by hand" in text and "python -m benchmarks.render" in text
-    assert "## imdb" in text
+    assert "### imdb" in text  # the appendix's table of every run
     row = next(line for line in text.splitlines() if line.startswith("| model | lama_ctx |"))
     assert "| 2 |" in row  # two seeds, one group
     assert "91.00 ± 1.41" in row  # test accuracy mean ± sample std, in percent
@@ -193,7 +196,7 @@ def test_targets_use_the_variant_dev_selected_among_those_with_most_seeds():
         _result("c-s0", 0, 0.95, variant="c", dev={"accuracy": 0.90}),
         _result("c-s1", 1, 0.97, variant="c", dev={"accuracy": 0.90}),
     ]
-    variant, runs = render.selected_runs(results, "imdb", "lama_ctx")
+    variant, runs = results_io.selected_runs(results, "imdb", "lama_ctx")
     assert variant == "b" and [r["name"] for r in runs] == ["b-s0", "b-s1"]  # test accuracy plays no part
 
 
@@ -226,7 +229,7 @@ def test_ssan_table_has_the_paper_shape_and_checks_its_claims():
     text = "\n".join(lines)
 
     row = next(line for line in lines if line.startswith("| 1-Layer SSAN + RPR |"))
-    assert row.count("75.5 (0.7)") == 6 and "| 75.5 | 2 |" in row
+    assert row.count("75.5 ± 0.7") == 6 and "| 75.5 | 2 |" in row
     assert next(line for line in lines if line.startswith("| CNN |")).count("—") == 8  # not run: no cell, no macro
     assert "On the macro average over all six datasets" in text
     assert "1-Layer SSAN + RPR is best: **does not hold** (best: ssan2_rpr" in text
@@ -308,7 +311,8 @@ def test_lama_table_takes_the_dev_chosen_variant_and_names_baselines_above_lama_
     row = next(line for line in lines if line.startswith("| LAMA+Ctx |"))
     assert "91.50 ± 0.71 (2) | 90.0" in row and "not run" in row  # dev chose the shipped recipe over `bad-dev`
     assert "| CNN | 95.00 ± 0.00 (3) `L1000` | 87.4 |" in text
-    assert "IMDB: LAMA+Ctx (91.50) at or above every row of ours: **does not hold**: above it CNN (+3.50" in text
+    assert "IMDB: LAMA+Ctx (91.50) at or above every model of ours: **does not hold**: above it CNN (+3.50" in text
+    assert "| TF-IDF + LR |" not in text and "TF-IDF + LR: 90.00 (1) / not run / not run" in text  # not a paper row
     assert "TF-IDF + LR" not in text.split("above it")[1].split("\n")[0]  # 90.0 is below LAMA+Ctx
     assert "- News (headlines): LAMA+Ctx not run." in text
     assert render_lama.lama_section([]) == []
@@ -384,7 +388,7 @@ def test_a_run_made_under_another_name_with_the_same_settings_counts_as_that_var
     """benchmarks.common.SAME_SETTINGS: R8's `gpu-L1000-scale5` LAMA+Ctx runs are `L1000` runs, for the renderer's
     groups and for --skip-existing."""
     from benchmarks import run
-    from benchmarks.render import load_results
+    from benchmarks.results_io import load_results
 
     as_run = {**_result("lama_ctx-r8-gpu-L1000-scale5-s0", 0, 0.97), "dataset": "r8", "variant": "gpu-L1000-scale5"}
     (tmp_path / "lama_ctx-r8-gpu-L1000-scale5-s0.json").write_text(json.dumps(as_run), encoding="utf-8")
@@ -416,7 +420,7 @@ def test_defaults_table_opens_benchmarks_and_sets_the_default_beside_the_better_
                 "model": "tfidf_lr"},
                {**_result("fasttext-sst2-s0", 0, 0.85, dataset="sst2", kind="baseline"), "recipe": None,
                 "model": "fasttext"}]
-    lines = defaults_section(results, render.fmt_mean_std)
+    lines = defaults_section(results)
     [row] = [line for line in lines if line.startswith("| sst2 ")]
     cells = [cell.strip() for cell in row.strip("|").split("|")]
     assert cells[1] == "83.00 ± 1.41 (2)"  # only the `defaults` variant counts, not a tuned one
@@ -424,7 +428,7 @@ def test_defaults_table_opens_benchmarks_and_sets_the_default_beside_the_better_
     for result in results:
         _write(tmp_path, result)
     text = render.render(tmp_path, tmp_path / "B.md")
-    assert text.index("## The default model against the baselines") < text.index("## sst2")
+    assert text.index("## The default model against the baselines") < text.index("### sst2")
 
 
 def test_sweep_table_ranks_only_candidates_with_every_dataset_by_mean_dev(tmp_path):
@@ -438,3 +442,114 @@ def test_sweep_table_ranks_only_candidates_with_every_dataset_by_mean_dev(tmp_pa
     assert datasets == ["x", "y"]
     assert [(name, overall) for name, overall, _ in rows] == [("b", pytest.approx(80.0)), ("a", pytest.approx(72.5)),
                                                               ("c", None)]
+
+
+def test_fmt_mean_std_formats_percent_or_any_scale():
+    assert fmt_mean_std([0.90, 0.92]) == "91.00 ± 1.41" and fmt_mean_std([0.9]) == "90.00"
+    assert fmt_mean_std([]) == "—" and fmt_mean_std([0.745, 0.755], 1) == "75.0 ± 0.7"
+    assert fmt_mean_std([0.1, 0.2], 3, scale=1.0) == "0.150 ± 0.071"
+
+
+def module_imports(folder: Path, package: str) -> dict[str, set[str]]:
+    """Each module of `package` (the .py files of `folder`, subpackages included) -> the modules of the package it
+    imports anywhere in its code: imports inside functions count, relative imports are resolved, and
+    `from package import module` names the module."""
+    paths = {}
+    for path in folder.rglob("*.py"):
+        parts = [package, *path.relative_to(folder).with_suffix("").parts]
+        paths[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph = {}
+    for name, path in paths.items():
+        here = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]  # the module's package
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    base = ".".join(here[: len(here) - node.level + 1] + ([base] if base else []))
+                found |= {f"{base}.{alias.name}" if f"{base}.{alias.name}" in paths else base for alias in node.names}
+        graph[name] = {module for module in found if module in paths and module != name}
+    return graph
+
+
+def find_circle(graph: dict[str, set[str]]) -> list[str] | None:
+    """An import circle of `graph` as [a, b, ..., a], or None."""
+    done, path = set(), []
+
+    def visit(name: str) -> list[str] | None:
+        if name in path:
+            return path[path.index(name):] + [name]
+        if name in done:
+            return None
+        path.append(name)
+        for other in sorted(graph.get(name, ())):
+            if circle := visit(other):
+                return circle
+        path.pop()
+        done.add(name)
+        return None
+
+    return next((circle for name in sorted(graph) if (circle := visit(name))), None)
+
+
+def test_the_benchmarks_modules_import_no_circle(tmp_path):
+    graph = module_imports(Path(render.__file__).parent, "benchmarks")
+    assert {"benchmarks.render", "benchmarks.render_ssan", "benchmarks.results_io"} <= set(graph)
+    assert "benchmarks.render_ssan" in graph["benchmarks.render"]  # the walk sees the section imports
+    assert find_circle(graph) is None, find_circle(graph)
+    for name, imported in graph.items():  # sections read through results_io and formatting, never each other
+        if name.startswith("benchmarks.render_"):
+            assert not {m for m in imported if m.startswith("benchmarks.render")}, name
+    # the finder finds a circle: a synthetic graph, and a package whose circle closes in a lazy relative import
+    assert find_circle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_circle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "top.py").write_text("from pkg import part\n", encoding="utf-8")
+    (package / "part.py").write_text("def f():\n    from .top import g\n", encoding="utf-8")
+    assert find_circle(module_imports(package, "pkg")) == ["pkg.part", "pkg.top", "pkg.part"]
+
+
+def test_the_papers_numbers_are_read_from_one_file():
+    papers = results_io.load_papers()
+    assert {"lama", "wang2016", "lin2017", "ssan"} <= set(papers)
+    assert all(paper["source"] and paper["short"] for paper in papers.values())
+    assert results_io.paper_accuracy("lama_ctx", "imdb") == 0.900
+    assert results_io.paper_accuracy("atae_lstm", "semeval14_category_binary") == 0.899
+    assert results_io.paper_accuracy("lama_ctx", "news") is None  # our News is not the paper's
+    assert results_io.paper_best("r8") == (0.978, "BERT", "LAMA paper, Table 3")
+    folder = Path(render.__file__).parent
+    for path in folder.glob("render*.py"):  # no paper figure typed into a renderer
+        text = path.read_text(encoding="utf-8")
+        assert "0.831" not in text and "55.3" not in text and "1.027" not in text, path.name
+
+
+def test_the_summary_picks_each_tasks_model_on_dev_never_on_test(tmp_path):
+    def run(recipe, seed, dev, test, variant=None, **extra):
+        name = "-".join([recipe, "r8"] + ([variant] if variant else []) + [f"s{seed}"])
+        result = {**_result(name, seed, test, recipe=recipe, dataset="r8", dev={"accuracy": dev}), **extra}
+        result["test"]["labels"] = [str(i) for i in range(8)]
+        return {**result, "variant": variant} if variant else result
+
+    results = [run("lama_ctx", s, 0.96, 0.95 + 0.01 * s, "L1000", params=3_400_000) for s in range(3)]
+    results += [run("cnn", s, 0.95, 0.99) for s in range(3)]  # best test, worse dev: not chosen
+    results += [run("san", 0, 0.99, 0.99)]  # one seed: a sweep try does not compete
+    results += [{**_result("tfidf_lr-r8-s0", 0, 0.97, dataset="r8", kind="baseline", dev={"accuracy": 0.94}),
+                 "recipe": None, "model": "tfidf_lr", "epoch_times_s": None}]
+    for result in results:
+        _write(tmp_path, result)
+    text = render.render(tmp_path, tmp_path / "B.md")
+
+    [row] = [line for line in text.splitlines() if line.startswith("| r8 | 8 |")]
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    assert cells[2:6] == ["**lama_ctx (L1000)**", "3", "96.00", "**96.00 ± 1.00**"]
+    assert cells[6:9] == ["97.00", "—", "97.8 (BERT)"]  # TF-IDF + LR, fastText not run, the paper's best
+    assert cells[9:] == ["3.4M", "1m 50s CPU"]
+    order = ["## Summary", "## The default model", "## Targets", "## Document classification (LAMA paper Table 3)",
+             "## Appendix: every run", "### r8", "## Runs"]
+    assert [text.index(heading) for heading in order] == sorted(text.index(heading) for heading in order)
+    appendix = text[text.index("## Appendix: every run"):]
+    assert "| model | san |" in appendix and "| model | san |" not in text[:text.index("## Appendix")]

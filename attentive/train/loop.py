@@ -16,6 +16,7 @@ import torch.nn.functional as F
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from ..data.batching import Item, collate, iterate
+from ..inference import predict_probabilities
 from ..errors import AttentiveError
 from .checkpoint import TrainingState, capture_rng, restore_rng
 from .log import append_record
@@ -57,21 +58,6 @@ def make_optimizer(model: torch.nn.Module, cfg: dict) -> torch.optim.Optimizer:
     if name == "adagrad":
         return torch.optim.Adagrad(params, lr=cfg["lr"], weight_decay=cfg["weight_decay"])
     raise ValueError(f"unknown optimizer {cfg['optimizer']!r} (sgd, adam, adadelta, adagrad)")
-
-
-@torch.no_grad()
-def predict_probabilities(model: torch.nn.Module, ids: Sequence[Item], batch_size: int = 128,
-                          device: str | torch.device = "cpu") -> np.ndarray:
-    """Class probabilities (N x classes, numpy) in input order."""
-    model.eval()
-    probabilities = np.zeros((len(ids), 0), dtype=np.float32)
-    for batch in iterate(ids, batch_size):
-        out = model(**collate([ids[i] for i in batch], device))
-        probs = torch.softmax(out.logits.float(), -1).cpu().numpy()
-        if probabilities.shape[1] == 0:
-            probabilities = np.zeros((len(ids), probs.shape[1]), dtype=np.float32)
-        probabilities[batch] = probs
-    return probabilities
 
 
 def _progress(show: bool) -> Progress:

@@ -1,0 +1,82 @@
+"""The one inference path: encoded items through the network in batches (bucketed by length), answers back in input
+order. `predict`, `evaluate`, `explain`, `analyze`, the deletion test and the training loop's dev pass all run here;
+it is the boundary that export and serving attach to.
+
+`infer` returns the class probabilities (N x classes) and, with `details=True`, what the explanations show of each
+text: each head's attention and pre-softmax scores, each word's polarity (TextClassifier.word_polarity, only with
+`polarity=True`: it runs the head once per word), and, for wide-and-deep models, each channel's logits.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from .data.batching import Item, collate, iterate
+
+
+@dataclass
+class Looked:
+    """One text as the model saw it; arrays are cut to the text's own tokens."""
+
+    probabilities: np.ndarray  # classes
+    attention: np.ndarray | None = None  # heads x words, each row sums to 1
+    scores: np.ndarray | None = None  # heads x words, before the softmax
+    polarity: np.ndarray | None = None  # words x classes
+    channels: dict[str, np.ndarray] | None = None  # wide-and-deep models: each channel's logits (classes)
+    ngram_words: np.ndarray | None = None  # words x classes: each word's share of the n-gram channel's logits
+
+
+@dataclass
+class Inference:
+    probabilities: np.ndarray  # N x classes, in input order
+    looked: list[Looked] | None = None  # per text, with details=True
+
+
+def _rows(tensor: torch.Tensor | None, row: int, length: int, words_last: bool = True) -> np.ndarray | None:
+    if tensor is None:
+        return None
+    values = tensor[row].float().cpu().numpy()
+    return values[..., :length] if words_last else values[:length]
+
+
+@torch.no_grad()
+def infer(network: torch.nn.Module, items: Sequence[Item], batch_size: int = 128, device: str | torch.device = "cpu",
+          details: bool = False, polarity: bool = False) -> Inference:
+    """Run `network` (in eval mode) over `items`; see the module docstring."""
+    network.eval()
+    probabilities: np.ndarray | None = None
+    looked: list[Looked | None] | None = [None] * len(items) if details else None
+    for batch in iterate(items, batch_size):
+        inputs = collate([items[i] for i in batch], device)
+        out = network(**inputs)
+        probs = torch.softmax(out.logits.float(), -1).cpu().numpy()
+        if probabilities is None:
+            probabilities = np.zeros((len(items), probs.shape[1]), dtype=np.float32)
+        probabilities[batch] = probs
+        if details:
+            _keep_details(network, items, batch, inputs, out, probs, polarity, looked)
+    if probabilities is None:
+        probabilities = np.zeros((0, 0), dtype=np.float32)
+    return Inference(probabilities, looked)
+
+
+def _keep_details(network, items, batch, inputs, out, probs, polarity: bool, looked: list) -> None:
+    word_polarity = network.word_polarity(out.states) if polarity and out.states is not None else None
+    wide = out.wide_logits
+    ngram_words = network.wide.word_scores(inputs["ids"], inputs["mask"]) if polarity and wide is not None else None
+    for row, index in enumerate(batch):
+        length = len(items[index].ids)
+        channels = None if wide is None else {"attention": (out.logits - wide)[row].float().cpu().numpy(),
+                                              "ngrams": wide[row].float().cpu().numpy()}
+        looked[index] = Looked(probs[row], _rows(out.attention, row, length), _rows(out.scores, row, length),
+                               _rows(word_polarity, row, length, words_last=False), channels,
+                               _rows(ngram_words, row, length, words_last=False))
+
+
+def predict_probabilities(network: torch.nn.Module, items: Sequence[Item], batch_size: int = 128,
+                          device: str | torch.device = "cpu") -> np.ndarray:
+    """Class probabilities (N x classes) in input order."""
+    return infer(network, items, batch_size, device).probabilities

@@ -1,0 +1,184 @@
+"""Reading the benchmark results for BENCHMARKS.md: the result files (schema: ``benchmarks/common.py``), their grouping
+over seeds, the metrics read from them, the variant dev selects, and the papers' reported numbers
+(``benchmarks/papers.json``). Every section module reads results through here; nothing here formats text."""
+from __future__ import annotations
+
+import json
+import statistics
+from collections import defaultdict
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+
+from benchmarks.common import RESULTS_DIR, SAME_SETTINGS
+
+__all__ = ["METRICS", "PAPERS", "RESULTS_DIR", "group_key", "group_results", "groups_by_dataset", "is_cpu_run",
+           "load_papers", "load_results", "machine_short", "mean", "mean_by_machine", "model_name", "paper_accuracy",
+           "paper_best", "runs_by_machine", "selected_runs", "values"]
+
+PAPERS = Path(__file__).resolve().parent / "papers.json"
+OWN_SECTION_KINDS = ("parameters", "characteristics")  # params.py, characteristics.py: one file, own sections
+
+# --------------------------------------------------------------------------- loading and grouping
+
+
+def load_results(results_dir: str | Path) -> tuple[list[dict], list[str]]:
+    """All result dicts in `results_dir` (sorted by file name), and notes on files that could not be used."""
+    results, problems = [], []
+    for path in sorted(Path(results_dir).glob("*.json")):
+        try:
+            result = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            problems.append(f"`{path.name}`: unreadable ({error})")
+            continue
+        if result.get("kind") in OWN_SECTION_KINDS:
+            result.setdefault("name", path.stem)
+            results.append(result)
+            continue
+        missing = [key for key in ("dataset", "test") if key not in result]
+        if not (result.get("model") or result.get("recipe")):
+            missing.append("model/recipe")
+        if missing:
+            problems.append(f"`{path.name}`: missing {', '.join(missing)}")
+            continue
+        result.setdefault("name", path.stem)
+        same = SAME_SETTINGS.get((model_name(result), result["dataset"], result.get("variant")))
+        if same:  # counted with the runs of the variant whose settings it used
+            result["variant_as_run"], result["variant"] = result["variant"], same
+        results.append(result)
+    return results, problems
+
+
+def model_name(result: dict) -> str:
+    """The recipe of a neural run, else the baseline's model name."""
+    return result.get("recipe") or result.get("model")
+
+
+def group_key(result: dict) -> tuple[str, str, str, str]:
+    """Runs that differ only in seed share a key: (kind, model or recipe, dataset, variant)."""
+    return (result.get("kind", ""), model_name(result), result["dataset"], result.get("variant") or "")
+
+
+def group_results(results: list[dict]) -> dict[tuple, list[dict]]:
+    groups: dict[tuple, list[dict]] = defaultdict(list)
+    for result in results:
+        groups[group_key(result)].append(result)
+    return dict(groups)
+
+
+def groups_by_dataset(results: list[dict]) -> dict[str, dict[tuple, list[dict]]]:
+    """dataset -> its groups (as :func:`group_results`), datasets in name order."""
+    by_dataset: dict[str, dict[tuple, list[dict]]] = defaultdict(dict)
+    for key, runs in group_results(results).items():
+        by_dataset[key[2]][key] = runs
+    return dict(sorted(by_dataset.items()))
+
+
+def is_cpu_run(result: dict) -> bool:
+    """Trained on CPU: the run's `device` when recorded, else a machine without a CUDA device."""
+    if result.get("device"):
+        return str(result["device"]).startswith("cpu")
+    return not (result.get("machine") or {}).get("cuda_device")
+
+
+def machine_short(result: dict) -> str:
+    """E.g. ``AMD EPYC 7B13 ×2`` or ``NVIDIA H100 80GB HBM3``."""
+    machine = result.get("machine") or {}
+    if str(result.get("device") or "cuda").startswith("cuda") and machine.get("cuda_device"):
+        return machine["cuda_device"]
+    cpu = (machine.get("cpu_model") or "unknown CPU").replace("(R)", "").replace("(TM)", "")
+    cpu = " ".join(cpu.replace(" Processor", "").split()[:4])
+    cores = machine.get("cpu_cores")
+    return f"{cpu} ×{cores}" if cores else cpu
+
+
+def runs_by_machine(results: list[dict]) -> dict[str, list[dict]]:
+    """The runs of one group under each machine they ran on, machines in name order."""
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for result in results:
+        groups[machine_short(result)].append(result)
+    return dict(sorted(groups.items()))
+
+
+# --------------------------------------------------------------------------- numbers
+
+
+def values(results: list[dict], get: Callable[[dict], float | None]) -> list[float]:
+    """`get` of each result, skipping results that lack it."""
+    found = []
+    for result in results:
+        try:
+            value = get(result)
+        except (KeyError, TypeError):
+            continue
+        if value is not None:
+            found.append(float(value))
+    return found
+
+
+def _epoch_times(result: dict) -> list[float]:
+    return [float(t) for t in result.get("epoch_times_s") or []]
+
+
+METRICS: dict[str, Callable[[list[dict]], list[float]]] = {
+    "test_accuracy": lambda rs: values(rs, lambda r: r["test"]["accuracy"]),
+    "test_macro_f1": lambda rs: values(rs, lambda r: r["test"]["macro_f1"]),
+    "dev_accuracy": lambda rs: values(rs, lambda r: r["dev"]["accuracy"]),
+    "wall_time_s": lambda rs: values(rs, lambda r: r["wall_time_s"]),
+    "epoch_time_s": lambda rs: [t for r in rs for t in _epoch_times(r)],
+    "params": lambda rs: values(rs, lambda r: r["params"]),
+}
+
+
+def mean(found: list[float]) -> float | None:
+    return statistics.fmean(found) if found else None
+
+
+def mean_by_machine(results: list[dict], metric: str) -> dict[str, float | None]:
+    """The mean of a (time) metric on each machine the runs ran on, machines in name order."""
+    return {machine: mean(METRICS[metric](runs)) for machine, runs in runs_by_machine(results).items()}
+
+
+def selected_runs(results: list[dict], dataset: str, name: str, cpu_only: bool = False) -> tuple[str, list[dict]]:
+    """The variant of `name` on `dataset` that dev chose, and its runs.
+
+    Among the variants run with the most seeds (a sweep's single-seed tries compete only when nothing else exists),
+    the one with the highest mean dev accuracy; test never takes part. With `cpu_only`, CPU runs alone count.
+    """
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for r in results:
+        if r["dataset"] == dataset and model_name(r) == name and (is_cpu_run(r) or not cpu_only):
+            groups[r.get("variant") or ""].append(r)
+    if not groups:
+        return "", []
+    most_seeds = max(len(runs) for runs in groups.values())
+    candidates = {v: runs for v, runs in groups.items() if len(runs) == most_seeds}
+    variant = max(candidates, key=lambda v: mean(METRICS["dev_accuracy"](candidates[v])) or 0.0)
+    return variant, candidates[variant]
+
+
+# --------------------------------------------------------------------------- the papers' numbers
+
+
+@lru_cache(maxsize=None)
+def load_papers(path: str | Path = PAPERS) -> dict:
+    """``benchmarks/papers.json``: per paper its `source` and what it reports (see the file's `_about`)."""
+    papers = json.loads(Path(path).read_text(encoding="utf-8"))
+    return {key: paper for key, paper in papers.items() if not key.startswith("_")}
+
+
+def paper_accuracy(name: str, dataset: str) -> float | None:
+    """The test accuracy a paper reports for our recipe `name` on `dataset`, if one does."""
+    for paper in load_papers().values():
+        value = paper.get("test_accuracy", {}).get(dataset, {}).get(name)
+        if value is not None:
+            return value
+    return None
+
+
+def paper_best(dataset: str) -> tuple[float, str, str] | None:
+    """The best test accuracy any paper reports on `dataset`: (value, the paper's name for the row, the paper)."""
+    rows = [(value, paper.get("names", {}).get(name, name), paper["short"])
+            for paper in load_papers().values()
+            for name, value in paper.get("test_accuracy", {}).get(dataset, {}).items()]
+    return max(rows, default=None)

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The dev-accuracy sweep behind the default aspect recipe (issue 15, item 5; protocol in benchmarks/notes.md,
+# "Choosing the defaults"): each candidate is an aspect recipe plus overrides, trained on the visible aspect-category
+# sets; candidates are compared by MEAN DEV accuracy over them (python -m benchmarks.sweep_table --aspect), never by
+# test. Results go to benchmarks/results/sweeps/ (not rendered into BENCHMARKS.md).
+#   [JOBS=1] [SEEDS="0 1"] benchmarks/sweep_aspect.sh [CANDIDATE ...]     (default: every candidate)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DEFAULT_SEEDS="0 1"
+source benchmarks/jobs.sh
+SWEEP_DATASETS=(semeval14_category semeval14_category_binary)
+DIST="--set embedder.vectors=distilled+glove --set embedder.scale=0.15 --set tokenizer.keep_known=true --set tokenizer.pieces=true"
+declare -A CANDIDATES=(
+  [lama_aspect]="lama_aspect"
+  [lama_aspect-dist]="lama_aspect $DIST"
+  [san_aspect-dist]="san_aspect $DIST"
+  [atae_lstm-dist]="atae_lstm $DIST"
+)
+ORDER=(lama_aspect lama_aspect-dist san_aspect-dist atae_lstm-dist)
+[[ ${#DATASETS[@]} -gt 0 ]] && ORDER=("${DATASETS[@]}")
+for name in "${ORDER[@]}"; do
+  read -r recipe overrides <<< "${CANDIDATES[$name]}"
+  for seed in "${SEEDS[@]}"; do
+    for dataset in "${SWEEP_DATASETS[@]}"; do
+      echo "$recipe $dataset $seed --variant $name --results-dir benchmarks/results/sweeps ${overrides:-}"
+    done
+  done
+done | sed "s/ *$//" | run_jobs
