@@ -1,10 +1,11 @@
 """The defaults sweep as a table: each candidate's dev accuracy per dataset and its mean over the datasets.
 
-    python -m benchmarks.sweep_table [--results-dir benchmarks/results/sweeps] [--markdown]
+    python -m benchmarks.sweep_table [--results-dir benchmarks/results/sweeps] [--markdown] [--aspect]
 
 Each cell is the mean dev accuracy over the seeds run (n); a candidate's score is the mean of its cells over every
 sweep dataset, and only candidates with every dataset are ranked (the others are listed below them, unranked). Test
-accuracy is not read. benchmarks/sweep_defaults.sh makes the runs.
+accuracy is not read. benchmarks/sweep_defaults.sh makes the runs; with --aspect, the aspect-category sweep of
+benchmarks/sweep_aspect.sh.
 """
 from __future__ import annotations
 
@@ -17,14 +18,17 @@ from pathlib import Path
 from benchmarks.common import RESULTS_DIR
 
 SWEEP_DIR = RESULTS_DIR / "sweeps"
+SINGLE_TEXT = ("sst2", "sst5", "opener", "sentube_auto", "sentube_tablets", "semeval2013", "r8")
+ASPECT = ("semeval14_category", "semeval14_category_binary")
 
 
-def dev_scores(results_dir: Path) -> dict[str, dict[str, list[float]]]:
-    """candidate -> dataset -> dev accuracies (one per seed), in percent."""
+def dev_scores(results_dir: Path, datasets: tuple[str, ...] = SINGLE_TEXT) -> dict[str, dict[str, list[float]]]:
+    """candidate -> dataset -> dev accuracies (one per seed), in percent, over the sweep's `datasets`."""
     table: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for path in sorted(results_dir.glob("*.json")):
         result = json.loads(path.read_text())
-        table[result.get("variant") or "base"][result["dataset"]].append(100 * result["dev"]["accuracy"])
+        if result["dataset"] in datasets:
+            table[result.get("variant") or "base"][result["dataset"]].append(100 * result["dev"]["accuracy"])
     return table
 
 
@@ -57,8 +61,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--results-dir", type=Path, default=SWEEP_DIR)
     parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--aspect", action="store_true", help="the aspect-category sweep (sweep_aspect.sh)")
     args = parser.parse_args(argv)
-    print(render(dev_scores(args.results_dir), args.markdown))
+    print(render(dev_scores(args.results_dir, ASPECT if args.aspect else SINGLE_TEXT), args.markdown))
     return 0
 
 

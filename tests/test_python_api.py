@@ -170,3 +170,17 @@ def test_a_model_saved_in_the_first_format_still_loads_and_predicts_the_same():
         [got] = model.predict(text)
         assert got.label == want["label"] and got.top_words[0][0] == want["top_words"][0][0]
         assert got.probabilities == pytest.approx(want["probabilities"], abs=1e-6)
+
+
+def test_the_default_recipe_follows_the_data():
+    from attentive.data.example import Dataset, Example
+    from attentive.train.pipeline import default_recipe_for
+
+    def data(**fields):
+        return Dataset("d", {"train": [Example("a text", "x", **fields)], "dev": [], "test": []}, ["x"])
+
+    assert default_recipe_for(data()) == "default"
+    assert default_recipe_for(data(aspect="food")) == "default_aspect"
+    assert default_recipe_for(data(text_pair="another text")) == "default_pair"
+    for name in ("default_aspect", "default_pair"):
+        assert load_recipe(name)["description"].startswith("the default for")

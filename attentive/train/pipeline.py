@@ -43,6 +43,17 @@ def check_aspects(data: Dataset, recipe: dict) -> list[str]:
     return sorted({ex.aspect for ex in data.splits["train"] if ex.aspect is not None})
 
 
+def default_recipe_for(data: Dataset) -> str:
+    """The recipe `default` stands for on this data: `default_aspect` when its texts come with aspects,
+    `default_pair` when they are pairs, else `default` itself (each chosen on dev: benchmarks/notes.md)."""
+    train = data.splits["train"]
+    if any(ex.aspect is not None for ex in train):
+        return "default_aspect"
+    if any(ex.text_pair is not None for ex in train):
+        return "default_pair"
+    return "default"
+
+
 def data_fingerprint(data: Dataset) -> str:
     """A hash of the train and dev examples: a resumed run must see the data its checkpoint was trained on."""
     digest = hashlib.sha256()
@@ -132,7 +143,7 @@ def train(dataset: str | Dataset, recipe: str | dict = "default", out: str | Pat
         recipe = model.config["recipe"]
         rng = seed_everything(recipe["train"]["seed"])
     else:
-        recipe = load_recipe(recipe, overrides, settings)
+        recipe = load_recipe(default_recipe_for(data) if recipe == "default" else recipe, overrides, settings)
         rng = seed_everything(recipe["train"]["seed"])
         if not data.splits["train"] or not data.splits["dev"]:
             raise AttentiveError(f"dataset {data.name!r} needs non-empty train and dev splits")
