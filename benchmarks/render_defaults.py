@@ -29,7 +29,7 @@ def _minilm(results: list[dict], dataset: str) -> list[float]:
     return METRICS["test_accuracy"](max(groups.values(), key=len, default=[]))
 
 
-def defaults_section(results: list[dict]) -> list[str]:
+def defaults_section(results: list[dict], sizes: list[dict] = ()) -> list[str]:
     lines = ["## The default model against the baselines", "",
              "`attentive train --train your.csv --out runs/m`: recipe `default`, no `--set`, its settings chosen by "
              "mean dev accuracy over the visible datasets (benchmarks/notes.md, \"Choosing the defaults\"). Test "
@@ -48,4 +48,8 @@ def defaults_section(results: list[dict]) -> list[str]:
         lines.append(f"| {dataset} | {fmt_mean_std(ours)} ({len(ours)}) | {fmt_mean_std(baselines['tfidf_lr'])} | "
                      f"{fmt_mean_std(baselines['fasttext'])} | {fmt_mean_std(_minilm(results, dataset))} | {delta} | "
                      f"{fmt_seconds(epoch)} |")
+    for size in sorted(sizes, key=lambda r: r["dataset"]):
+        lines += ["", f"Saved model folder of the default path on {size['dataset']}: **{size['folder_mb']} MB** "
+                      f"({size['vocab_size']:,} vocabulary rows x {size['embedding_dim']}-d vectors, "
+                      f"{size['params']:,} parameters; `python -m benchmarks.model_size --dataset {size['dataset']}`)."]
     return lines + [""]

@@ -63,7 +63,7 @@ def data_fingerprint(data: Dataset) -> str:
     return digest.hexdigest()[:32]
 
 
-def _new_model(data: Dataset, recipe: dict, data_dir, device: str, rng) -> Model:
+def new_model(data: Dataset, recipe: dict, data_dir, device: str, rng) -> Model:
     """Vocabulary, initial vectors and the untrained network the recipe describes."""
     aspect_names = check_aspects(data, recipe)
     tok_cfg = recipe["tokenizer"]
@@ -147,7 +147,7 @@ def train(dataset: str | Dataset, recipe: str | dict = "default", out: str | Pat
         rng = seed_everything(recipe["train"]["seed"])
         if not data.splits["train"] or not data.splits["dev"]:
             raise AttentiveError(f"dataset {data.name!r} needs non-empty train and dev splits")
-        model, state = _new_model(data, recipe, data_dir, device, rng), None
+        model, state = new_model(data, recipe, data_dir, device, rng), None
     config = model.config
     label_index = {label: i for i, label in enumerate(config["labels"])}
     unknown = sorted({ex.label for split in ("train", "dev") for ex in data.splits[split]} - set(label_index))

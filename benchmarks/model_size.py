@@ -1,0 +1,48 @@
+"""The size of the saved model folder the default path gives on a dataset (issue 15: under 100 MB for IMDB).
+
+    python -m benchmarks.model_size --dataset imdb [--recipe default]
+
+The folder's size depends only on the shapes the recipe and the training vocabulary give (vocabulary, word-vector
+width, n-gram buckets), not on the trained values, so the model is built (vocabulary and initial vectors exactly as
+training builds them), saved without training, and measured file by file. Writes results/size-RECIPE-DATASET.json.
+"""
+from __future__ import annotations
+
+import argparse
+import tempfile
+from pathlib import Path
+
+from attentive.model import resolve_dataset
+from attentive.recipes import load_recipe
+from attentive.train.pipeline import default_recipe_for, new_model
+from attentive.train.seed import seed_everything
+from benchmarks.common import write_result
+
+
+def folder_size(recipe_name: str, dataset_name: str) -> dict:
+    data = resolve_dataset(dataset_name)
+    name = default_recipe_for(data) if recipe_name == "default" else recipe_name
+    recipe = load_recipe(name)
+    model = new_model(data, recipe, None, "cpu", seed_everything(recipe["train"]["seed"]))
+    with tempfile.TemporaryDirectory() as tmp:
+        model.save(Path(tmp) / "model")
+        files = {path.name: path.stat().st_size for path in sorted((Path(tmp) / "model").iterdir())}
+    return {"files_bytes": files, "folder_mb": round(sum(files.values()) / 1e6, 2),
+            "vocab_size": model.config["vocab_size"], "embedding_dim": recipe["embedder"]["dim"],
+            "params": sum(p.numel() for p in model.network.parameters())}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--dataset", required=True)
+    parser.add_argument("--recipe", default="default")
+    args = parser.parse_args(argv)
+    measured = folder_size(args.recipe, args.dataset)
+    path = write_result(f"size-{args.recipe}-{args.dataset}", {"kind": "size", "recipe": args.recipe,
+                                                                "dataset": args.dataset, **measured})
+    print(f"{args.recipe} on {args.dataset}: {measured['folder_mb']} MB ({measured['files_bytes']}) -> {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
