@@ -435,10 +435,11 @@ def test_sweep_table_ranks_only_candidates_with_every_dataset_by_mean_dev(tmp_pa
     from benchmarks.sweep_table import dev_scores, ranked
 
     for variant, dataset, seed, dev in [("a", "x", 0, 0.80), ("a", "x", 1, 0.90), ("a", "y", 0, 0.60),
-                                        ("b", "x", 0, 0.80), ("b", "y", 0, 0.80), ("c", "x", 0, 0.99)]:
+                                        ("b", "x", 0, 0.80), ("b", "y", 0, 0.80), ("c", "x", 0, 0.99),
+                                        ("b", "outside", 0, 0.10)]:
         _write(tmp_path, {**_result(f"r-{variant}-{dataset}-{seed}", seed, 0.5, dataset=dataset, variant=variant),
                           "dev": {"accuracy": dev}})
-    datasets, rows = ranked(dev_scores(tmp_path))
+    datasets, rows = ranked(dev_scores(tmp_path, ("x", "y")))  # a dataset outside the sweep is not read
     assert datasets == ["x", "y"]
     assert [(name, overall) for name, overall, _ in rows] == [("b", pytest.approx(80.0)), ("a", pytest.approx(72.5)),
                                                               ("c", None)]
