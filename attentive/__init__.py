@@ -5,10 +5,24 @@
     model.predict(["a gorgeous, witty film"]); model.predict_proba(["a gorgeous, witty film"])
     attentive.load("runs/demo").evaluate("sst2_sample", split="test")
 
-scikit-learn users: `attentive.sklearn.AttentiveClassifier`.
+scikit-learn users: `attentive.sklearn.AttentiveClassifier`. Exported models run without PyTorch:
+`attentive.runtime.load(folder)` (onnxruntime, tokenizers and numpy only). The names below are imported on first
+use, so that `import attentive.runtime` does not import PyTorch.
 """
-from .api import Explanation, Model, Prediction, load, train
+from __future__ import annotations
+
+import importlib
+
 from .errors import AttentiveError, DataError
 from .version import __version__
 
 __all__ = ["AttentiveError", "DataError", "Explanation", "Model", "Prediction", "load", "train", "__version__"]
+_FROM = {"Explanation": ".answers", "Prediction": ".answers", "Model": ".model", "load": ".api", "train": ".api"}
+
+
+def __getattr__(name: str):
+    if name in _FROM:
+        return getattr(importlib.import_module(_FROM[name], __name__), name)
+    if name in ("api", "model", "sklearn", "runtime", "cli"):
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'attentive' has no attribute {name!r}")

@@ -14,8 +14,8 @@ from .data.example import Dataset
 from .errors import AttentiveError
 from .model import Explanation, Model, Prediction, pick_device, resolve_dataset
 from .saved import load_folder
-from .train.pipeline import check_aspects
-from .train.pipeline import train as train_dataset
+from .training.pipeline import check_aspects
+from .training.pipeline import train as train_dataset
 
 __all__ = ["Explanation", "Model", "Prediction", "check_aspects", "load", "pick_device", "resolve_dataset", "train"]
 

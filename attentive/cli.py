@@ -94,7 +94,7 @@ def train(
 
 def _check_resume(run: Path, out: Path | None, overrides: list[str], source: dict) -> Path:
     """The folder to resume; the data options default to those the run was started with (updated in place)."""
-    from .train.pipeline import resume_source
+    from .training.pipeline import resume_source
 
     if out is not None and Path(out).resolve() != run.resolve():
         raise AttentiveError(f"--resume {run} continues that run in its own folder: drop --out {out}")

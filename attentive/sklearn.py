@@ -37,7 +37,7 @@ class AttentiveClassifier(ClassifierMixin, BaseEstimator):
     def fit(self, X: Sequence[str], y: Sequence) -> AttentiveClassifier:
         """Train on texts `X` with labels `y`; returns the estimator."""
         from .data.registry import load_texts
-        from .train.pipeline import train
+        from .training.pipeline import train
 
         texts, labels = _texts(X), np.asarray(y)
         self.classes_ = np.unique(labels)

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from attentive.model import resolve_dataset
 from attentive.recipes import load_recipe
-from attentive.train.pipeline import default_recipe_for, new_model
-from attentive.train.seed import seed_everything
+from attentive.training.pipeline import default_recipe_for, new_model
+from attentive.training.seed import seed_everything
 from benchmarks.common import write_result
 
 

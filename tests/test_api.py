@@ -9,7 +9,7 @@ import pytest
 import attentive
 from attentive.errors import AttentiveError
 
-from attentive.train.log import read_metrics_log
+from attentive.training.log import read_metrics_log
 
 from .conftest import tiny_overrides
 

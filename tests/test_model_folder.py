@@ -15,7 +15,7 @@ import safetensors.torch
 import attentive
 from attentive.cli import main
 from attentive.errors import AttentiveError
-from attentive.train.log import read_metrics_log
+from attentive.training.log import read_metrics_log
 
 from .conftest import tiny_overrides
 

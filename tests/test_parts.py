@@ -11,7 +11,7 @@ from attentive.models.self_attention import RelativePositions, attend, sinusoida
 from attentive.models.heads import GatedPairHead, MatchingPairHead, PrunedMLPHead
 from attentive.models.poolers import StructuredSelfAttentionPooler
 from attentive.recipes import available_recipes, load_recipe
-from attentive.train.regularisers import attention_std, frobenius_norm_penalty, frobenius_penalty, negative_entropy
+from attentive.training.regularisers import attention_std, frobenius_norm_penalty, frobenius_penalty, negative_entropy
 
 from .conftest import tiny_overrides
 

@@ -174,7 +174,7 @@ def test_a_model_saved_in_the_first_format_still_loads_and_predicts_the_same():
 
 def test_the_default_recipe_follows_the_data():
     from attentive.data.example import Dataset, Example
-    from attentive.train.pipeline import default_recipe_for
+    from attentive.training.pipeline import default_recipe_for
 
     def data(**fields):
         return Dataset("d", {"train": [Example("a text", "x", **fields)], "dev": [], "test": []}, ["x"])

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from attentive.cli import main
-from attentive.train.log import read_metrics_log
+from attentive.training.log import read_metrics_log
 
 from .conftest import tiny_overrides
 

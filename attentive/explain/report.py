@@ -13,7 +13,7 @@ import numpy as np
 from ..io_utils import atomic_write_bytes, atomic_write_json, atomic_write_text
 from . import corpus
 from .deletion import deletion_test
-from ..train.log import read_metrics_log
+from ..training.log import read_metrics_log
 
 
 def _figure(rows: int = 1, cols: int = 1, size=(7, 4)):

@@ -93,7 +93,7 @@ class StructuredSelfAttentionPooler(Pooler):
 
     W_s1 in R^{d_a x 2u}, W_s2 in R^{r x d_a} (no biases, as in the paper); r hops, each a distribution over the
     words (padding gets 0). M (r x 2u) is flattened. Attention-layer parameters: d_a * 2u + r * d_a.
-    The penalty ||A A^T - I||_F^2 (Eq. 8) is a training regulariser (attentive.train.regularisers), not part of it.
+    The penalty ||A A^T - I||_F^2 (Eq. 8) is a training regulariser (attentive.training.regularisers), not part of it.
     """
 
     pools_states = True  # the text vector is M = A H flattened (see TextClassifier.word_polarity)
