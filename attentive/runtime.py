@@ -1,0 +1,119 @@
+"""Exported models without PyTorch: `attentive.runtime.load(folder)` reads what `attentive export` wrote and offers
+the same `predict`, `predict_proba` and `explain` as `attentive.load`, with onnxruntime, tokenizers and numpy only
+(install `attentive[runtime]`). Inputs are checked and encoded by the code the PyTorch model uses
+(attentive/inputs.py), so both paths answer the same texts the same way.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+from tokenizers import Tokenizer
+
+from .answers import Explanation, Prediction
+from .errors import AttentiveError
+from .inputs import Inputs, apply_threshold, explanation
+from .text.encoding import Item, batch_order, pad_numpy
+
+FORMAT = "attentive-onnx-1"
+
+
+class RuntimeModel:
+    """An exported model run by ONNX Runtime. `int8` picks the quantised graph (exported with --int8); `threads`
+    sets ONNX Runtime's intra-op threads (None: its default)."""
+
+    def __init__(self, folder: str | Path, int8: bool = False, threads: int | None = None):
+        import onnxruntime
+
+        folder = Path(folder)
+        try:
+            self.config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise AttentiveError(f"{folder}: not an exported attentive model ({exc})") from None
+        if not isinstance(self.config, dict) or self.config.get("format") != FORMAT:
+            raise AttentiveError(f"{folder}: not an exported attentive model (run `attentive export` first)")
+        graph = "model.int8.onnx" if int8 else "model.onnx"
+        if graph not in self.config["graphs"]:
+            raise AttentiveError(f"{folder}: no {graph} (export with --int8 for the quantised graph)")
+        options = onnxruntime.SessionOptions()
+        if threads:
+            options.intra_op_num_threads = threads
+            options.inter_op_num_threads = 1
+        self.session = onnxruntime.InferenceSession(str(folder / graph), options, providers=["CPUExecutionProvider"])
+        self.graph_inputs = {node.name for node in self.session.get_inputs()}  # an unused input is not in the graph
+        self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        self.labels: list[str] = self.config["labels"]
+        self.folder = folder
+
+    @property
+    def inputs(self) -> Inputs:
+        c = self.config
+        return Inputs(self.tokenizer, c["is_pair"], c["uses_aspect"], c["aspects"], c["aspect_type"],
+                      c["max_length"], c["special_tokens"])
+
+    @property
+    def aspects(self) -> list[str]:
+        return self.config["aspects"]
+
+    @property
+    def is_pair(self) -> bool:
+        return self.config["is_pair"]
+
+    @property
+    def uses_aspect(self) -> bool:
+        return self.config["uses_aspect"]
+
+    def run(self, items: list[Item], batch_size: int = 128) -> tuple[np.ndarray, list[np.ndarray | None]]:
+        """Probabilities (N x classes) and each item's attention (heads x its tokens; None without attention)."""
+        probabilities = np.zeros((len(items), len(self.labels)), dtype=np.float32)
+        attention: list[np.ndarray | None] = [None] * len(items)
+        for batch in batch_order([len(item) for item in items], batch_size, shuffle=False):
+            chosen = [items[i] for i in batch]
+            feed = dict(zip(("ids", "mask"), pad_numpy([item.ids for item in chosen])))
+            if self.config["is_pair"]:
+                feed.update(zip(("pair_ids", "pair_mask"), pad_numpy([item.pair for item in chosen])))
+            if self.config["uses_aspect"]:
+                feed.update(zip(("aspect_ids", "aspect_mask"), pad_numpy([item.aspect for item in chosen])))
+            feed = {name: value.astype(np.int64) for name, value in feed.items() if name in self.graph_inputs}
+            probs, weights = self.session.run(["probabilities", "attention"], feed)
+            probabilities[batch] = probs
+            if self.config["has_attention"]:
+                for row, index in enumerate(batch):
+                    attention[index] = weights[row, :, : len(items[index].ids)]
+        return probabilities, attention
+
+    def explain(self, texts, pairs=None, top_k: int = 5, batch_size: int = 128, aspects=None) -> list[Explanation]:
+        """As `attentive.Model.explain` (without the per-word polarity, which the graph does not compute)."""
+        inputs = self.inputs
+        texts, pairs, aspects = inputs.expand(texts, pairs, aspects)
+        items, encodings = inputs.items(texts, pairs, aspects)
+        probabilities, attention = self.run(items, batch_size)
+        return [explanation(text, enc, item, self.labels, probs, weights, aspect, top_k)
+                for text, enc, item, probs, weights, aspect in
+                zip(texts, encodings, items, probabilities, attention, aspects)]
+
+    def predict(self, texts, pairs=None, top_k: int = 5, aspects=None, threshold: float | None = None,
+                batch_size: int = 128) -> list[Prediction]:
+        """As `attentive.Model.predict`."""
+        explanations = self.explain(texts, pairs, top_k=top_k, batch_size=batch_size, aspects=aspects)
+        return apply_threshold([e.prediction for e in explanations], threshold)
+
+    def predict_proba(self, texts, pairs=None, aspects=None, batch_size: int = 128) -> np.ndarray:
+        """As `attentive.Model.predict_proba`."""
+        inputs = self.inputs
+        items, _ = inputs.items(*inputs.expand(texts, pairs, aspects))
+        return self.run(items, batch_size)[0]
+
+
+def is_exported(folder: str | Path) -> bool:
+    """Whether `folder` holds an exported model (rather than a PyTorch model folder)."""
+    try:
+        return json.loads((Path(folder) / "config.json").read_text(encoding="utf-8")).get("format") == FORMAT
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def load(folder: str | Path, int8: bool = False, threads: int | None = None) -> RuntimeModel:
+    """Read an exported model folder (see `attentive export`)."""
+    return RuntimeModel(folder, int8, threads)
