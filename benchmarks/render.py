@@ -22,6 +22,7 @@ from benchmarks.common import REPO_ROOT, RESULTS_DIR
 from benchmarks.render_absa import absa_section
 from benchmarks.render_analysis import analysis_section
 from benchmarks.render_defaults import defaults_section
+from benchmarks.render_deploy import deploy_section
 from benchmarks.render_lama import heads_section, lama_section, parameters_section
 from benchmarks.render_pruned import pruned_section
 from benchmarks.render_runs import appendix_section, footnotes_section
@@ -57,6 +58,7 @@ def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: 
     parameter_results = [r for r in results if r.get("kind") == "parameters"]
     characteristics = [r for r in results if r.get("kind") == "characteristics"]
     sizes = [r for r in results if r.get("kind") == "size"]
+    deploy = [r for r in results if r.get("kind") == "deploy"]
     results = [r for r in results if r.get("kind") not in OWN_SECTION_KINDS]
     footnote = {result["name"]: i for i, result in enumerate(results, start=1)}
     top = ["# Benchmarks", "",
@@ -70,7 +72,7 @@ def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: 
     body += pruned_section(results) + absa_section(results) + ssan_section(results)
     for result in characteristics:
         body += characteristics_section(result)
-    body += analysis_section(results)
+    body += analysis_section(results) + deploy_section(deploy)
     if notes:
         body += notes.strip().splitlines() + [""]
     body += appendix_section(results, footnote) + footnotes_section(results, footnote)
