@@ -104,16 +104,37 @@ def test_lama_attention_parameter_count_follows_the_paper(two_d, heads):
     assert LamaPooler(two_d, heads, "document").attention_parameter_count() == 2 * (two_d * heads)
 
 
-def test_global_context_starts_at_the_mean_annotation():
+def test_global_context_starts_at_the_mean_annotation_and_forward_never_changes_it():
     pooler = LamaPooler(4, 2, "global").train()
     states = torch.randn(2, 3, 4)
     mask = torch.tensor([[True, True, False], [True, True, True]])
-    pooler(states, mask)
+    pooler.initialise(states, mask)
     expected = torch.stack([states[0, :2].mean(0), states[1].mean(0)]).mean(0)
     assert torch.allclose(pooler.c.detach(), expected)
     before = pooler.c.detach().clone()
-    pooler(torch.randn(2, 3, 4), mask)  # initialised once only
+    pooler(torch.randn(2, 3, 4), mask)  # nothing is set during forward
     assert torch.equal(pooler.c.detach(), before)
+
+
+def test_a_new_lama_model_starts_from_the_mean_annotation_of_the_first_training_texts(sst2_small):
+    """Set when the model is built, from the first texts in data order (not in forward on a shuffled first batch),
+    so that every process (DDP ranks, a resumed run) starts from the same vector."""
+    from attentive.data.batching import collate
+    from attentive.models.poolers import masked_mean
+    from attentive.recipes import load_recipe
+    from attentive.training.pipeline import FIRST_BATCH, new_model
+    from attentive.training.seed import seed_everything
+
+    from .conftest import tiny_overrides
+
+    recipe = load_recipe("lama", tiny_overrides("lama"))
+    model = new_model(sst2_small, recipe, None, "cpu", seed_everything(0))
+    inputs = collate(model.encode_examples(sst2_small.splits["train"][:FIRST_BATCH]))
+    model.network.eval()
+    with torch.no_grad():
+        states = model.network.states(inputs["ids"], inputs["mask"]).states
+    expected = masked_mean(states, inputs["mask"]).mean(0)
+    assert expected.abs().sum() > 0 and torch.allclose(model.network.pooler.c, expected, atol=1e-6)
 
 
 def test_document_context_differs_per_document():

@@ -105,6 +105,25 @@ class TextClassifier(nn.Module):
     def pool_states(self, encoded: Encoded, mask: torch.Tensor, aspect: torch.Tensor | None = None):
         return self.pooler(encoded.states, mask, aspect=aspect, received=encoded.received)
 
+    @torch.no_grad()
+    def initialise(self, ids: torch.Tensor, mask: torch.Tensor, aspect_ids: torch.Tensor | None = None,
+                   aspect_mask: torch.Tensor | None = None, **_pairs) -> None:
+        """Give the parts their data-dependent starting values from a first batch of training texts (see
+        Pooler.initialise); run once by the training pipeline before training, in eval mode (no dropout)."""
+        was_training = self.training
+        self.eval()
+        aspect = self._aspect_vector(aspect_ids, aspect_mask)
+        self.pooler.initialise(self.states(ids, mask, aspect).states, mask)
+        self.train(was_training)
+
+    def _aspect_vector(self, aspect_ids: torch.Tensor | None, aspect_mask: torch.Tensor | None):
+        if not self.uses_aspect:
+            return None
+        if aspect_ids is None:
+            raise AttentiveError("this model classifies a text with respect to an aspect: give one")
+        word_table = self.embedder.table if isinstance(self.embedder, WordEmbedder) else None
+        return self.aspect(aspect_ids, aspect_mask, word_table)
+
     def forward(self, ids: torch.Tensor, mask: torch.Tensor, pair_ids: torch.Tensor | None = None,
                 pair_mask: torch.Tensor | None = None, aspect_ids: torch.Tensor | None = None,
                 aspect_mask: torch.Tensor | None = None) -> Output:
@@ -113,13 +132,7 @@ class TextClassifier(nn.Module):
         wide = self.wide(ids, mask) if self.wide is not None else None
         if self._pooled is not None:  # inside cached_pooling, frozen below the head
             return self._with_wide(Output(self.head(self._cached_vectors(ids, mask)), None), wide)
-        if self.uses_aspect:
-            if aspect_ids is None:
-                raise AttentiveError("this model classifies a text with respect to an aspect: give one")
-            word_table = self.embedder.table if isinstance(self.embedder, WordEmbedder) else None
-            aspect = self.aspect(aspect_ids, aspect_mask, word_table)
-        else:
-            aspect = None
+        aspect = self._aspect_vector(aspect_ids, aspect_mask)
         encoded = self.states(ids, mask, aspect)
         pooled = self.pool_states(encoded, mask, aspect)
         if pair_ids is None:

@@ -59,6 +59,10 @@ class Pooler(nn.Module):
         """Whether a pooler built with these recipe options attends with the aspect (and takes `aspect_dim`)."""
         return False
 
+    def initialise(self, states: torch.Tensor, mask: torch.Tensor) -> None:
+        """Set starting values that depend on the data, from the token vectors of the first training texts; called
+        once, before training, by the training pipeline (never inside `forward`). Most poolers have none."""
+
 
 class Head(nn.Module):
     """Pooled vector(s) -> class logits."""

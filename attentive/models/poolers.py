@@ -25,7 +25,8 @@ class LamaPooler(Pooler):
 
     Context vector c:
     - ``context="global"`` (LAMA): one learned vector c in R^{2d}. The paper initialises it with the mean annotation;
-      here it is set, once, to the masked mean annotation of the first training batch, then learned.
+      here `initialise` sets it, before training, to the masked mean annotation of the first training texts (in
+      data order, so every process computes the same), then it is learned.
     - ``context="document"`` (LAMA+Ctx): c is computed from each document itself as the masked mean of its own
       annotations h_i (no extra parameters), so every text gets its own context.
     - ``context="aspect"`` (aspect-level data): c is the example's aspect vector v_a, mapped linearly to 2d, so the
@@ -67,13 +68,15 @@ class LamaPooler(Pooler):
         params = [self.P, self.Q] + ([self.c] if self.context == "global" else [])
         return sum(p.numel() for p in params)
 
+    @torch.no_grad()
+    def initialise(self, states: torch.Tensor, mask: torch.Tensor) -> None:
+        if self.context == "global":
+            self.c.copy_(masked_mean(states, mask).mean(0))
+            self.c_initialised.fill_(True)
+
     def context_vector(self, states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         if self.context == "document":
             return masked_mean(states, mask)  # B x 2d
-        if self.training and not bool(self.c_initialised):
-            with torch.no_grad():
-                self.c.copy_(masked_mean(states, mask).mean(0))
-                self.c_initialised.fill_(True)
         return self.c.unsqueeze(0)  # 1 x 2d
 
     def forward(self, states: torch.Tensor, mask: torch.Tensor, aspect: torch.Tensor | None = None,

@@ -11,6 +11,7 @@ from pathlib import Path
 from tokenizers import Tokenizer
 
 from ..data.checks import check_training_labels
+from ..data.batching import collate
 from ..data.example import Dataset
 from ..errors import AttentiveError
 from ..model import Model, pick_device, resolve_dataset
@@ -24,6 +25,8 @@ from .checkpoint import TrainingState, read_checkpoint, remove_checkpoint, write
 from .log import LOG, start_run
 from .loop import fit
 from .seed import seed_everything
+
+FIRST_BATCH = 64  # training texts whose token vectors give the parts their starting values
 
 
 def check_aspects(data: Dataset, recipe: dict) -> list[str]:
@@ -97,7 +100,10 @@ def new_model(data: Dataset, recipe: dict, data_dir, device: str, rng) -> Model:
                           "seconds": round(vector_seconds, 1)},
               "vocabulary": vocabulary_report(tokenizer, texts_and_pairs, [ex.text for ex in data.splits["dev"]],
                                               tok_cfg["lowercase"])}
-    return Model(network, tokenizer, config, device)
+    model = Model(network, tokenizer, config, device)
+    first = model.encode_examples(train_examples[:FIRST_BATCH])  # in data order: every process starts the same
+    network.initialise(**collate(first, model.device))  # data-dependent starting values (LAMA's global context)
+    return model
 
 
 def _resumed_model(data: Dataset, out: Path, device: str) -> tuple[Model, TrainingState]:
