@@ -281,6 +281,29 @@ def export(
 
 
 @app.command()
+def serve(
+    run: Path = typer.Argument(..., help="a saved model folder, or an exported one (served without PyTorch)"),
+    host: str = typer.Option("127.0.0.1", "--host", help="address to bind; other than loopback needs --api-key"),
+    port: int = typer.Option(8000, "--port"),
+    api_key: Optional[str] = typer.Option(None, "--api-key", envvar="ATTENTIVE_API_KEY",
+                                          help="required on every request (X-API-Key header)"),
+    max_texts: int = typer.Option(256, "--max-texts", min=1, help="texts a request may hold"),
+    max_body: int = typer.Option(1_000_000, "--max-body", min=1, help="bytes a request body may hold"),
+):
+    """An HTTP API (POST /predict, /explain; GET /health, /info, /metrics) and a page at / showing the attention."""
+    import uvicorn
+
+    from .server import create_app
+
+    if host not in ("127.0.0.1", "localhost", "::1") and not api_key:
+        raise AttentiveError(f"--host {host} opens the server to other machines: give --api-key (or set "
+                             "ATTENTIVE_API_KEY)")
+    app_ = create_app(_load_any(run), api_key=api_key, max_body=max_body, max_texts=max_texts)
+    console.print(f"serving {run} on http://{host}:{port}/")
+    uvicorn.run(app_, host=host, port=port, log_level="warning")
+
+
+@app.command()
 def analyze(
     run: Path = typer.Argument(..., help="a saved model folder"),
     out: Path = typer.Option(..., "--out", help="report folder: PNGs, CSV/JSON and index.html"),

@@ -1,0 +1,125 @@
+"""`attentive serve` for real: uvicorn started by the test, answering over loopback; limits answered with their 4xx
+while the server keeps answering; an API key required off loopback; the page driven in Debian's Chromium through
+Playwright: type a review, wait for the heatmap, check the label and the words' weights, save a screenshot."""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+import pytest
+
+import attentive
+from attentive.cli import main
+
+from .conftest import tiny_overrides
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start(run, *options: str) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-c", "from attentive.cli import run; run()", "serve", str(run),
+                                "--port", str(port), *options], env={**os.environ, "OMP_NUM_THREADS": "1"},
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(300):
+        try:
+            if httpx.get(f"{url}/health", timeout=1, headers={"X-API-Key": "secret"}).status_code in (200, 401):
+                return process, url
+        except httpx.TransportError:
+            assert process.poll() is None, process.stderr.read().decode()[-800:]
+            time.sleep(0.1)
+    process.kill()
+    pytest.fail("the server did not start")
+
+
+@pytest.fixture(scope="module")
+def server(sst2_small, tmp_path_factory):
+    run = tmp_path_factory.mktemp("serve") / "run"
+    attentive.train(sst2_small, "lama_ctx", run, overrides=tiny_overrides("lama_ctx"), show_progress=False)
+    process, url = start(run, "--max-body", "20000", "--max-texts", "8")
+    yield url
+    process.terminate()
+    process.wait(10)
+
+
+def test_predict_explain_info_health_and_metrics(server):
+    [answer] = httpx.post(f"{server}/predict", json={"texts": ["a gorgeous , witty film"]}).json()
+    assert answer["label"] in ("negative", "positive") and set(answer["probabilities"]) == {"negative", "positive"}
+    [explained] = httpx.post(f"{server}/explain", json={"texts": ["a gorgeous , witty film"], "top_k": 2}).json()
+    assert explained["words"] == ["a", "gorgeous", ",", "witty", "film"] and len(explained["top_words"]) == 2
+    assert abs(sum(explained["summed"]) - 1) < 1e-3 and len(explained["attention"]) == 3  # the tiny recipe's heads
+    assert httpx.get(f"{server}/info").json()["labels"] == ["negative", "positive"]
+    metrics = httpx.get(f"{server}/metrics").text
+    assert 'attentive_requests_total{path="/predict",status="200"}' in metrics
+    assert "attentive_request_seconds_bucket" in metrics
+
+
+def test_concurrent_requests_are_all_answered_in_order(server):
+    texts = [f"film number {i} is {'great' if i % 2 else 'dull'}" for i in range(64)]
+    with ThreadPoolExecutor(16) as pool:
+        answers = list(pool.map(lambda t: httpx.post(f"{server}/explain", json={"texts": [t]}).json()[0], texts))
+    assert [a["words"][2] for a in answers] == [str(i) for i in range(64)]
+
+
+@pytest.mark.parametrize("body, status, reason", [
+    ('{"texts": ["x"', 422, "JSON"),
+    ('{"texts": ["  "]}', 422, "text 1 is empty"),
+    ('{"texts": []}', 422, "texts"),
+    ('{"texts": ["a", "b", "c", "d", "e", "f", "g", "h", "i"]}', 422, "at most 8"),
+    ('{"texts": ["' + "word " * 5000 + '"]}', 413, "body over 20000 bytes"),
+    ('{"texts": ["a film"], "aspects": ["food"]}', 422, "without an aspect"),
+])
+def test_bad_requests_get_their_4xx_and_the_server_keeps_answering(server, body, status, reason):
+    response = httpx.post(f"{server}/predict", content=body, headers={"Content-Type": "application/json"})
+    assert response.status_code == status and reason in response.json()["detail"]
+    assert httpx.post(f"{server}/predict", json={"texts": ["still here"]}).status_code == 200
+
+
+def test_binding_another_address_without_an_api_key_is_refused(capsys, tmp_path):
+    assert main(["serve", str(tmp_path), "--host", "0.0.0.0"]) == 2  # refused before the model is even read
+    assert "give --api-key" in capsys.readouterr().err
+
+
+def test_the_api_key_is_checked_on_every_request(sst2_small, tmp_path):
+    attentive.train(sst2_small, "avg", tmp_path / "run", overrides=tiny_overrides("avg") + ["train.epochs=1"],
+                    show_progress=False)
+    process, url = start(tmp_path / "run", "--api-key", "secret")
+    try:
+        assert httpx.get(f"{url}/info").status_code == 401
+        assert httpx.post(f"{url}/predict", json={"texts": ["a film"]}).status_code == 401
+        assert httpx.get(f"{url}/info", headers={"X-API-Key": "secret"}).status_code == 200
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def test_the_page_shows_the_label_and_a_heatmap_in_a_real_browser(server, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = browser.new_page()
+        page.goto(server)
+        page.fill("#text", "a gorgeous , witty and moving <b>film</b>")
+        page.click("#go")
+        page.wait_for_selector(".heatmap .word")
+        assert page.inner_text("#label") in ("negative", "positive")
+        words = page.locator(".heatmap").first.locator(".word")
+        weights = [float(words.nth(i).get_attribute("data-weight")) for i in range(words.count())]
+        assert words.count() >= 6 and abs(sum(weights) - 1) < 1e-2 and max(weights) > 0
+        assert "<" in page.inner_text("#heads") and page.locator("#heads b").count() == 0  # shown as text, not markup
+        page.screenshot(path=str(tmp_path / "page.png"), full_page=True)
+        browser.close()
+    assert (tmp_path / "page.png").stat().st_size > 5000
