@@ -58,7 +58,7 @@ def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: 
     parameter_results = [r for r in results if r.get("kind") == "parameters"]
     characteristics = [r for r in results if r.get("kind") == "characteristics"]
     sizes = [r for r in results if r.get("kind") == "size"]
-    deploy = [r for r in results if r.get("kind") == "deploy"]
+    deploy = [r for r in results if r.get("kind") in ("deploy", "serve_load")]
     results = [r for r in results if r.get("kind") not in OWN_SECTION_KINDS]
     footnote = {result["name"]: i for i, result in enumerate(results, start=1)}
     top = ["# Benchmarks", "",

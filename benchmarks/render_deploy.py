@@ -13,10 +13,17 @@ def _latency(cell: dict) -> str:
 
 
 def deploy_section(results: list[dict]) -> list[str]:
+    """The `deploy` results (deploy_speed.py) as tables, then the `serve_load` results (serve_load.py) as lines."""
     if not results:
         return []
     lines = ["## Deployment: latency, throughput, int8", ""]
-    for result in sorted(results, key=lambda r: r["name"]):
+    for result in sorted((r for r in results if r["kind"] == "serve_load"), key=lambda r: r["name"]):
+        lines += [f"Server under load (`{result['command']}`, {machine_short(result)}): {result['requests']:,} POST "
+                  f"/predict requests, {result['concurrency']} at a time on loopback, statuses {result['statuses']} "
+                  f"({result['unexpected_statuses']} other than expected: every 1,000th body oversize, 413; every "
+                  f"1,000th malformed, 422), latency p50 {result['p50_ms']} ms / p99 {result['p99_ms']} ms, "
+                  f"{result['requests_per_s']:,} requests/s; answering afterwards: {result['still_answering']}.", ""]
+    for result in sorted((r for r in results if r["kind"] == "deploy"), key=lambda r: r["name"]):
         accuracy, sizes = result["test_accuracy"], result["sizes_mb"]
         lines += [f"Model: recipe `{result['recipe']}` trained on {result['dataset']}; timed on the first "
                   f"{result['n_texts']:,} {result['texts']} test texts and on a {result['sentence_words']}-word sentence "

@@ -17,8 +17,8 @@ __all__ = ["METRICS", "PAPERS", "RESULTS_DIR", "group_key", "group_results", "gr
            "paper_best", "runs_by_machine", "selected_runs", "values"]
 
 PAPERS = Path(__file__).resolve().parent / "papers.json"
-OWN_SECTION_KINDS = ("parameters", "characteristics", "size", "deploy")  # params.py, characteristics.py,
-# model_size.py, deploy_speed.py: sections of their own
+OWN_SECTION_KINDS = ("parameters", "characteristics", "size", "deploy", "serve_load")  # params.py, characteristics.py,
+# model_size.py, deploy_speed.py, serve_load.py: sections of their own
 
 # --------------------------------------------------------------------------- loading and grouping
 
