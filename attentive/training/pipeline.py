@@ -165,6 +165,8 @@ def train(dataset: str | Dataset, recipe: str | dict = "default", out: str | Pat
         out.mkdir(parents=True, exist_ok=True)
         log_path = out / LOG
         start_run(log_path, state.epoch if state is not None else None)
+        if state is None:
+            remove_checkpoint(out)  # an overwritten run's checkpoint must not be resumed into this one
 
     def save_best(_network, record):
         config["training"] = {"best_epoch": record["epoch"], "dev_accuracy": record["dev_accuracy"]}
