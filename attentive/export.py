@@ -17,7 +17,6 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from .errors import AttentiveError
 from .io_utils import atomic_write_json
 from .model import Model
 from .runtime import FORMAT
@@ -65,8 +64,6 @@ def _example(model: Model) -> tuple[dict[str, torch.Tensor], dict[str, dict[int,
 
 def export(model: Model, out: str | Path, int8: bool = False) -> Path:
     """Write the ONNX folder of `model` (and its int8 graph with `int8`); returns the folder."""
-    if model.config["recipe"]["tokenizer"].get("type") == "pretrained":
-        raise AttentiveError("exporting the pretrained-encoder recipes is not supported yet")
     out = Path(out)
     staging = out.with_name(f".{out.name}.exporting")
     shutil.rmtree(staging, ignore_errors=True)

@@ -66,6 +66,14 @@ def test_pair_models_answer_the_same_in_onnx_runtime(tmp_path):
     assert_same_answers(model, exported, TEXTS[:3], pairs=["a man plays", "nobody is here", "the actors are good"])
 
 
+def test_the_pretrained_encoder_recipes_export_too(sst2_small, tmp_path):
+    data = Dataset("tiny", {"train": sst2_small.splits["train"][:96], "dev": sst2_small.splits["dev"][:32],
+                            "test": []}, sst2_small.labels)
+    model = attentive.train(data, "minilm_frozen", overrides=["train.epochs=1", "tokenizer.max_length=32"],
+                            show_progress=False)
+    assert_same_answers(model, runtime.load(export(model, tmp_path / "onnx")), TEXTS)
+
+
 @pytest.fixture(scope="module")
 def exported_run(sst2_small, tmp_path_factory):
     folder = tmp_path_factory.mktemp("export")
