@@ -23,19 +23,22 @@ def test_frozen_minilm_learns_saves_and_loads_from_its_own_folder(sst2_small, tm
 
 
 def test_a_frozen_encoder_pools_each_distinct_text_once_while_training(monkeypatch):
-    """TextClassifier.cached_pooling: the same logits as without it, the encoder run only for unseen texts; a model
-    that learns below its head (LAMA) is left alone."""
+    """attentive.training.frozen.FrozenPooling: the same logits as the model itself, the encoder run only for unseen
+    texts, the cache on the training-time wrapper and never on the model; a model that learns below its head (LAMA)
+    is not frozen below it."""
     import torch
 
     from attentive.models.classifier import build_model
     from attentive.models.pretrained import pretrained_config
     from attentive.recipes import load_recipe
+    from attentive.training.frozen import FrozenPooling
 
     from .conftest import tiny_overrides
 
     recipe = load_recipe("minilm_frozen")
     recipe["encoder"]["config"] = pretrained_config()
     network = build_model(recipe, vocab_size=30522, classes=2).eval()
+    assert network.frozen_below_head
     torch.manual_seed(0)
     ids = torch.randint(1000, 2000, (4, 9))
     ids[2] = ids[0]  # the same text twice
@@ -45,13 +48,11 @@ def test_a_frozen_encoder_pools_each_distinct_text_once_while_training(monkeypat
     calls = []
     forward = network.encoder.forward
     monkeypatch.setattr(network.encoder, "forward", lambda *args: calls.append(len(args[0])) or forward(*args))
-    with network.cached_pooling():
-        first, again = network(ids, mask).logits, network(ids, mask).logits
-        assert len(network._pooled) == 3
+    learner = FrozenPooling(network)
+    first, again = learner(ids, mask).logits, learner(ids, mask).logits
+    assert len(learner.pooled) == 3 and not hasattr(network, "_pooled")
     assert torch.allclose(first, expected, atol=1e-5) and torch.equal(first, again)
     assert calls == [3]  # one encoder pass, over the three distinct texts
-    assert network._pooled is None and network(ids, mask).logits.shape == (4, 2)
 
     lama = build_model(load_recipe("lama", tiny_overrides("lama")), vocab_size=50, classes=2).eval()
-    with lama.cached_pooling():
-        assert not lama.frozen_below_head and lama(ids % 50, mask).attention is not None
+    assert not lama.frozen_below_head and lama(ids % 50, mask).attention is not None

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import copy
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,7 +37,6 @@ class TextClassifier(nn.Module):
         self.embedder, self.encoder, self.pooler, self.head = embedder, encoder, pooler, head
         self.aspect = aspect
         self.wide = wide
-        self._pooled: dict[bytes, torch.Tensor] | None = None  # see cached_pooling
 
     @property
     def is_pair(self) -> bool:
@@ -51,37 +49,13 @@ class TextClassifier(nn.Module):
     @property
     def frozen_below_head(self) -> bool:
         """Whether only the head learns: a frozen pretrained encoder (which runs without dropout) read by a pooler
-        without parameters or dropout, single texts, no aspect. Each text's pooled vector then never changes."""
+        without parameters or dropout, single texts, no aspect. Each text's pooled vector then never changes, and
+        training pools it once (attentive/training/frozen.py)."""
         return (self.encoder.freeze and not self.is_pair and not self.uses_aspect
                 and not any(p.requires_grad for part in (self.embedder, self.encoder, self.pooler)
                             for p in part.parameters())
                 and not any(isinstance(m, nn.Dropout) and m.p > 0
                             for part in (self.embedder, self.pooler) for m in part.modules()))
-
-    @contextmanager
-    def cached_pooling(self):
-        """Within this block a model that is `frozen_below_head` pools each distinct text once and reuses the
-        vector (the training loop's epochs and dev passes then pay the frozen encoder's cost once, not each time);
-        its outputs carry no attention or states there. Other models are unaffected."""
-        self._pooled = {} if self.frozen_below_head else None
-        try:
-            yield self
-        finally:
-            self._pooled = None
-
-    def _cached_vectors(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """The pooled vector of each row, computed (without gradients) for the rows not seen before."""
-        keys = [row[: int(length)].cpu().numpy().tobytes() for row, length in zip(ids, mask.sum(1))]
-        missing: dict[bytes, int] = {}  # each unseen text, and the first row that holds it
-        for row, key in enumerate(keys):
-            if key not in self._pooled:
-                missing.setdefault(key, row)
-        if missing:
-            rows = torch.tensor(list(missing.values()), device=ids.device)
-            with torch.no_grad():
-                vectors = self.pool(ids[rows], mask[rows]).vector
-            self._pooled.update(zip(missing, vectors))
-        return torch.stack([self._pooled[key] for key in keys])
 
     def states(self, ids: torch.Tensor, mask: torch.Tensor, aspect: torch.Tensor | None = None) -> Encoded:
         """The encoder's vector of every token (B x T x D), and the attention its words received, if any."""
@@ -130,8 +104,6 @@ class TextClassifier(nn.Module):
         """Logits and attention of single texts, or of (text, pair) through one shared encoder (Lin et al. App. B),
         or of (text, aspect)."""
         wide = self.wide(ids, mask) if self.wide is not None else None
-        if self._pooled is not None:  # inside cached_pooling, frozen below the head
-            return self._with_wide(Output(self.head(self._cached_vectors(ids, mask)), None), wide)
         aspect = self._aspect_vector(aspect_ids, aspect_mask)
         encoded = self.states(ids, mask, aspect)
         pooled = self.pool_states(encoded, mask, aspect)

@@ -3,7 +3,6 @@ weight decay or Adam, gradient clipping, dev accuracy after every epoch, early s
 """
 from __future__ import annotations
 
-import contextlib
 import copy
 import time
 from collections.abc import Callable, Sequence
@@ -19,6 +18,7 @@ from ..data.batching import Item, collate, iterate
 from ..inference import predict_probabilities
 from ..errors import AttentiveError
 from .checkpoint import TrainingState, capture_rng, restore_rng
+from .frozen import FrozenPooling
 from .log import append_record
 from .regularisers import regulariser_from
 
@@ -110,7 +110,7 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
     With `batches_per_epoch`, an "epoch" is that many batches drawn at random (with replacement) instead of one
     pass over the data (Ambartsoumian & Popowich 2018 §5: a fixed number of randomly sampled batches, the best dev
     model kept). A model whose only trainable part is its head (a frozen pretrained encoder) pools each text once
-    (`TextClassifier.cached_pooling`). Each epoch's record (train loss including any penalty, train and dev
+    (attentive/training/frozen.py). Each epoch's record (train loss including any penalty, train and dev
     accuracy, seconds, lr) is appended to `log_path` as a JSON line; training stops after `patience` epochs without
     a better dev accuracy. After each epoch `on_epoch_end` gets the whole TrainingState (to checkpoint it); a run
     given such a state as `resume` continues after its epoch exactly as the uninterrupted run would have.
@@ -129,18 +129,18 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
         history = History(list(resume.history), resume.best_epoch, resume.best_dev_accuracy)
         best_state, stale = resume.best, resume.stale
         first = resume.epoch + 1 if stale < cfg["patience"] else cfg["epochs"] + 1  # it had stopped early
-    caching = model.cached_pooling() if hasattr(model, "cached_pooling") else contextlib.nullcontext()
-    with _progress(show_progress) as progress, caching:
+    learner = FrozenPooling(model) if getattr(model, "frozen_below_head", False) else model  # pools each text once
+    with _progress(show_progress) as progress:
         for epoch in range(first, cfg["epochs"] + 1):
             batches = list(iterate(train_ids, cfg["batch_size"], shuffle=True, rng=rng))
             if cfg.get("batches_per_epoch"):  # SSAN's training: a fixed number of batches sampled at random
                 batches = [batches[i] for i in rng.integers(len(batches), size=cfg["batches_per_epoch"])]
             best = "…" if history.best_dev_accuracy < 0 else f"{history.best_dev_accuracy:.4f}"
             task = progress.add_task("train", total=len(batches), epoch=f"{epoch}/{cfg['epochs']}", loss=0.0, dev=best)
-            stats = train_epoch(model, batches, train_ids, labels, optimizer, cfg, device,
+            stats = train_epoch(learner, batches, train_ids, labels, optimizer, cfg, device,
                                 lambda loss: progress.update(task, advance=1, loss=loss))
             scheduler.step()
-            dev_probs = predict_probabilities(model, dev_ids, device=device)
+            dev_probs = predict_probabilities(learner, dev_ids, device=device)
             dev_accuracy = float((dev_probs.argmax(1) == dev_gold).mean()) if len(dev_gold) else 0.0
             record = {"epoch": epoch, **stats, "dev_accuracy": dev_accuracy, "lr": optimizer.param_groups[0]["lr"]}
             history.epochs.append(record)
