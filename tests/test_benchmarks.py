@@ -1,7 +1,6 @@
 """Fast tests of the benchmark helpers: result writing, the TF-IDF baseline's dev selection, and rendering."""
 from __future__ import annotations
 
-import ast
 import json
 import random
 from pathlib import Path
@@ -11,6 +10,8 @@ import pytest
 from attentive.data.example import Dataset, Example
 from benchmarks import baselines, common, render, results_io
 from benchmarks.formatting import fmt_mean_std
+
+from .import_graph import find_circle, module_imports
 
 
 def _result(name: str, seed: int, accuracy: float, **extra) -> dict:
@@ -449,50 +450,6 @@ def test_fmt_mean_std_formats_percent_or_any_scale():
     assert fmt_mean_std([0.90, 0.92]) == "91.00 ± 1.41" and fmt_mean_std([0.9]) == "90.00"
     assert fmt_mean_std([]) == "—" and fmt_mean_std([0.745, 0.755], 1) == "75.0 ± 0.7"
     assert fmt_mean_std([0.1, 0.2], 3, scale=1.0) == "0.150 ± 0.071"
-
-
-def module_imports(folder: Path, package: str) -> dict[str, set[str]]:
-    """Each module of `package` (the .py files of `folder`, subpackages included) -> the modules of the package it
-    imports anywhere in its code: imports inside functions count, relative imports are resolved, and
-    `from package import module` names the module."""
-    paths = {}
-    for path in folder.rglob("*.py"):
-        parts = [package, *path.relative_to(folder).with_suffix("").parts]
-        paths[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
-    graph = {}
-    for name, path in paths.items():
-        here = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]  # the module's package
-        found = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                found |= {alias.name for alias in node.names}
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    base = ".".join(here[: len(here) - node.level + 1] + ([base] if base else []))
-                found |= {f"{base}.{alias.name}" if f"{base}.{alias.name}" in paths else base for alias in node.names}
-        graph[name] = {module for module in found if module in paths and module != name}
-    return graph
-
-
-def find_circle(graph: dict[str, set[str]]) -> list[str] | None:
-    """An import circle of `graph` as [a, b, ..., a], or None."""
-    done, path = set(), []
-
-    def visit(name: str) -> list[str] | None:
-        if name in path:
-            return path[path.index(name):] + [name]
-        if name in done:
-            return None
-        path.append(name)
-        for other in sorted(graph.get(name, ())):
-            if circle := visit(other):
-                return circle
-        path.pop()
-        done.add(name)
-        return None
-
-    return next((circle for name in sorted(graph) if (circle := visit(name))), None)
 
 
 def test_the_benchmarks_modules_import_no_circle(tmp_path):

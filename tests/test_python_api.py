@@ -3,7 +3,6 @@
 estimator, documented public names, and no import circle in the package."""
 from __future__ import annotations
 
-import ast
 import copy
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from attentive.models.classifier import build_model
 from attentive.recipes import load_recipe
 
 from .conftest import TINY, tiny_overrides
+from .import_graph import find_circle, module_imports
 
 OVERRIDES = tiny_overrides("lama_ctx")
 
@@ -104,48 +104,6 @@ def test_every_public_name_is_documented():
             assert (getattr(attentive, name).__doc__ or "").strip(), name
     for method in ("train", "load"):
         assert "Args" not in getattr(attentive, method).__doc__  # prose docstrings, not boilerplate
-
-
-def module_imports(root: Path, package: str) -> dict[str, set[str]]:
-    """Each module of a package and the package's modules it imports, anywhere in its code (lazy imports too)."""
-    names = {}
-    for path in root.rglob("*.py"):
-        parts = [package, *path.relative_to(root).with_suffix("").parts]
-        names[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
-    graph = {}
-    for name, path in names.items():
-        base = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
-        found = set()
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom):
-                module = node.module or ""
-                if node.level:
-                    parts = base.split(".")
-                    module = ".".join(parts[: len(parts) - node.level + 1] + ([module] if module else []))
-                found |= {f"{module}.{a.name}" if f"{module}.{a.name}" in names else module for a in node.names}
-            elif isinstance(node, ast.Import):
-                found |= {a.name for a in node.names}
-        graph[name] = {m for m in found if m in names and m != name}
-    return graph
-
-
-def find_circle(graph: dict[str, set[str]]) -> list[str] | None:
-    done, path = set(), []
-
-    def visit(name):
-        if name in path:
-            return path[path.index(name):] + [name]
-        if name in done:
-            return None
-        path.append(name)
-        for other in sorted(graph[name]):
-            if circle := visit(other):
-                return circle
-        path.pop()
-        done.add(name)
-        return None
-
-    return next((circle for name in sorted(graph) if (circle := visit(name))), None)
 
 
 def test_the_package_has_no_import_circle():
