@@ -4,13 +4,13 @@ cannot be answered (not UTF-8, not JSON, an empty text, an aspect the model does
 in its place, so that the caller answers every good line before it and then stops or skips it (`--on-error`)."""
 from __future__ import annotations
 
-import gzip
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import AttentiveError, DataError
+from .files import iter_raw_lines
 
 
 @dataclass(frozen=True)
@@ -30,17 +30,11 @@ Wanted = tuple[dict, "str | None"]  # a record and the aspect to answer it for (
 
 def jsonl_records(path: Path, fields: tuple[str, ...]) -> Iterator[tuple[int, dict] | BadLine]:
     """(line number, record) for each non-blank line of a JSONL file (gzipped if it ends in .gz), a BadLine for each
-    line that is not a JSON object holding a non-empty string in every one of `fields`."""
-    if not path.is_file():
-        raise DataError(path, "file not found")
-    opener = gzip.open if path.suffix == ".gz" else open
-    try:
-        with opener(path, "rb") as handle:
-            for number, raw in enumerate(handle, start=1):
-                if raw.strip():
-                    yield _record(path, number, raw, fields)
-    except (OSError, EOFError) as exc:  # a .gz that is not gzip, or is cut short
-        raise DataError(path, f"unreadable ({exc})") from None
+    line that is not a JSON object holding a non-empty string in every one of `fields`. A file that cannot be read
+    at all is a DataError (attentive.files.iter_raw_lines)."""
+    for number, raw in iter_raw_lines(path):
+        if raw.strip():
+            yield _record(path, number, raw, fields)
 
 
 def _record(path: Path, number: int, raw: bytes, fields: tuple[str, ...]) -> tuple[int, dict] | BadLine:

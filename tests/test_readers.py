@@ -361,7 +361,7 @@ def test_csv_carriage_return_in_unquoted_field(tmp_path):
 def test_not_gzip_truncated_gzip_and_unreadable_files(tmp_path, monkeypatch):
     import gzip
 
-    from attentive.data.readers import _common
+    from attentive import files  # where the readers open files
 
     fake = tmp_path / "plain.csv.gz"
     fake.write_text("text,label\na,b\n")
@@ -385,7 +385,7 @@ def test_not_gzip_truncated_gzip_and_unreadable_files(tmp_path, monkeypatch):
     def refuse(*args, **kwargs):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(_common, "open", refuse, raising=False)
+    monkeypatch.setattr(files, "open", refuse, raising=False)
     with pytest.raises(DataError, match=r"locked\.csv: cannot read the file \(Permission denied\)"):
         r.read_table(locked)
 

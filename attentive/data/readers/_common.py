@@ -5,8 +5,6 @@ cut short, and bytes that are not UTF-8 all become a DataError naming the file (
 """
 from __future__ import annotations
 
-import gzip
-import zlib
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -14,6 +12,9 @@ from pathlib import Path
 
 from attentive.data.example import Example
 from attentive.errors import DataError
+from attentive.files import check_file, iter_raw_lines
+
+__all__ = ["GZIP_MAGIC", "Rows", "check_file", "iter_lines", "iter_raw_lines"]
 
 GZIP_MAGIC = b"\x1f\x8b"
 
@@ -36,16 +37,6 @@ class Rows:
         return sum(self.dropped.values())
 
 
-def check_file(path: str | Path) -> Path:
-    """Return `path` as a Path, or raise DataError("file not found" / "is a directory")."""
-    path = Path(path)
-    if path.is_dir():
-        raise DataError(path, "is a directory, not a file")
-    if not path.is_file():
-        raise DataError(path, "file not found")
-    return path
-
-
 def _decode(path: Path, raw: bytes, number: int) -> str:
     try:
         return raw.decode("utf-8")
@@ -56,26 +47,14 @@ def _decode(path: Path, raw: bytes, number: int) -> str:
 
 
 def iter_lines(path: str | Path, skip_bom: bool = False, keep_ends: bool = False) -> Iterator[tuple[int, str]]:
-    """Yield (1-based line number, line) from a UTF-8 file, gunzipped if it ends in `.gz`.
+    """Yield (1-based line number, line) from a UTF-8 file, gunzipped if it ends in `.gz` (see `iter_raw_lines`).
 
     Lines are split on "\\n" only (a lone "\\r" or U+2028 inside a text stays in the text); the end of line is removed
     unless `keep_ends` (the csv module needs it to keep line breaks inside quoted fields exactly).
     """
-    path = check_file(path)
-    opener = gzip.open if path.suffix == ".gz" else open
-    number = 0
-    try:
-        with opener(path, "rb") as handle:
-            for number, raw in enumerate(handle, start=1):
-                line = _decode(path, raw, number)
-                if skip_bom and number == 1:
-                    line = line.removeprefix("\ufeff")
-                yield number, line if keep_ends else line.rstrip("\r\n")
-    except gzip.BadGzipFile as err:  # no gzip header at all, or a failed CRC / length check
-        raise DataError(path, f"{'corrupt gzip data' if number else 'not a gzip file'} ({err})", number + 1) from None
-    except EOFError:
-        raise DataError(path, "truncated gzip data (the file ends inside the compressed stream)", number + 1) from None
-    except zlib.error as err:
-        raise DataError(path, f"corrupt gzip data ({err})", number + 1) from None
-    except OSError as err:
-        raise DataError(path, f"cannot read the file ({err.strerror or err})", number + 1 if number else None) from None
+    path = Path(path)
+    for number, raw in iter_raw_lines(path):
+        line = _decode(path, raw, number)
+        if skip_bom and number == 1:
+            line = line.removeprefix("\ufeff")
+        yield number, line if keep_ends else line.rstrip("\r\n")
