@@ -113,17 +113,19 @@ def answered_in_batches(model, wanted: Iterable[Wanted | BadLine], batch_size: i
     if on_error not in ("stop", "skip"):
         raise AttentiveError(f"--on-error {on_error!r}: use stop or skip")
     chunk: list[Wanted] = []
+
+    def answered() -> Iterator[tuple[dict, object]]:
+        yield from zip((record for record, _ in chunk), answer(model, chunk, method, **options) if chunk else [])
+        chunk.clear()
+
     for item in wanted:
         if isinstance(item, BadLine):
-            yield from zip((record for record, _ in chunk), answer(model, chunk, method, **options) if chunk else [])
-            chunk = []
+            yield from answered()
             if on_error == "stop":
                 raise item.error()
             warn(f"{item.source}:{item.number}: {item.problem} (skipped)")
             continue
         chunk.append(item)
         if len(chunk) >= batch_size:
-            yield from zip((record for record, _ in chunk), answer(model, chunk, method, **options))
-            chunk = []
-    if chunk:
-        yield from zip((record for record, _ in chunk), answer(model, chunk, method, **options))
+            yield from answered()
+    yield from answered()

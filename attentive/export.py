@@ -71,6 +71,7 @@ def export(model: Model, out: str | Path, int8: bool = False) -> Path:
     inputs, axes = _example(model)
     network = ExportedNetwork(model.network.cpu().eval(), list(inputs))
     with torch.no_grad():
+        has_attention = bool(network(*inputs.values())[1].sum() > 0)  # zeros stand in for a pooler without any
         torch.onnx.export(network, tuple(inputs.values()), str(staging / GRAPH), input_names=list(inputs),
                           output_names=["probabilities", "attention"], dynamic_axes=axes, opset_version=17,
                           dynamo=False)
@@ -81,7 +82,7 @@ def export(model: Model, out: str | Path, int8: bool = False) -> Path:
     (staging / "tokenizer.json").write_text(model.tokenizer.to_str(), encoding="utf-8")
     recipe = model.config["recipe"]
     atomic_write_json(staging / "config.json", {
-        "format": FORMAT, "labels": model.labels, "inputs": list(inputs), "has_attention": _has_attention(model),
+        "format": FORMAT, "labels": model.labels, "inputs": list(inputs), "has_attention": has_attention,
         "max_length": model.max_length, "special_tokens": model.special_tokens, "aspects": model.aspects,
         "aspect_type": recipe["aspect"]["type"], "is_pair": model.is_pair, "uses_aspect": model.uses_aspect,
         "recipe": recipe, "model_id": model.config.get("model_id"), "graphs": [GRAPH] + ([GRAPH_INT8] if int8 else []),
@@ -90,9 +91,3 @@ def export(model: Model, out: str | Path, int8: bool = False) -> Path:
         shutil.rmtree(out)
     staging.rename(out)
     return out
-
-
-def _has_attention(model: Model) -> bool:
-    with torch.no_grad():
-        inputs, _ = _example(model)
-        return ExportedNetwork(model.network.cpu().eval(), list(inputs))(*inputs.values())[1].sum().item() > 0

@@ -84,11 +84,6 @@ def write_checkpoint(run: Path, state: TrainingState, tokenizer_json: str) -> No
                                       TOKENIZER: tokenizer_json.encode("utf-8")})
 
 
-def has_checkpoint(run: Path) -> bool:
-    folder = run / FOLDER
-    return (folder / STATE).exists() or (folder / ".written" / STATE).exists()
-
-
 def read_checkpoint(run: Path) -> tuple[TrainingState, str]:
     """The last checkpoint of `run` and its tokenizer (JSON text); a clear error if there is none."""
     folder = run / FOLDER
