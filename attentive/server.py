@@ -74,11 +74,13 @@ class MicroBatcher:
                 answers = await loop.run_in_executor(None, lambda: self.model.explain(texts, pairs, aspects=aspects))
             except Exception as exc:  # every waiting request hears of it
                 for *_, future in batch:
-                    future.set_exception(exc)
+                    if not future.done():  # a request whose client went away was cancelled
+                        future.set_exception(exc)
                 continue
             start = 0
             for part_texts, _, _, future in batch:
-                future.set_result(answers[start:start + len(part_texts)])
+                if not future.done():
+                    future.set_result(answers[start:start + len(part_texts)])
                 start += len(part_texts)
 
 
@@ -125,7 +127,7 @@ def create_app(model, api_key: str | None = None, max_body: int = 1_000_000, max
     async def guard(request: Request, call_next):
         started = time.perf_counter()
         response = await _checked(request, call_next)
-        path = request.url.path if request.url.path in {r.path for r in app.routes} else "other"
+        path = request.url.path if request.url.path in known_paths else "other"  # bounded metric labels
         requests.labels(path, str(response.status_code)).inc()
         if response.status_code >= 400:
             errors.labels(path).inc()
@@ -183,4 +185,5 @@ def create_app(model, api_key: str | None = None, max_body: int = 1_000_000, max
     async def page() -> str:
         return PAGE.read_text(encoding="utf-8")
 
+    known_paths = {route.path for route in app.routes}
     return app
