@@ -130,3 +130,21 @@ def test_weights_that_do_not_match_the_config_are_a_clear_error(trained, tmp_pat
     (broken / "config.json").write_text(json.dumps(config))
     with pytest.raises(AttentiveError, match="config.json: does not match the weights"):
         attentive.load(broken)
+
+
+def test_max_updates_cuts_the_epochs_of_large_data_only():
+    from attentive.training.loop import epoch_count
+
+    cfg = {"epochs": 10, "batch_size": 64, "max_updates": 10_000}
+    assert epoch_count(cfg, 338_088) == 2  # News: 5,283 batches an epoch
+    assert epoch_count(cfg, 22_500) == 10  # IMDB: 352 batches, ten epochs stay below the budget
+    assert epoch_count({**cfg, "max_updates": 100}, 1_000_000) == 1
+    assert epoch_count({**cfg, "max_updates": None}, 1_000_000) == 10
+
+
+def test_a_run_with_an_update_budget_stops_after_its_epochs(sst2_small, tmp_path):
+    overrides = tiny_overrides("lama_ctx") + ["train.epochs=5", "train.patience=5", "train.batch_size=64",
+                                              "train.max_updates=15"]  # 600 texts: 10 batches an epoch
+    model = attentive.train(sst2_small, "lama_ctx", tmp_path / "run", overrides=overrides, show_progress=False)
+    assert [row["epoch"] for row in read_metrics_log(tmp_path / "run")] == [1, 2]
+    assert model.config["training"]["epochs_run"] == 2

@@ -4,6 +4,7 @@ weight decay or Adam, gradient clipping, dev accuracy after every epoch, early s
 from __future__ import annotations
 
 import copy
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -67,6 +68,16 @@ def make_optimizer(model: torch.nn.Module, cfg: dict) -> torch.optim.Optimizer:
     raise ValueError(f"unknown optimizer {cfg['optimizer']!r} (sgd, adam, adadelta, adagrad)")
 
 
+def epoch_count(cfg: dict, train_size: int) -> int:
+    """`train.epochs`, cut on large data so that the run makes about `train.max_updates` gradient steps: the number
+    of epochs is ceil(max_updates / batches per epoch), at least 1. Patience counts epochs, and one epoch of a
+    338,000-headline set is 5,300 steps, more than a whole 10-epoch run on any other visible dataset."""
+    if not cfg.get("max_updates"):
+        return cfg["epochs"]
+    per_epoch = cfg.get("batches_per_epoch") or math.ceil(train_size / cfg["batch_size"])
+    return max(1, min(cfg["epochs"], math.ceil(cfg["max_updates"] / per_epoch)))
+
+
 def _progress(show: bool) -> Progress:
     columns = [TextColumn("[bold]epoch {task.fields[epoch]}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("loss {task.fields[loss]:.4f}"), TextColumn("dev acc {task.fields[dev]}"),
@@ -128,6 +139,7 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
     labels = torch.as_tensor(np.asarray(train_labels), dtype=torch.long)
     dev_gold = np.asarray(dev_labels)
     history, best_state, stale, first = History(), None, 0, 1
+    epochs = epoch_count(cfg, len(train_ids))
     if resume is not None:
         model.load_state_dict(resume.model)
         optimizer.load_state_dict(resume.optimizer)
@@ -135,15 +147,15 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
         restore_rng(resume.rng, rng)
         history = History(list(resume.history), resume.best_epoch, resume.best_dev_accuracy)
         best_state, stale = resume.best, resume.stale
-        first = resume.epoch + 1 if stale < cfg["patience"] else cfg["epochs"] + 1  # it had stopped early
+        first = resume.epoch + 1 if stale < cfg["patience"] else epochs + 1  # it had stopped early
     learner = FrozenPooling(model) if getattr(model, "frozen_below_head", False) else model  # pools each text once
     with _progress(show_progress) as progress:
-        for epoch in range(first, cfg["epochs"] + 1):
+        for epoch in range(first, epochs + 1):
             batches = list(iterate(train_ids, cfg["batch_size"], shuffle=True, rng=rng))
             if cfg.get("batches_per_epoch"):  # SSAN's training: a fixed number of batches sampled at random
                 batches = [batches[i] for i in rng.integers(len(batches), size=cfg["batches_per_epoch"])]
             best = "…" if history.best_dev_accuracy < 0 else f"{history.best_dev_accuracy:.4f}"
-            task = progress.add_task("train", total=len(batches), epoch=f"{epoch}/{cfg['epochs']}", loss=0.0, dev=best)
+            task = progress.add_task("train", total=len(batches), epoch=f"{epoch}/{epochs}", loss=0.0, dev=best)
             stats = train_epoch(learner, batches, train_ids, labels, optimizer, cfg, device,
                                 lambda loss: progress.update(task, advance=1, loss=loss))
             scheduler.step()
