@@ -71,6 +71,21 @@ def test_gated_pair_head_combines_two_matrix_embeddings():
     assert not torch.allclose(head(premise, hypothesis), head(hypothesis, premise))  # the roles differ
 
 
+def test_gated_pair_head_from_one_start_scores_a_text_against_itself_highest():
+    torch.manual_seed(0)
+    head = GatedPairHead(3 * 4, classes=3, rows=3, factors=5, hidden=8, normalise=True, same_start=True)
+    assert torch.equal(head.W_fh, head.W_fp) and head.W_fh is not head.W_fp  # one start, two parameters
+    texts = torch.randn(50, 12)
+
+    def agreement(first, second):  # Σ_f F_h F_p per row: what the MLP reads
+        f_p = head.norm(torch.einsum("brc,rcf->brf", first.view(-1, 3, 4), head.W_fp))
+        f_h = head.norm(torch.einsum("brc,rcf->brf", second.view(-1, 3, 4), head.W_fh))
+        return (f_h * f_p).sum(-1)
+
+    same, other = agreement(texts, texts), agreement(texts, texts.roll(1, 0))
+    assert (same > other).all() and torch.allclose(same, torch.full_like(same, 5.0), atol=1e-2)  # f, by Cauchy-Schwarz the most
+
+
 def test_matching_pair_head_sees_the_difference_and_the_product():
     head = MatchingPairHead(4, classes=3, hidden=0)
     first = head.mlp.net[-1]

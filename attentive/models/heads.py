@@ -77,12 +77,18 @@ class GatedPairHead(Head):
     before the product. Without it the product of two small numbers is smaller still: M's entries are attention
     averages of states in [-1, 1], F's entries come out near 0.1 at Glorot initialisation, their product near 0.01,
     and the MLP's first layer then reads almost nothing but its biases.
+
+    `same_start: true` starts W_fp as a copy of W_fh (they are still two parameters and train apart). With two
+    independent random starts, Σ_f F_h[i,f] F_p[i,f] is a random bilinear form of the two rows, unrelated to
+    whether the texts agree; from one start it is m_h W Wᵀ m_p, a similarity of the two texts' i-th rows, so the
+    MLP reads from the first step how alike the two texts are, which entailment turns on.
     """
 
     takes_pair, needs_rows = True, True
 
     def __init__(self, input_dim: int, classes: int, rows: int, factors: int = 50, hidden: int = 300,
-                 dropout: float = 0.0, normalise: bool = False):
+                 dropout: float = 0.0, normalise: bool = False, same_start: bool = False,
+                 affine: bool = False):
         super().__init__()
         if input_dim % rows:
             raise ValueError(f"pair head: pooled size {input_dim} is not {rows} rows")
@@ -92,7 +98,9 @@ class GatedPairHead(Head):
         for weight in (self.W_fh, self.W_fp):
             for row in weight.data:  # Glorot for each row's own c x f matrix (a 3-d init would use r*f as fan-out)
                 nn.init.xavier_uniform_(row)
-        self.norm = nn.LayerNorm(factors, elementwise_affine=False) if normalise else nn.Identity()
+        if same_start:
+            self.W_fp.data.copy_(self.W_fh.data)
+        self.norm = nn.LayerNorm(factors, elementwise_affine=affine) if normalise else nn.Identity()
         self.mlp = MLPHead(rows * factors, classes, hidden, dropout)
 
     def forward(self, premise, hypothesis):
@@ -106,16 +114,26 @@ class GatedPairHead(Head):
 class MatchingPairHead(Head):
     """Sentence-pair matching features (Mou et al. 2016; Conneau et al. 2017, InferSent): the two pooled vectors
     u and v, |u - v| and u ∘ v, concatenated into an MLP. The difference carries what the gated encoder's product
-    alone does not: which words one text has and the other lacks."""
+    alone does not: which words one text has and the other lacks.
+
+    `features` keeps some of the four ("u,v,difference,product" by default), to measure what each carries.
+    """
 
     takes_pair = True
+    FEATURES = {"u": lambda u, v: u, "v": lambda u, v: v, "difference": lambda u, v: (u - v).abs(),
+                "product": lambda u, v: u * v}
 
-    def __init__(self, input_dim: int, classes: int, hidden: int = 300, dropout: float = 0.0):
+    def __init__(self, input_dim: int, classes: int, hidden: int = 300, dropout: float = 0.0,
+                 features: str = "u,v,difference,product"):
         super().__init__()
-        self.mlp = MLPHead(4 * input_dim, classes, hidden, dropout)
+        self.features = [name.strip() for name in features.split(",")]
+        unknown = [name for name in self.features if name not in self.FEATURES]
+        if unknown or not self.features:
+            raise ValueError(f"head.features: unknown {unknown}; known: {', '.join(self.FEATURES)}")
+        self.mlp = MLPHead(len(self.features) * input_dim, classes, hidden, dropout)
 
     def forward(self, premise, hypothesis):
-        return self.mlp(torch.cat([premise, hypothesis, (premise - hypothesis).abs(), premise * hypothesis], dim=1))
+        return self.mlp(torch.cat([self.FEATURES[name](premise, hypothesis) for name in self.features], dim=1))
 
 
 HEADS = {"mlp": MLPHead, "pruned": PrunedMLPHead, "gated_pair": GatedPairHead, "matching_pair": MatchingPairHead}
