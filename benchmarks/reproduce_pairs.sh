@@ -17,3 +17,11 @@ for vectors in word2vec glove; do
   $PY -m benchmarks.run --recipe lama_pair --dataset sick --seeds 0 1 2 --set head.type=gated_pair \
     --set head.factors=50 "${extra[@]}" --variant $variant "$@"
 done
+# The gated encoder as it trains here: factors layer-normalised and W_fp started as a copy of W_fh, GloVe; and what
+# each matching feature carries on its own (dev-only study, results in benchmarks/results/sweeps/).
+$PY -m benchmarks.run --recipe lama_pair --dataset sick --seeds 0 1 2 --set head.type=gated_pair --set head.factors=50 \
+  --set head.normalise=true --set head.same_start=true "${GLOVE[@]}" --variant gated-normalised-same-glove "$@"
+for features in product difference; do
+  $PY -m benchmarks.run --recipe default_pair --dataset sick --seeds 0 1 2 --set head.features=$features \
+    --variant features-$features --results-dir benchmarks/results/sweeps "$@"
+done
