@@ -81,7 +81,8 @@ class GatedPairHead(Head):
     `same_start: true` starts W_fp as a copy of W_fh (they are still two parameters and train apart). With two
     independent random starts, Σ_f F_h[i,f] F_p[i,f] is a random bilinear form of the two rows, unrelated to
     whether the texts agree; from one start it is m_h W Wᵀ m_p, a similarity of the two texts' i-th rows, so the
-    MLP reads from the first step how alike the two texts are, which entailment turns on.
+    MLP reads from the first step how alike the two texts are, which entailment turns on. `affine: true` gives the
+    normalisation a learned gain and bias per factor (benchmarks/notes.md, the SICK note, has what each option did).
     """
 
     takes_pair, needs_rows = True, True
