@@ -57,16 +57,17 @@ def defaults_section(results: list[dict], sizes: list[dict] = ()) -> list[str]:
                      f"{fmt_seconds(epoch)} |")
     lines += ["", "Aspect and pair data, where `default` stands for `default_aspect` and `default_pair` (chosen on dev, "
                   "benchmarks/notes.md), and Lin et al.'s gated pair encoder: test accuracy (%), the n-gram baseline "
-                  "run on the same split, and the issue's target.", "", "| dataset | model | test accuracy (n) | n-gram baseline | Δ | target |",
+                  "run on the same split, and the issue's target.", "",
+              "| dataset | model | test accuracy (n) | n-gram baseline | Δ | target |",
               "| --- | --- | ---: | ---: | ---: | ---: |"]
-    for dataset, recipe, (name, variant), baseline, target in OTHER_ROWS:
+    for dataset, label, (name, variant), baseline, target in OTHER_ROWS:
         ours = METRICS["test_accuracy"](_runs(results, dataset, name, variant))
         theirs = METRICS["test_accuracy"](_runs(results, dataset, baseline))
         if target is None:
             target = statistics.fmean(theirs) if theirs else 1.0
         delta = f"{(statistics.fmean(ours) - statistics.fmean(theirs)) * 100:+.2f}" if ours and theirs else "—"
         reached = "" if not ours else (" reached" if statistics.fmean(ours) >= target else " not reached")
-        lines.append(f"| {dataset} | {recipe} | {fmt_mean_std(ours)} ({len(ours)}) | {fmt_mean_std(theirs)} "
+        lines.append(f"| {dataset} | {label} | {fmt_mean_std(ours)} ({len(ours)}) | {fmt_mean_std(theirs)} "
                      f"({baseline}) | {delta} | ≥ {100 * target:.1f}{reached} |")
     for size in sorted(sizes, key=lambda r: r["dataset"]):
         lines += ["", f"Saved model folder of the default path on {size['dataset']}: **{size['folder_mb']} MB** "

@@ -101,6 +101,15 @@ def test_matching_pair_head_sees_the_difference_and_the_product():
     assert torch.allclose(head(u, v)[:, :2], head(v, u)[:, :2])  # both symmetric in u and v
 
 
+def test_matching_pair_head_reads_only_the_features_it_is_given():
+    head = MatchingPairHead(4, classes=3, hidden=0, features="difference")
+    assert head.mlp.net[-1].in_features == 4
+    u, v = torch.randn(2, 4), torch.randn(2, 4)
+    assert torch.allclose(head(u, v), head(v, u))  # |u - v| alone is symmetric
+    with pytest.raises(ValueError, match="unknown"):
+        MatchingPairHead(4, classes=3, features="difference,ratio")
+
+
 def test_sinusoidal_positions_match_their_formula():
     table = sinusoidal_positions(7, 6)
     for pos in range(7):
