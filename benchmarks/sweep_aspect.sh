@@ -17,8 +17,10 @@ declare -A CANDIDATES=(
   [atae_lstm-dist]="atae_lstm $DIST"
   [lama_aspect-edrop02]="lama_aspect --set embedder.dropout=0.2"
   [lama_aspect-m5]="lama_aspect --set pooler.heads=5"
+  [lama_aspect-edrop02-m5]="lama_aspect --set embedder.dropout=0.2 --set pooler.heads=5"
 )
-ORDER=(lama_aspect lama_aspect-dist san_aspect-dist atae_lstm-dist lama_aspect-edrop02 lama_aspect-m5)
+ORDER=(lama_aspect lama_aspect-dist san_aspect-dist atae_lstm-dist lama_aspect-edrop02 lama_aspect-m5
+       lama_aspect-edrop02-m5)
 [[ ${#DATASETS[@]} -gt 0 ]] && ORDER=("${DATASETS[@]}")
 for name in "${ORDER[@]}"; do
   read -r recipe overrides <<< "${CANDIDATES[$name]}"
