@@ -46,9 +46,14 @@ class Inputs:
 
     def expand(self, texts, pairs=None, aspects=None) -> tuple[list[str], list[str] | None, list]:
         """(texts, pairs, aspects), one of each per answer: a single string is one text; a single aspect applies to
-        every text; an aspect model given none answers for each category it knows (text-major order)."""
+        every text; an aspect model given none answers for each category it knows (text-major order). A pair model
+        needs a second text for every text, and a single-text model takes none."""
         texts = [texts] if isinstance(texts, str) else list(texts)
         pairs = [pairs] if isinstance(pairs, str) else (None if pairs is None else list(pairs))
+        if self.is_pair and pairs is None:
+            raise AttentiveError("this model classifies text pairs: give a second text (--pair) for every text")
+        if not self.is_pair and pairs is not None:
+            raise AttentiveError("this model classifies single texts: it takes no second text")
         if isinstance(aspects, str):
             aspects = [aspects] * len(texts)
         if self.uses_aspect and aspects is None:
@@ -64,11 +69,8 @@ class Inputs:
         return texts, pairs, list(aspects) if aspects is not None else [None] * len(texts)
 
     def items(self, texts: list[str], pairs: list[str] | None, aspects: list) -> tuple[list[Item], list[Encoding]]:
-        """The items to feed the network, and the first texts' encodings (for their words' character offsets)."""
-        if self.is_pair and (pairs is None or len(pairs) != len(texts)):
-            raise AttentiveError("this model classifies text pairs: give a second text (--pair) for every text")
-        if not self.is_pair and pairs is not None:
-            raise AttentiveError("this model classifies single texts: it takes no second text")
+        """The items to feed the network, and the first texts' encodings (for their words' character offsets);
+        `texts`, `pairs` and `aspects` as `expand` returns them (one of each per answer, checked there)."""
         for number, text in enumerate(list(texts) + list(pairs or []), 1):
             if not isinstance(text, str) or not text.strip():
                 raise AttentiveError(f"text {number} is empty: nothing to classify")

@@ -86,10 +86,6 @@ class MicroBatcher:
 
 def _expanded(model, query: Query):
     """One (text, pair, aspect) per answer, checked before it joins a batch (so one bad request fails alone)."""
-    if query.pairs is not None and not model.is_pair:
-        raise AttentiveError("this model classifies single texts: give no pairs")
-    if model.is_pair and query.pairs is None:
-        raise AttentiveError("this model classifies text pairs: give one pair per text")
     if query.aspects is not None and not model.uses_aspect:
         raise AttentiveError("this model classifies texts without an aspect: give no aspects")
     texts, pairs, aspects = model.inputs.expand(query.texts, query.pairs, query.aspects)

@@ -80,6 +80,7 @@ def test_concurrent_requests_are_all_answered_in_order(server):
     ('{"texts": ["a", "b", "c", "d", "e", "f", "g", "h", "i"]}', 422, "at most 8"),
     ('{"texts": ["' + "word " * 5000 + '"]}', 413, "body over 20000 bytes"),
     ('{"texts": ["a film"], "aspects": ["food"]}', 422, "without an aspect"),
+    ('{"texts": ["a film"], "pairs": ["another film"]}', 422, "takes no second text"),
 ])
 def test_bad_requests_get_their_4xx_and_the_server_keeps_answering(server, body, status, reason):
     response = httpx.post(f"{server}/predict", content=body, headers={"Content-Type": "application/json"})
