@@ -14,15 +14,14 @@ from pathlib import Path
 
 from attentive.model import resolve_dataset
 from attentive.recipes import load_recipe
-from attentive.training.pipeline import default_recipe_for, new_model
+from attentive.training.pipeline import chosen_recipe, new_model
 from attentive.training.seed import seed_everything
 from benchmarks.common import write_result
 
 
 def folder_size(recipe_name: str, dataset_name: str) -> dict:
     data = resolve_dataset(dataset_name)
-    name = default_recipe_for(data) if recipe_name == "default" else recipe_name
-    recipe = load_recipe(name)
+    recipe = load_recipe(chosen_recipe(data, recipe_name))
     model = new_model(data, recipe, None, "cpu", seed_everything(recipe["train"]["seed"]))
     with tempfile.TemporaryDirectory() as tmp:
         model.save(Path(tmp) / "model")

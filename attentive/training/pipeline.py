@@ -57,6 +57,11 @@ def default_recipe_for(data: Dataset) -> str:
     return "default"
 
 
+def chosen_recipe(data: Dataset, recipe: str | dict) -> str | dict:
+    """`recipe`, or, where it is "default", the default for this kind of data (`default_recipe_for`)."""
+    return default_recipe_for(data) if recipe == "default" else recipe
+
+
 def data_fingerprint(data: Dataset) -> str:
     """A hash of the train and dev examples: a resumed run must see the data its checkpoint was trained on."""
     digest = hashlib.sha256()
@@ -88,8 +93,7 @@ def new_model(data: Dataset, recipe: dict, data_dir, device: str, rng) -> Model:
     if recipe["embedder"].get("type") != "none":
         resolve_d_model(recipe, recipe["embedder"]["dim"])  # "2*d_model" becomes a number in config.json
     network = build_model(recipe, tokenizer.get_vocab_size(), len(data.labels), vectors.matrix, len(aspect_names))
-    if hasattr(network.encoder, "load_pretrained"):
-        network.encoder.load_pretrained()
+    network.encoder.load_pretrained()  # a no-op for encoders without pretrained weights (models/parts.py)
     has_pairs = any(ex.text_pair is not None for ex in train_examples)
     if network.is_pair != has_pairs:
         raise AttentiveError(f"dataset {data.name!r} holds {'text pairs' if has_pairs else 'single texts'} but "
@@ -149,7 +153,7 @@ def train(dataset: str | Dataset, recipe: str | dict = "default", out: str | Pat
         recipe = model.config["recipe"]
         rng = seed_everything(recipe["train"]["seed"])
     else:
-        recipe = load_recipe(default_recipe_for(data) if recipe == "default" else recipe, overrides, settings)
+        recipe = load_recipe(chosen_recipe(data, recipe), overrides, settings)
         rng = seed_everything(recipe["train"]["seed"])
         if not data.splits["train"] or not data.splits["dev"]:
             raise AttentiveError(f"dataset {data.name!r} needs non-empty train and dev splits")
