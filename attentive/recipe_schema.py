@@ -65,7 +65,7 @@ SETTINGS = {
     "train.seed": Setting(int), "train.lr_decay": Setting(float, 0, 1, open_low=True),
     "train.wide_lr": Setting(float, 0, open_low=True, null=True), "train.rho": Setting(float, 0, 1, True, True),
     "train.eps": POSITIVE, "train.batches_per_epoch": Setting(int, 0, null=True),
-    "train.max_updates": Setting(int, 1, null=True),
+    "train.max_updates": Setting(int, 1, null=True), "train.channel_loss": Setting(float, 0),
 }
 # Settings of the same name in every part (encoder, pooler, head, aspect): widths and counts, dropout rates.
 PART_SETTINGS = {"dropout": FRACTION, "hidden": Setting(int, 0, d_model=True),  # 0: no hidden layer "heads": COUNT, "hops": COUNT,

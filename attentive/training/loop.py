@@ -1,5 +1,6 @@
-"""The training loop: mini-batches bucketed by length, cross-entropy (LAMA paper Eq. 18), SGD with momentum and
-weight decay or Adam, gradient clipping, dev accuracy after every epoch, early stopping, best dev epoch kept.
+"""The training loop: mini-batches bucketed by length, cross-entropy (LAMA paper Eq. 18) and, for wide-and-deep
+models, each channel's own loss; SGD with momentum and weight decay or Adam, gradient clipping, dev accuracy after
+every epoch, early stopping, best dev epoch kept.
 """
 from __future__ import annotations
 
@@ -78,6 +79,18 @@ def epoch_count(cfg: dict, train_size: int) -> int:
     return max(1, min(cfg["epochs"], math.ceil(cfg["max_updates"] / per_epoch)))
 
 
+def channel_loss(out, target: torch.Tensor, weight: float) -> torch.Tensor | float:
+    """`train.channel_loss` (w) for a wide-and-deep model: w · (CE(wide logits) + CE(deep logits)), added to the
+    cross-entropy of their sum. Trained on the sum alone, the channel that fits the training set first (the deep
+    one) leaves the other little gradient; a loss of each channel's own keeps both learning to classify, so the sum
+    is an ensemble of two classifiers (the deeply-supervised nets of Lee et al. 2015 apply the same idea to a deep
+    network's layers). Zero for a model without a wide channel or with w = 0."""
+    if not weight or out.wide_logits is None:
+        return 0.0
+    deep = out.logits - out.wide_logits
+    return weight * (F.cross_entropy(out.wide_logits, target) + F.cross_entropy(deep, target))
+
+
 def _progress(show: bool) -> Progress:
     columns = [TextColumn("[bold]epoch {task.fields[epoch]}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("loss {task.fields[loss]:.4f}"), TextColumn("dev acc {task.fields[dev]}"),
@@ -95,7 +108,7 @@ def train_epoch(model: torch.nn.Module, batches: list[np.ndarray], train_ids: Se
         inputs = collate([train_ids[i] for i in batch], device)
         target = labels[batch].to(device)
         out = model(**inputs)
-        loss = F.cross_entropy(out.logits, target)
+        loss = F.cross_entropy(out.logits, target) + channel_loss(out, target, cfg.get("channel_loss") or 0.0)
         if regularise is not None:
             if out.attention is None:
                 raise AttentiveError("train.regulariser needs a pooler that returns attention")
