@@ -18,9 +18,12 @@ declare -A CANDIDATES=(
   [lama_aspect-edrop02]="lama_aspect --set embedder.dropout=0.2"
   [lama_aspect-m5]="lama_aspect --set pooler.heads=5"
   [lama_aspect-edrop02-m5]="lama_aspect --set embedder.dropout=0.2 --set pooler.heads=5"
+  [lama_aspect-edrop03]="lama_aspect --set embedder.dropout=0.3"
+  [lama_aspect-edrop02-ae]="lama_aspect --set embedder.dropout=0.2 --set aspect.append_to_words=true"
+  [lama_aspect-edrop02-h150]="lama_aspect --set embedder.dropout=0.2 --set encoder.hidden=150"
 )
 ORDER=(lama_aspect lama_aspect-dist san_aspect-dist atae_lstm-dist lama_aspect-edrop02 lama_aspect-m5
-       lama_aspect-edrop02-m5)
+       lama_aspect-edrop02-m5 lama_aspect-edrop03 lama_aspect-edrop02-ae lama_aspect-edrop02-h150)
 [[ ${#DATASETS[@]} -gt 0 ]] && ORDER=("${DATASETS[@]}")
 for name in "${ORDER[@]}"; do
   read -r recipe overrides <<< "${CANDIDATES[$name]}"

@@ -1,11 +1,11 @@
 """The defaults sweep as a table: each candidate's dev accuracy per dataset and its mean over the datasets.
 
-    python -m benchmarks.sweep_table [--results-dir benchmarks/results/sweeps] [--markdown] [--aspect]
+    python -m benchmarks.sweep_table [--results-dir benchmarks/results/sweeps] [--markdown] [--aspect | --pair]
 
 Each cell is the mean dev accuracy over the seeds run (n); a candidate's score is the mean of its cells over every
 sweep dataset, and only candidates with every dataset are ranked (the others are listed below them, unranked). Test
 accuracy is not read. benchmarks/sweep_defaults.sh makes the runs; with --aspect, the aspect-category sweep of
-benchmarks/sweep_aspect.sh.
+benchmarks/sweep_aspect.sh; with --pair, the pair sweep of benchmarks/sweep_pair.sh.
 """
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from benchmarks.common import RESULTS_DIR
 SWEEP_DIR = RESULTS_DIR / "sweeps"
 SINGLE_TEXT = ("sst2", "sst5", "opener", "sentube_auto", "sentube_tablets", "semeval2013", "r8")
 ASPECT = ("semeval14_category", "semeval14_category_binary")
+PAIR = ("sick",)
 
 
 def dev_scores(results_dir: Path, datasets: tuple[str, ...] = SINGLE_TEXT) -> dict[str, dict[str, list[float]]]:
@@ -61,9 +62,12 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--results-dir", type=Path, default=SWEEP_DIR)
     parser.add_argument("--markdown", action="store_true")
-    parser.add_argument("--aspect", action="store_true", help="the aspect-category sweep (sweep_aspect.sh)")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--aspect", action="store_true", help="the aspect-category sweep (sweep_aspect.sh)")
+    which.add_argument("--pair", action="store_true", help="the pair sweep (sweep_pair.sh)")
     args = parser.parse_args(argv)
-    print(render(dev_scores(args.results_dir, ASPECT if args.aspect else SINGLE_TEXT), args.markdown))
+    datasets = ASPECT if args.aspect else PAIR if args.pair else SINGLE_TEXT
+    print(render(dev_scores(args.results_dir, datasets), args.markdown))
     return 0
 
 

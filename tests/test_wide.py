@@ -57,3 +57,19 @@ def test_pair_recipes_refuse_the_wide_channel(sst2_small):
 
     with pytest.raises(AttentiveError, match="pair recipes"):
         build_model(load_recipe("lama_pair", ["wide.type=ngrams", "embedder.vectors=random"]), 50, 3)
+
+
+def test_the_channel_loss_still_teaches_a_channel_whose_sum_with_the_other_is_already_right():
+    from attentive.models.classifier import Output
+    from attentive.training.loop import channel_loss
+
+    target = torch.tensor([0])
+    wide = torch.tensor([[-2.0, 2.0]], requires_grad=True)  # the wide channel alone is wrong...
+    deep = torch.tensor([[30.0, 0.0]])  # ...but the deep channel's margin makes their sum confidently right
+    out = Output(logits=deep + wide, attention=None, wide_logits=wide)
+    assert torch.nn.functional.cross_entropy(out.logits, target) < 1e-9
+    loss = channel_loss(out, target, weight=1.0)
+    loss.backward()
+    assert loss > 4 and wide.grad[0, 0] < 0 < wide.grad[0, 1]  # gradient descent raises the right class
+    assert channel_loss(out, target, weight=0.0) == 0.0
+    assert channel_loss(Output(logits=deep, attention=None), target, weight=1.0) == 0.0  # no wide channel

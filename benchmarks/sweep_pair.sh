@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The dev-accuracy sweep behind the default pair recipe (issue 15, item 5; protocol in benchmarks/notes.md,
+# "Choosing the defaults"): each candidate is default_pair plus overrides, trained on the one visible pair set (SICK,
+# its TRIAL part as dev) with 3 seeds; candidates are compared by mean dev accuracy (python -m benchmarks.sweep_table
+# --pair), never by test. Results go to benchmarks/results/sweeps/ (not rendered into BENCHMARKS.md).
+#   [JOBS=2] [SEEDS="0 1 2"] benchmarks/sweep_pair.sh [CANDIDATE ...]     (default: every candidate)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DEFAULT_SEEDS="0 1 2"
+source benchmarks/jobs.sh
+declare -A CANDIDATES=(
+  [pair-base]=""
+  [pair-edrop02]="--set embedder.dropout=0.2"
+  [pair-m5]="--set pooler.heads=5"
+  [pair-hdrop05]="--set head.dropout=0.5"
+)
+ORDER=(pair-base pair-edrop02 pair-m5 pair-hdrop05)
+[[ ${#DATASETS[@]} -gt 0 ]] && ORDER=("${DATASETS[@]}")
+for name in "${ORDER[@]}"; do
+  for seed in "${SEEDS[@]}"; do
+    echo "default_pair sick $seed --variant $name --results-dir benchmarks/results/sweeps ${CANDIDATES[$name]}"
+  done
+done | sed "s/ *$//" | run_jobs  # no trailing blank: xargs -L would join the next line
