@@ -134,11 +134,14 @@ def test_the_default_recipe_follows_the_data():
     from attentive.data.example import Dataset, Example
     from attentive.training.pipeline import default_recipe_for
 
-    def data(**fields):
-        return Dataset("d", {"train": [Example("a text", "x", **fields)], "dev": [], "test": []}, ["x"])
+    def data(dev_aspect: str | None = None, **fields):
+        dev = [Example("a dev text", "x", aspect=dev_aspect)] if dev_aspect else []
+        return Dataset("d", {"train": [Example("a text", "x", **fields)], "dev": dev, "test": []}, ["x"])
 
     assert default_recipe_for(data()) == "default"
     assert default_recipe_for(data(aspect="food")) == "default_aspect"
+    assert default_recipe_for(data("food", aspect="food")) == "default_aspect"
+    assert default_recipe_for(data("chicken tikka", aspect="waiter")) == "default_aspect_terms"
     assert default_recipe_for(data(text_pair="another text")) == "default_pair"
-    for name in ("default_aspect", "default_pair"):
+    for name in ("default_aspect", "default_aspect_terms", "default_pair"):
         assert load_recipe(name)["description"].startswith("the default for")

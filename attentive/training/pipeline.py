@@ -47,11 +47,15 @@ def check_aspects(data: Dataset, recipe: dict) -> list[str]:
 
 
 def default_recipe_for(data: Dataset) -> str:
-    """The recipe `default` stands for on this data: `default_aspect` when its texts come with aspects,
-    `default_pair` when they are pairs, else `default` itself (each chosen on dev: benchmarks/notes.md)."""
+    """The recipe `default` stands for on this data: `default_aspect` when its texts come with aspect categories,
+    `default_aspect_terms` when the aspects are open-ended (some dev aspect never occurs in training, so a table of
+    the known ones could not answer for it), `default_pair` when they are pairs, else `default` itself (each chosen
+    on dev: benchmarks/notes.md)."""
     train = data.splits["train"]
-    if any(ex.aspect is not None for ex in train):
-        return "default_aspect"
+    known = {ex.aspect for ex in train if ex.aspect is not None}
+    if known:
+        unseen = any(ex.aspect is not None and ex.aspect not in known for ex in data.splits["dev"])
+        return "default_aspect_terms" if unseen else "default_aspect"
     if any(ex.text_pair is not None for ex in train):
         return "default_pair"
     return "default"
