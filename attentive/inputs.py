@@ -40,8 +40,7 @@ class Inputs:
         index = {name: i for i, name in enumerate(self.aspects, start=1)}
         unknown = sorted({a for a in aspects if a not in index})
         if unknown:
-            raise AttentiveError(f"unknown aspect(s) {', '.join(map(repr, unknown))}; this model knows "
-                                 f"{', '.join(self.aspects)}")
+            raise AttentiveError(f"unknown aspect(s) {listed(unknown)}; this model knows {listed(self.aspects)}")
         return [[index[a]] for a in aspects]
 
     def expand(self, texts, pairs=None, aspects=None) -> tuple[list[str], list[str] | None, list]:
@@ -104,3 +103,9 @@ def apply_threshold(predictions: list[Prediction], threshold: float | None) -> l
             if prediction.probabilities[prediction.label] < threshold:
                 prediction.label = None
     return predictions
+
+
+def listed(names: Sequence[str], most: int = 10) -> str:
+    """Names for a one-line message: the first `most` quoted, then how many more."""
+    shown = ", ".join(map(repr, names[:most]))
+    return shown + (f" and {len(names) - most} more" if len(names) > most else "")

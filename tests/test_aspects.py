@@ -110,6 +110,18 @@ def test_open_ended_aspect_terms_use_the_words_of_the_aspect():
         model.predict("The chicken tikka was cold")
 
 
+def test_aspect_terms_get_the_default_that_reads_their_words_and_a_learned_table_is_refused_before_training():
+    data = load_dataset("semeval14_term")
+    small = Dataset("terms", {"train": data.splits["train"][:300], "dev": data.splits["dev"][:60], "test": []},
+                    data.labels)
+    with pytest.raises(AttentiveError, match=r"and \d+ more never occur in training.*aspect.type=words"):
+        attentive.train(small, "atae_lstm", overrides=SMALL, show_progress=False)
+    model = attentive.train(small, "default", overrides=SMALL, show_progress=False)
+    assert model.config["recipe"]["name"] == "default_aspect_terms"
+    [prediction] = model.predict("The waiter was rude", aspects="waiter")
+    assert prediction.label in data.labels
+
+
 def test_an_aspect_model_answers_per_aspect_through_the_cli(absa_small, tmp_path, capsys):
     train_file = tmp_path / "train.jsonl"
     train_file.write_text("".join(json.dumps({"text": ex.text, "label": ex.label, "category": ex.aspect}) + "\n"

@@ -14,6 +14,7 @@ from ..data.checks import check_training_labels
 from ..data.batching import collate
 from ..data.example import Dataset
 from ..errors import AttentiveError
+from ..inputs import listed
 from ..model import Model, pick_device, resolve_dataset
 from ..models.classifier import build_model
 from ..models.pretrained import pretrained_config, pretrained_tokenizer
@@ -43,7 +44,13 @@ def check_aspects(data: Dataset, recipe: dict) -> list[str]:
                              f"{data.name!r} has none")
     if kind != "learned":
         return []
-    return sorted({ex.aspect for ex in data.splits["train"] if ex.aspect is not None})
+    known = sorted({ex.aspect for ex in data.splits["train"] if ex.aspect is not None})
+    unseen = sorted({ex.aspect for ex in data.splits["dev"] if ex.aspect is not None} - set(known))
+    if unseen:
+        raise AttentiveError(f"dev aspect(s) {listed(unseen)} never occur in training, and recipe "
+                             f"{recipe['name']!r} learns one vector per known aspect: for open-ended aspect terms use "
+                             "--set aspect.type=words (or no --recipe: the default then does)")
+    return known
 
 
 def default_recipe_for(data: Dataset) -> str:
