@@ -13,8 +13,9 @@ declare -A CANDIDATES=(
   [pair-edrop02]="--set embedder.dropout=0.2"
   [pair-m5]="--set pooler.heads=5"
   [pair-hdrop05]="--set head.dropout=0.5"
+  [pair-uvd]="--set head.features=u,v,difference"
 )
-ORDER=(pair-base pair-edrop02 pair-m5 pair-hdrop05)
+ORDER=(pair-base pair-edrop02 pair-m5 pair-hdrop05 pair-uvd)
 [[ ${#DATASETS[@]} -gt 0 ]] && ORDER=("${DATASETS[@]}")
 for name in "${ORDER[@]}"; do
   for seed in "${SEEDS[@]}"; do
