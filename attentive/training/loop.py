@@ -18,6 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ..data.batching import Item, collate, iterate
 from ..inference import predict_probabilities
+from ..models.classifier import Output
 from ..errors import AttentiveError
 from .checkpoint import TrainingState, capture_rng, restore_rng
 from .frozen import FrozenPooling
@@ -79,7 +80,7 @@ def epoch_count(cfg: dict, train_size: int) -> int:
     return max(1, min(cfg["epochs"], math.ceil(cfg["max_updates"] / per_epoch)))
 
 
-def channel_loss(out, target: torch.Tensor, weight: float) -> torch.Tensor | float:
+def channel_loss(out: Output, target: torch.Tensor, weight: float) -> torch.Tensor | float:
     """`train.channel_loss` (w) for a wide-and-deep model: w · (CE(wide logits) + CE(deep logits)), added to the
     cross-entropy of their sum. Trained on the sum alone, the channel that fits the training set first (the deep
     one) leaves the other little gradient; a loss of each channel's own keeps both learning to classify, so the sum
