@@ -16,16 +16,19 @@ import torch
 from ..errors import AttentiveError
 
 
-def frobenius_penalty(attention: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+def _squared_distance_from_orthogonal(attention: torch.Tensor) -> torch.Tensor:
+    """||A A^T - I||_F^2 of each text (B)."""
     gram = attention @ attention.transpose(1, 2)  # B x r x r
     identity = torch.eye(gram.size(-1), device=gram.device, dtype=gram.dtype)
-    return ((gram - identity) ** 2).sum(dim=(1, 2)).mean()
+    return ((gram - identity) ** 2).sum(dim=(1, 2))
+
+
+def frobenius_penalty(attention: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    return _squared_distance_from_orthogonal(attention).mean()
 
 
 def frobenius_norm_penalty(attention: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
-    gram = attention @ attention.transpose(1, 2)
-    identity = torch.eye(gram.size(-1), device=gram.device, dtype=gram.dtype)
-    return (((gram - identity) ** 2).sum(dim=(1, 2)) + 1e-10).sqrt().mean()
+    return (_squared_distance_from_orthogonal(attention) + 1e-10).sqrt().mean()
 
 
 def attention_std(attention: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
