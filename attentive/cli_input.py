@@ -11,6 +11,7 @@ from pathlib import Path
 
 from .errors import AttentiveError, DataError
 from .files import iter_raw_lines
+from .inputs import listed
 
 
 @dataclass(frozen=True)
@@ -75,8 +76,7 @@ def with_aspects(model, records: Iterable[tuple[int, dict] | BadLine], aspect_op
     known = set(model.aspects)
     unknown = sorted(set(aspect_option) - known) if known else []
     if unknown:
-        raise AttentiveError(f"unknown aspect(s) {', '.join(map(repr, unknown))}; this model knows "
-                             f"{', '.join(model.aspects)}")
+        raise AttentiveError(f"unknown aspect(s) {listed(unknown)}; this model knows {listed(model.aspects)}")
     for item in records:
         if isinstance(item, BadLine):
             yield item
@@ -90,7 +90,7 @@ def with_aspects(model, records: Iterable[tuple[int, dict] | BadLine], aspect_op
         if not choices:
             raise AttentiveError('this model takes open-ended aspects: give --aspect or an "aspect" field')
         if known and choices[0] not in known:  # only a record's own aspect can be unknown here
-            yield BadLine(source, number, f"unknown aspect {choices[0]!r}; this model knows {', '.join(model.aspects)}")
+            yield BadLine(source, number, f"unknown aspect {choices[0]!r}; this model knows {listed(model.aspects)}")
             continue
         yield from ((record, aspect) for aspect in choices)
 

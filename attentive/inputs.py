@@ -45,8 +45,9 @@ class Inputs:
 
     def expand(self, texts, pairs=None, aspects=None) -> tuple[list[str], list[str] | None, list]:
         """(texts, pairs, aspects), one of each per answer: a single string is one text; a single aspect applies to
-        every text; an aspect model given none answers for each category it knows (text-major order). A pair model
-        needs a second text for every text, and a single-text model takes none."""
+        every text; an aspect model given none answers for each category it knows (text-major order), and a model
+        without aspects takes none. A pair model needs a second text for every text, and a single-text model takes
+        none."""
         texts = [texts] if isinstance(texts, str) else list(texts)
         pairs = [pairs] if isinstance(pairs, str) else (None if pairs is None else list(pairs))
         if self.is_pair and pairs is None:
@@ -55,6 +56,8 @@ class Inputs:
             raise AttentiveError("this model classifies single texts: it takes no second text")
         if isinstance(aspects, str):
             aspects = [aspects] * len(texts)
+        if not self.uses_aspect and aspects is not None and any(a is not None for a in aspects):
+            raise AttentiveError("this model classifies texts without an aspect: give no aspects")
         if self.uses_aspect and aspects is None:
             if not self.aspects:
                 raise AttentiveError("this model takes open-ended aspects: give the aspect of each text (--aspect)")

@@ -86,8 +86,6 @@ class MicroBatcher:
 
 def _expanded(model, query: Query):
     """One (text, pair, aspect) per answer, checked before it joins a batch (so one bad request fails alone)."""
-    if query.aspects is not None and not model.uses_aspect:
-        raise AttentiveError("this model classifies texts without an aspect: give no aspects")
     texts, pairs, aspects = model.inputs.expand(query.texts, query.pairs, query.aspects)
     model.inputs.aspect_ids(aspects)  # an unknown aspect is the request's own error
     return texts, pairs, aspects

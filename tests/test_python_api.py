@@ -38,6 +38,10 @@ def test_train_on_texts_and_labels_in_memory_with_keyword_settings(texts_and_lab
     [unsure] = model.predict("a gorgeous , witty film", threshold=1.01)
     assert sure.label in ("0", "1") and unsure.label is None and "below the threshold" in unsure.headline
     assert model.explain("a gorgeous , witty film")[0].words == ["a", "gorgeous", ",", "witty", "film"]
+    with pytest.raises(AttentiveError, match="without an aspect"):  # refused, not silently dropped
+        model.predict("a gorgeous , witty film", aspects="acting")
+    with pytest.raises(AttentiveError, match="takes no second text"):
+        model.predict("a gorgeous , witty film", "another film")
 
 
 def test_train_on_a_file(sst2_small, tmp_path):
