@@ -14,8 +14,12 @@ declare -A CANDIDATES=(
   [pair-m5]="--set pooler.heads=5"
   [pair-hdrop05]="--set head.dropout=0.5"
   [pair-uvd]="--set head.features=u,v,difference"
+  [pair-h150]="--set encoder.hidden=150"
+  [pair-lr5e-4]="--set train.lr=0.0005"
+  [pair-hdrop01]="--set head.dropout=0.1"
+  [pair-bs32]="--set train.batch_size=32"
 )
-ORDER=(pair-base pair-edrop02 pair-m5 pair-hdrop05 pair-uvd)
+ORDER=(pair-base pair-edrop02 pair-m5 pair-hdrop05 pair-uvd pair-h150 pair-lr5e-4 pair-hdrop01 pair-bs32)
 [[ ${#DATASETS[@]} -gt 0 ]] && ORDER=("${DATASETS[@]}")
 for name in "${ORDER[@]}"; do
   for seed in "${SEEDS[@]}"; do
