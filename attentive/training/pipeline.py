@@ -44,13 +44,18 @@ def check_aspects(data: Dataset, recipe: dict) -> list[str]:
                              f"{data.name!r} has none")
     if kind != "learned":
         return []
-    known = sorted({ex.aspect for ex in data.splits["train"] if ex.aspect is not None})
-    unseen = sorted({ex.aspect for ex in data.splits["dev"] if ex.aspect is not None} - set(known))
-    if unseen:
+    if unseen := unseen_dev_aspects(data):
         raise AttentiveError(f"dev aspect(s) {listed(unseen)} never occur in training, and recipe "
                              f"{recipe['name']!r} learns one vector per known aspect: for open-ended aspect terms use "
                              "--set aspect.type=words (or no --recipe: the default then does)")
-    return known
+    return sorted({ex.aspect for ex in data.splits["train"] if ex.aspect is not None})
+
+
+def unseen_dev_aspects(data: Dataset) -> list[str]:
+    """The dev split's aspects that no training text has (sorted): open-ended aspect terms, which no table of the
+    known aspects can answer for."""
+    known = {ex.aspect for ex in data.splits["train"]}
+    return sorted({ex.aspect for ex in data.splits["dev"] if ex.aspect is not None} - known)
 
 
 def default_recipe_for(data: Dataset) -> str:
@@ -59,10 +64,8 @@ def default_recipe_for(data: Dataset) -> str:
     the known ones could not answer for it), `default_pair` when they are pairs, else `default` itself (each chosen
     on dev: benchmarks/notes.md)."""
     train = data.splits["train"]
-    known = {ex.aspect for ex in train if ex.aspect is not None}
-    if known:
-        unseen = any(ex.aspect is not None and ex.aspect not in known for ex in data.splits["dev"])
-        return "default_aspect_terms" if unseen else "default_aspect"
+    if any(ex.aspect is not None for ex in train):
+        return "default_aspect_terms" if unseen_dev_aspects(data) else "default_aspect"
     if any(ex.text_pair is not None for ex in train):
         return "default_pair"
     return "default"
