@@ -432,6 +432,21 @@ def test_defaults_table_opens_benchmarks_and_sets_the_default_beside_the_better_
     assert text.index("## The default model against the baselines") < text.index("### sst2")
 
 
+def test_the_gated_row_shows_the_family_variant_best_on_dev_over_three_seeds():
+    from benchmarks.render_defaults import GATED_FAMILY, gated_variant
+
+    def run(variant, seed, dev):
+        return {**_result(f"lama_pair-sick-{variant}-s{seed}", seed, 0.7, recipe="lama_pair", dataset="sick",
+                          variant=variant), "dev": {"accuracy": dev}}
+
+    results = ([run(GATED_FAMILY, seed, 0.76) for seed in range(3)]
+               + [run(f"{GATED_FAMILY}-pooler-heads-30", seed, 0.78) for seed in range(3)]
+               + [run(f"{GATED_FAMILY}-head-hidden-600", seed, 0.90) for seed in range(2)]  # two seeds: not ranked
+               + [run("gated-glove", seed, 0.95) for seed in range(3)])  # another family
+    assert gated_variant(results) == f"{GATED_FAMILY}-pooler-heads-30"
+    assert gated_variant(results[:3]) == GATED_FAMILY
+
+
 def test_sweep_table_ranks_only_candidates_with_every_dataset_by_mean_dev(tmp_path):
     from benchmarks.sweep_table import dev_scores, ranked
 
