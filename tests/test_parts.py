@@ -86,6 +86,26 @@ def test_gated_pair_head_from_one_start_scores_a_text_against_itself_highest():
     assert (same > other).all() and torch.allclose(same, torch.full_like(same, 5.0), atol=1e-2)  # f, by Cauchy-Schwarz the most
 
 
+def test_gated_pair_head_with_offset_factors_reads_which_text_has_what():
+    torch.manual_seed(0)
+    heads = {c: GatedPairHead(3 * 4, classes=3, rows=3, factors=5, hidden=8, same_start=True, offset=c)
+             for c in (0.0, 1.5)}
+    heads[1.5].load_state_dict(heads[0.0].state_dict(), strict=False)  # the same W_fh = W_fp, the same MLP
+    first, second = torch.randn(4, 12), torch.randn(4, 12)
+
+    def mlp_input(head, premise, hypothesis):
+        seen = []
+        handle = head.mlp.register_forward_hook(lambda module, args, out: seen.append(args[0]))
+        head(premise, hypothesis)
+        handle.remove()
+        return seen[0]
+
+    assert torch.allclose(mlp_input(heads[0.0], first, second), mlp_input(heads[0.0], second, first))  # a product only
+    factors = lambda text: torch.einsum("brc,rcf->brf", text.view(-1, 3, 4), heads[1.5].W_fh).flatten(1)  # noqa: E731
+    swapped = mlp_input(heads[1.5], first, second) - mlp_input(heads[1.5], second, first)
+    assert torch.allclose(swapped, 2 * 1.5 * (factors(first) - factors(second)), atol=1e-5)  # (h + c)(p - c)
+
+
 def test_matching_pair_head_sees_the_difference_and_the_product():
     head = MatchingPairHead(4, classes=3, hidden=0)
     first = head.mlp.net[-1]

@@ -83,13 +83,18 @@ class GatedPairHead(Head):
     whether the texts agree; from one start it is m_h W Wᵀ m_p, a similarity of the two texts' i-th rows, so the
     MLP reads from the first step how alike the two texts are, which entailment turns on. `affine: true` gives the
     normalisation a learned gain and bias per factor (benchmarks/notes.md, the SICK note, has what each option did).
+
+    `offset: c` adds a learned bias per row and factor to each side, started at +c on F_h and -c on F_p. A product
+    of factors alone cannot say which of two texts has what the other lacks; offset factors can:
+    (c + x)(y - c) = c (y - x) + x y - c², so the MLP reads the difference of the two texts' factors linearly (its
+    ReLU layer can make |y - x| of it) beside their product. c = 0 (the default) is the paper's form.
     """
 
     takes_pair, needs_rows = True, True
 
     def __init__(self, input_dim: int, classes: int, rows: int, factors: int = 50, hidden: int = 300,
                  dropout: float = 0.0, normalise: bool = False, same_start: bool = False,
-                 affine: bool = False):
+                 affine: bool = False, offset: float = 0.0):
         super().__init__()
         if input_dim % rows:
             raise ValueError(f"pair head: pooled size {input_dim} is not {rows} rows")
@@ -102,6 +107,10 @@ class GatedPairHead(Head):
         if same_start:
             self.W_fp.data.copy_(self.W_fh.data)
         self.norm = nn.LayerNorm(factors, elementwise_affine=affine) if normalise else nn.Identity()
+        self.offset_h = self.offset_p = None
+        if offset:
+            self.offset_h = nn.Parameter(torch.full((rows, factors), float(offset)))
+            self.offset_p = nn.Parameter(torch.full((rows, factors), -float(offset)))
         self.mlp = MLPHead(rows * factors, classes, hidden, dropout)
 
     def forward(self, premise, hypothesis):
@@ -109,6 +118,8 @@ class GatedPairHead(Head):
         m_h = hypothesis.view(hypothesis.size(0), self.rows, -1)
         f_p = self.norm(torch.einsum("brc,rcf->brf", m_p, self.W_fp))
         f_h = self.norm(torch.einsum("brc,rcf->brf", m_h, self.W_fh))
+        if self.offset_h is not None:
+            f_h, f_p = f_h + self.offset_h, f_p + self.offset_p
         return self.mlp((f_h * f_p).flatten(1))
 
 
