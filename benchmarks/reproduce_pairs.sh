@@ -32,3 +32,10 @@ for option in pooler.heads=30 head.hidden=600 head.dropout=0; do
   $PY -m benchmarks.run --recipe lama_pair --dataset sick --seeds 0 1 2 "${GATED[@]}" --set "$option" \
     --variant "gated-normalised-same-glove-${option//[.=]/-}" "$@"
 done
+# Session 12: offset factors (head.offset: F_h + c and F_p - c, whose product carries c (F_p - F_h)), alone and with
+# 30 attention rows.
+for options in "head.offset=1" "head.offset=1 pooler.heads=30"; do
+  sets=(); for option in $options; do sets+=(--set "$option"); done
+  variant="gated-normalised-same-glove-$(echo "$options" | tr ' .=' '---')"
+  $PY -m benchmarks.run --recipe lama_pair --dataset sick --seeds 0 1 2 "${GATED[@]}" "${sets[@]}" --variant "$variant" "$@"
+done
