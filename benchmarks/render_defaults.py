@@ -32,7 +32,7 @@ def _runs(results: list[dict], dataset: str, name: str, variant: str | None = No
 
 
 def gated_variant(results: list[dict]) -> str:
-    """The variant of the gated-encoder family (GATED_FAMILY, or it with one more option) with the best mean dev
+    """The variant of the gated-encoder family (GATED_FAMILY, or it with more options) with the best mean dev
     accuracy on SICK over at least 3 seeds; the family's name itself when none has."""
     groups: dict[str, list[float]] = {}
     for r in _runs(results, "sick", GATED[0]):

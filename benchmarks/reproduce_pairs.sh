@@ -33,8 +33,10 @@ for option in pooler.heads=30 head.hidden=600 head.dropout=0; do
     --variant "gated-normalised-same-glove-${option//[.=]/-}" "$@"
 done
 # Session 12: offset factors (head.offset: F_h + c and F_p - c, whose product carries c (F_p - F_h)), alone and with
-# 30 attention rows.
-for options in "head.offset=1" "head.offset=1 pooler.heads=30"; do
+# one or two more options.
+for options in "head.offset=1" "head.offset=1 pooler.heads=30" "head.offset=2 pooler.heads=30" \
+               "head.offset=1 pooler.heads=30 head.dropout=0" "head.offset=1 head.factors=150" \
+               "head.offset=1 head.hidden=600"; do
   sets=(); for option in $options; do sets+=(--set "$option"); done
   variant="gated-normalised-same-glove-$(echo "$options" | tr ' .=' '---')"
   $PY -m benchmarks.run --recipe lama_pair --dataset sick --seeds 0 1 2 "${GATED[@]}" "${sets[@]}" --variant "$variant" "$@"
