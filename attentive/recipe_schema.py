@@ -59,7 +59,7 @@ SETTINGS = {
     "tokenizer.pieces": FLAG,
     "embedder.dim": COUNT, "embedder.trainable": FLAG, "embedder.scale": Setting(float, 0, open_low=True, null=True),
     "embedder.distilled_dim": COUNT, "embedder.word2vec_epochs": COUNT, "embedder.word2vec_seed": Setting(int),
-    "wide.buckets": Setting(int, 0),
+    "wide.buckets": Setting(int, 0), "head.offset": Setting(float),
     "train.momentum": FRACTION, "train.weight_decay": Setting(float, 0), "train.batch_size": COUNT,
     "train.epochs": COUNT, "train.patience": COUNT, "train.clip": Setting(float, 0, null=True),
     "train.seed": Setting(int), "train.lr_decay": Setting(float, 0, 1, open_low=True),
@@ -68,8 +68,8 @@ SETTINGS = {
     "train.max_updates": Setting(int, 1, null=True), "train.channel_loss": Setting(float, 0),
 }
 # Settings of the same name in every part (encoder, pooler, head, aspect): widths and counts, dropout rates.
-PART_SETTINGS = {"dropout": FRACTION, "hidden": Setting(int, 0, d_model=True),  # 0: no hidden layer "heads": COUNT, "hops": COUNT,
-                 "layers": COUNT, "maps": COUNT, "factors": COUNT, "ff": Setting(int, 1, d_model=True),
+PART_SETTINGS = {"dropout": FRACTION, "hidden": Setting(int, 0, d_model=True),  # 0: no hidden layer
+                 "heads": COUNT, "hops": COUNT, "layers": COUNT, "maps": COUNT, "factors": COUNT, "ff": Setting(int, 1, d_model=True),
                  "d_model": Setting(int, 1, d_model=True)}
 PARTS = ("embedder", "aspect", "encoder", "pooler", "head")
 
