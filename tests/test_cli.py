@@ -85,6 +85,8 @@ def test_bad_input_gets_a_one_line_error(args, expected, capsys):
      "error: --set pooler.heads=0: pooler.heads must be an integer ≥ 1, not 0"),
     (["train", "--out", "x", "--dataset", "sst2_sample", "--recipe", "lama_pair", "--set", "head.offset=abc"],
      "head.offset must be a number, not 'abc'"),
+    (["train", "--out", "x", "--dataset", "sst2_sample", "--recipe", "lama_pair", "--set", "head.same_start=abc"],
+     "head.same_start must be true or false, not 'abc'"),
 ])
 def test_usage_errors_are_one_line_with_status_2_whatever_click_typer_vendors(args, expected, run_dir, capsys):
     assert main([str(run_dir) if arg == "RUN" else arg for arg in args]) == 2
