@@ -70,8 +70,8 @@ SETTINGS = {
 }
 # Settings of the same name in every part (encoder, pooler, head, aspect): widths and counts, dropout rates.
 PART_SETTINGS = {"dropout": FRACTION, "hidden": Setting(int, 0, d_model=True),  # 0: no hidden layer
-                 "heads": COUNT, "hops": COUNT, "layers": COUNT, "maps": COUNT, "factors": COUNT, "ff": Setting(int, 1, d_model=True),
-                 "d_model": Setting(int, 1, d_model=True)}
+                 "heads": COUNT, "hops": COUNT, "layers": COUNT, "maps": COUNT, "factors": COUNT,
+                 "ff": Setting(int, 1, d_model=True), "d_model": Setting(int, 1, d_model=True)}
 PARTS = ("embedder", "aspect", "encoder", "pooler", "head")
 
 
