@@ -1,6 +1,7 @@
 """Readers against the real benchmark files: counts must equal the PROVENANCE.md tables of /work/shared/data."""
 from __future__ import annotations
 
+import gzip
 import json
 from collections import Counter
 
@@ -39,6 +40,31 @@ def imdb():
 def test_imdb_counts_and_br_tags(imdb):
     assert split_counts(imdb) == {"train": {"neg": 12500, "pos": 12500}, "test": {"neg": 12500, "pos": 12500}}
     assert not any("<br" in ex.text.lower() for part in imdb.values() for ex in part)
+
+
+def test_imdb_dev_takes_whole_blocks_of_ids_and_loses_no_review(tmp_path):
+    path = tmp_path / "imdb_train.jsonl.gz"
+    rows = [{"id": i, "rating": 9 if label == "pos" else 2, "label": label, "text": f"{label} review {i}"}
+            for label in ("neg", "pos") for i in range(200)]
+    with gzip.open(path, "wt", encoding="utf-8") as out:
+        out.writelines(json.dumps(row) + "\n" for row in rows)
+    splits = r.read_imdb_train_dev(path, fraction=0.1, seed=13, block=10)
+    assert len(splits["train"]) + len(splits["dev"]) == 400
+    dev_blocks = {(ex.label, int(ex.text.split()[-1]) // 10) for ex in splits["dev"]}
+    train_blocks = {(ex.label, int(ex.text.split()[-1]) // 10) for ex in splits["train"]}
+    assert not dev_blocks & train_blocks  # no block straddles the two
+    assert {label for label, _ in dev_blocks} == {"neg", "pos"} and len(splits["dev"]) == 40
+    assert r.read_imdb_train_dev(path, seed=13, block=10) == splits  # seeded
+    assert r.read_imdb_train_dev(path, seed=14, block=10)["dev"] != splits["dev"]
+
+
+@needs_data
+def test_imdb_dataset_dev_is_cut_in_id_blocks():
+    dataset = load_dataset("imdb")
+    assert {split: len(rows) for split, rows in dataset.splits.items()} == {"train": 22500, "dev": 2500,
+                                                                            "test": 25000}
+    assert dataset.label_counts("dev") == {"neg": 1250, "pos": 1250}
+    assert any("blocks of 250 consecutive review ids" in note for note in dataset.notes)
 
 
 @needs_data

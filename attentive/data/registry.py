@@ -52,6 +52,11 @@ def _semeval14(reader: Callable, binary: bool = False):
     return lambda root, seed: {s: reader(root / "semeval14_absa" / f, binary=binary) for s, f in files.items()}
 
 
+def _imdb(root: Path, seed: int) -> Loaded:
+    return {**r.read_imdb_train_dev(root / "imdb/imdb_train.jsonl.gz", seed=seed),
+            "test": r.read_imdb(root / "imdb/imdb_test.jsonl.gz")}
+
+
 def _news(root: Path, seed: int) -> Loaded:
     return r.read_news_splits(root / "news_aggregator" / "newsCorpora_nourl.tsv.gz", seed=seed)
 
@@ -61,8 +66,9 @@ def _sst2_sample(root, seed: int) -> Loaded:
 
 
 _SPECS = [
-    DatasetSpec("imdb", "IMDB movie reviews (Maas et al. 2011), pos/neg, 25k train / 25k test",
-                _splits(r.read_imdb, "imdb/imdb_{split}.jsonl.gz", ("train", "test"))),
+    DatasetSpec("imdb", "IMDB movie reviews (Maas et al. 2011), pos/neg, 25k train / 25k test", _imdb,
+                note="no official dev split: dev holds 10% of the blocks of 250 consecutive review ids of each label "
+                     "(seed {seed}), so that its movies are mostly not in train, as the test set's are not"),
     DatasetSpec("imdb_unsup", "IMDB unlabelled reviews (50k), train split only, label None",
                 lambda root, seed: {"train": r.read_imdb(root / "imdb/imdb_unsup.jsonl.gz", labelled=False)}),
     DatasetSpec("r8", "Reuters-21578 R8 topics (8 classes), 5,485 train / 2,189 test",

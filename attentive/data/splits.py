@@ -41,7 +41,7 @@ def assign_groups(
 
     The distinct groups (not rows) are shuffled with `random.Random(seed)` and cut by `fractions`. With `strata`
     (e.g. the label, taken from each group's first row) the cut is made within each stratum, so every label keeps
-    about the same share of groups in each split.
+    about the same share of groups in each split. A test fraction of 0 gives every group train or dev.
     """
     if strata is None:
         strata = [""] * len(groups)
@@ -57,7 +57,7 @@ def assign_groups(
         members = sorted(by_stratum[stratum])
         rng.shuffle(members)
         n_train = round(len(members) * fractions[0])
-        n_dev = round(len(members) * fractions[1])
+        n_dev = round(len(members) * fractions[1]) if fractions[2] else len(members) - n_train  # no test: none lost
         for i, group in enumerate(members):
             split_of[group] = "train" if i < n_train else "dev" if i < n_train + n_dev else "test"
     return [split_of[group] for group in groups]

@@ -1,7 +1,7 @@
 """Readers, one small module per file format. Each returns `list[Example]`, or `Rows` where it may drop rows."""
 from attentive.data.readers._common import Rows
 from attentive.data.readers.generic import read_table
-from attentive.data.readers.imdb import read_imdb
+from attentive.data.readers.imdb import read_imdb, read_imdb_train_dev
 from attentive.data.readers.label_files import read_label_file, read_label_folder
 from attentive.data.readers.label_first import read_label_tab, read_stsa
 from attentive.data.readers.news import read_news, read_news_splits
@@ -13,6 +13,7 @@ from attentive.data.readers.sick import read_sick
 __all__ = [
     "Rows",
     "read_imdb",
+    "read_imdb_train_dev",
     "read_label_file",
     "read_label_folder",
     "read_label_tab",
