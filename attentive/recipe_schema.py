@@ -72,7 +72,7 @@ SETTINGS = {
 PART_SETTINGS = {"dropout": FRACTION, "hidden": Setting(int, 0, d_model=True),  # 0: no hidden layer
                  "heads": COUNT, "hops": COUNT, "layers": COUNT, "maps": COUNT, "factors": COUNT,
                  "ff": Setting(int, 1, d_model=True), "d_model": Setting(int, 1, d_model=True)}
-PARTS = ("embedder", "aspect", "encoder", "pooler", "head")
+PARTS = ("embedder", "aspect", "encoder", "align", "pooler", "head")
 
 
 def problems(recipe: dict) -> list[tuple[str, str]]:

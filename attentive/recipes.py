@@ -14,7 +14,7 @@ from .errors import AttentiveError
 from .recipe_schema import problems
 
 RECIPE_DIR = Path(__file__).parent / "recipes"
-SECTIONS = ("tokenizer", "embedder", "aspect", "encoder", "pooler", "head", "wide", "train")
+SECTIONS = ("tokenizer", "embedder", "aspect", "encoder", "align", "pooler", "head", "wide", "train")
 
 DEFAULTS = {
     "tokenizer": {"min_frequency": 5, "lowercase": True, "max_length": 400, "max_vocab": None,
@@ -22,6 +22,7 @@ DEFAULTS = {
     "embedder": {"vectors": "word2vec", "dim": 100, "dropout": 0.0, "trainable": True, "scale": None,
                  "distilled_dim": 256, "word2vec_extra": None, "word2vec_epochs": 5, "word2vec_seed": 0},
     "aspect": {"type": "none"},  # none | ignore | learned | words (attentive/models/aspects.py)
+    "align": {"type": "none"},  # none | esim: pairs' cross-attention before pooling (attentive/models/alignment.py)
     "wide": {"type": "none"},  # none | ngrams (attentive/models/wide.py)
     "train": {"optimizer": "adam", "lr": 0.001, "momentum": 0.9, "weight_decay": 0.0, "batch_size": 64,
               "epochs": 10, "patience": 3, "clip": 5.0, "seed": 0, "lr_decay": 1.0, "wide_lr": None,

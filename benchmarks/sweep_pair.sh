@@ -18,8 +18,12 @@ declare -A CANDIDATES=(
   [pair-lr5e-4]="--set train.lr=0.0005"
   [pair-hdrop01]="--set head.dropout=0.1"
   [pair-bs32]="--set train.batch_size=32"
+  [pair-esim]="--set align.type=esim"
+  [pair-esim-drop02]="--set align.type=esim --set align.dropout=0.2"
+  [pair-esim-h100]="--set align.type=esim --set encoder.hidden=100"
 )
-ORDER=(pair-base pair-edrop02 pair-m5 pair-hdrop05 pair-uvd pair-h150 pair-lr5e-4 pair-hdrop01 pair-bs32)
+ORDER=(pair-base pair-edrop02 pair-m5 pair-hdrop05 pair-uvd pair-h150 pair-lr5e-4 pair-hdrop01 pair-bs32 pair-esim
+       pair-esim-drop02 pair-esim-h100)
 [[ ${#DATASETS[@]} -gt 0 ]] && ORDER=("${DATASETS[@]}")
 for name in "${ORDER[@]}"; do
   for seed in "${SEEDS[@]}"; do
