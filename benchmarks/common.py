@@ -36,6 +36,7 @@ Optional fields:
 
 ``epoch_times_s`` list of seconds per training epoch (neural runs); BENCHMARKS.md shows their mean
 ``best_epoch``    epoch whose checkpoint was kept (neural runs)
+``dev_curve``     dev accuracy after each epoch (neural runs from session 13 on)
 ``params``        number of trainable parameters (neural runs)
 ``device``        ``"cpu"`` or ``"cuda"``: where the run trained (neural runs); when absent, a run counts as a CPU
                   run if ``machine.cuda_device`` is ``None``

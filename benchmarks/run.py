@@ -63,6 +63,7 @@ def run_one(recipe: str, dataset, seed: int, overrides: Sequence[str], variant: 
         "dev": dev, "test": test, "selected_on": "dev accuracy (best epoch)",
         "best_epoch": training["best_epoch"], "epochs_run": training["epochs_run"],
         "epoch_times_s": [round(s, 2) for s in training["epoch_seconds"]],
+        "dev_curve": [round(epoch["dev_accuracy"], 5) for epoch in model.history.epochs],  # dev accuracy by epoch
         "params": sum(p.numel() for p in model.network.parameters() if p.requires_grad),
         "device": model.device, "torch_threads": torch.get_num_threads(),
         "hyperparameters": model.config["recipe"], "overrides": list(overrides),
