@@ -1,6 +1,7 @@
-"""The training loop: mini-batches bucketed by length, cross-entropy (LAMA paper Eq. 18) and, for wide-and-deep
-models, each channel's own loss; SGD with momentum and weight decay or Adam, gradient clipping, dev accuracy after
-every epoch, early stopping, best dev epoch kept.
+"""The training loop: mini-batches bucketed by length, cross-entropy (LAMA paper Eq. 18; `train.label_smoothing` ε
+aims it at 1 - ε on the gold class and ε spread evenly over all classes, Szegedy et al. 2016, §7) and, for
+wide-and-deep models, each channel's own loss; SGD with momentum and weight decay or Adam, gradient clipping, dev
+accuracy after every epoch, early stopping, best dev epoch kept.
 """
 from __future__ import annotations
 
@@ -109,7 +110,8 @@ def train_epoch(model: torch.nn.Module, batches: list[np.ndarray], train_ids: Se
         inputs = collate([train_ids[i] for i in batch], device)
         target = labels[batch].to(device)
         out = model(**inputs)
-        loss = F.cross_entropy(out.logits, target) + channel_loss(out, target, cfg.get("channel_loss") or 0.0)
+        loss = F.cross_entropy(out.logits, target, label_smoothing=cfg.get("label_smoothing") or 0.0)
+        loss = loss + channel_loss(out, target, cfg.get("channel_loss") or 0.0)
         if regularise is not None:
             if out.attention is None:
                 raise AttentiveError("train.regulariser needs a pooler that returns attention")
