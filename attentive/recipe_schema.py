@@ -1,6 +1,7 @@
 """Types and ranges of the recipe settings, checked after a recipe is loaded and its `--set` overrides applied, so
 that `train.epochs=abc` or `train.batch_size=0` is a one-line error naming the key rather than a traceback (or a
-model trained for zero epochs) later on."""
+model trained for zero epochs) later on. Options only some parts take (`pooler.score_scale`, `head.features`) are
+typed by the parts' constructors and checked by attentive/models/option_types.py."""
 from __future__ import annotations
 
 import math
@@ -59,8 +60,7 @@ SETTINGS = {
     "tokenizer.pieces": FLAG,
     "embedder.dim": COUNT, "embedder.trainable": FLAG, "embedder.scale": Setting(float, 0, open_low=True, null=True),
     "embedder.distilled_dim": COUNT, "embedder.word2vec_epochs": COUNT, "embedder.word2vec_seed": Setting(int),
-    "wide.buckets": Setting(int, 0), "head.offset": Setting(float), "head.normalise": FLAG, "head.same_start": FLAG,
-    "head.affine": FLAG,
+    "wide.buckets": Setting(int, 0),
     "train.momentum": FRACTION, "train.weight_decay": Setting(float, 0), "train.batch_size": COUNT,
     "train.epochs": COUNT, "train.patience": COUNT, "train.clip": Setting(float, 0, null=True),
     "train.seed": Setting(int), "train.lr_decay": Setting(float, 0, 1, open_low=True),
@@ -93,4 +93,7 @@ def problems(recipe: dict) -> list[tuple[str, str]]:
             key = f"{section}.{name}"
             if setting is not None and key not in SETTINGS and not setting.accepts(value):
                 found.append((key, setting.describe()))
-    return found
+    from .models.option_types import option_problems  # the parts' own options, typed by their constructors
+
+    checked = set(SETTINGS) | {f"{section}.{name}" for section in PARTS for name in PART_SETTINGS}
+    return found + option_problems(recipe, skip=checked)

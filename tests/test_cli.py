@@ -83,10 +83,18 @@ def test_bad_input_gets_a_one_line_error(args, expected, capsys):
      "error: --set train.batch_size=0: train.batch_size must be an integer ≥ 1, not 0"),
     (["train", "--out", "x", "--dataset", "sst2_sample", "--set", "pooler.heads=0"],
      "error: --set pooler.heads=0: pooler.heads must be an integer ≥ 1, not 0"),
-    (["train", "--out", "x", "--dataset", "sst2_sample", "--recipe", "lama_pair", "--set", "head.offset=abc"],
+    (["train", "--out", "x", "--dataset", "sst2_sample", "--recipe", "lama_pair", "--set", "head.type=gated_pair",
+      "--set", "head.offset=abc"],
      "head.offset must be a number, not 'abc'"),
-    (["train", "--out", "x", "--dataset", "sst2_sample", "--recipe", "lama_pair", "--set", "head.same_start=abc"],
+    (["train", "--out", "x", "--dataset", "sst2_sample", "--recipe", "lama_pair", "--set", "head.type=gated_pair",
+      "--set", "head.same_start=abc"],
      "head.same_start must be true or false, not 'abc'"),
+    (["train", "--out", "x", "--dataset", "sst2_sample", "--set", "pooler.score_scale=abc"],
+     "pooler.score_scale must be a number, not 'abc'"),
+    (["train", "--out", "x", "--dataset", "sst2_sample", "--set", "encoder.cell=5"],
+     "encoder.cell must be text, not 5"),
+    (["train", "--out", "x", "--dataset", "sst2_sample", "--recipe", "lama_pair", "--set", "head.features=[u, v]"],
+     "head.features must be text, not ['u', 'v']"),
 ])
 def test_usage_errors_are_one_line_with_status_2_whatever_click_typer_vendors(args, expected, run_dir, capsys):
     assert main([str(run_dir) if arg == "RUN" else arg for arg in args]) == 2

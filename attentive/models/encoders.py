@@ -85,10 +85,20 @@ class ConvEncoder(Encoder):
         return Encoded(features * mask.unsqueeze(-1))
 
 
-ENCODERS = {"bigru": lambda d, **kw: BiRNNEncoder(d, cell="gru", **kw),
-            "bilstm": lambda d, **kw: BiRNNEncoder(d, cell="lstm", **kw),
-            "lstm": lambda d, **kw: BiRNNEncoder(d, cell="lstm", bidirectional=False, **kw),
-            "gru": lambda d, **kw: BiRNNEncoder(d, cell="gru", bidirectional=False, **kw),
+def _recurrent(cell: str, bidirectional: bool = True):
+    """The constructor of one recurrent encoder type; its fixed options cannot be given again by a recipe, and
+    `builds` names the class whose signature types the rest (attentive/models/option_types.py)."""
+    def build(input_dim: int, **options) -> BiRNNEncoder:
+        return BiRNNEncoder(input_dim, cell=cell, bidirectional=bidirectional, **options)
+
+    build.builds = BiRNNEncoder
+    return build
+
+
+ENCODERS = {"bigru": _recurrent("gru"),
+            "bilstm": _recurrent("lstm"),
+            "lstm": _recurrent("lstm", bidirectional=False),
+            "gru": _recurrent("gru", bidirectional=False),
             "identity": lambda d, **kw: IdentityEncoder(d),
             "cnn": ConvEncoder,
             "transformer": TransformerEncoder,
