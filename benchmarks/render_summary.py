@@ -8,7 +8,8 @@ and the best figure a paper reports there (benchmarks/papers.json), its trainabl
 from __future__ import annotations
 
 from benchmarks.formatting import fmt_count, fmt_label, fmt_mean_std, fmt_number, fmt_paper, fmt_seconds
-from benchmarks.results_io import METRICS, groups_by_dataset, is_cpu_run, load_papers, mean, paper_best
+from benchmarks.results_io import (DEV_SPLIT_SINCE, METRICS, groups_by_dataset, is_cpu_run, load_papers, mean,
+                                   on_current_dev, paper_best)
 
 TITLE = "Summary: which model to use, and how good it is"
 MIN_SEEDS = 3
@@ -17,8 +18,10 @@ BASELINES = (("tfidf_lr", "TF-IDF + LR"), ("fasttext", "fastText"))
 
 def best_on_dev(groups: dict[tuple, list[dict]]) -> tuple[tuple, list[dict]] | None:
     """The (key, runs) of the group with the highest mean dev accuracy among the eligible ones (see the module);
-    ties go to the group with more seeds. None when no group has a dev accuracy."""
-    scored = {key: runs for key, runs in groups.items() if METRICS["dev_accuracy"](runs)}
+    ties go to the group with more seeds; runs made before their dataset's dev split changed do not compete. None
+    when no group has a dev accuracy."""
+    scored = {key: runs for key, runs in groups.items()
+              if METRICS["dev_accuracy"](runs) and all(on_current_dev(run) for run in runs)}
     eligible = {key: runs for key, runs in scored.items() if key[0] == "baseline" or len(runs) >= MIN_SEEDS}
     if not eligible and scored:
         most = max(len(runs) for runs in scored.values())
@@ -92,4 +95,7 @@ def summary_section(results: list[dict]) -> list[str]:
     if others:
         lines += ["", "Where neither n-gram baseline ran, the baselines that did (test accuracy, %): "
                   + "; ".join(others) + "."]
+    changed = [f"{dataset} (since {since[:10]})" for dataset, since in sorted(DEV_SPLIT_SINCE.items())]
+    lines += ["", "Dev splits that changed: " + ", ".join(changed) + ". Only runs on the current dev compete there; "
+              "the earlier ones are in the tables below (benchmarks/notes.md)."]
     return lines + [""]

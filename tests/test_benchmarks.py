@@ -526,3 +526,18 @@ def test_the_summary_picks_each_tasks_model_on_dev_never_on_test(tmp_path):
     assert [text.index(heading) for heading in order] == sorted(text.index(heading) for heading in order)
     appendix = text[text.index("## Appendix: every run"):]
     assert "| model | san |" in appendix and "| model | san |" not in text[:text.index("## Appendix")]
+
+
+def test_the_summary_sets_no_run_of_an_older_dev_split_beside_the_current_ones():
+    from benchmarks.render_summary import summary_section
+    from benchmarks.results_io import DEV_SPLIT_SINCE
+
+    def run(recipe, seed, dev, date):
+        return {**_result(f"{recipe}-imdb-s{seed}", seed, 0.9, date=date), "recipe": recipe,
+                "dev": {"accuracy": dev}}
+
+    before, after = "2025-01-01T00:00:00+00:00", DEV_SPLIT_SINCE["imdb"]
+    results = [run("cnn", s, 0.99, before) for s in range(3)] + [run("lama_ctx", s, 0.88, after) for s in range(3)]
+    row = next(line for line in summary_section(results) if line.startswith("| imdb |"))
+    assert "**lama_ctx**" in row and "| 88.00 |" in row  # the older split's 99% dev does not win
+    assert not any(line.startswith("| imdb |") for line in summary_section(results[:3]))  # none current: no row
