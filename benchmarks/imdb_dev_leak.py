@@ -21,8 +21,7 @@ from attentive.data.paths import resolve_data_dir
 from attentive.data.readers.imdb import read_imdb, read_imdb_train_dev
 from attentive.data.splits import carve_dev
 from benchmarks.common import RESULTS_DIR, write_result
-
-CAPITALISED = r"\b[A-Z][a-z]{3,}\b"
+from benchmarks.imdb_id_adjacency import CAPITALISED
 NEAR = 0.25  # a held-out review "shares its movie" with train when its closest training review has this overlap
 TEST_SAMPLE, SEED = 2500, 0
 BLOCKS = (50, 100, 250)
@@ -30,7 +29,8 @@ BLOCKS = (50, 100, 250)
 
 def closest_overlaps(train: list[str], held_out: list[str]) -> np.ndarray:
     """For each held-out text, the largest Jaccard overlap of its rare capitalised words with any training text's."""
-    names = CountVectorizer(token_pattern=CAPITALISED, lowercase=False, binary=True, max_df=0.01, dtype=np.float32)
+    names = CountVectorizer(token_pattern=CAPITALISED.pattern, lowercase=False, binary=True, max_df=0.01,
+                            dtype=np.float32)
     x_train = names.fit_transform(train)
     x_held = names.transform(held_out)
     shared = (x_held @ x_train.T).toarray()

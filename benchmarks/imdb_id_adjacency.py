@@ -3,19 +3,18 @@
     python -m benchmarks.imdb_id_adjacency
 
 aclImdb's README ties review id n to line n of a list of movie URLs (not in our copy); if that list runs movie by
-movie, reviews of one movie sit at adjacent ids. Measured without movie ids: the Jaccard overlap of the capitalised words (names, titles) of two
-training reviews with adjacent ids, against that of two reviews drawn at random, for each label. Writes
-results/analysis/imdb-id-adjacency.json (a folder render.py does not read).
+movie, reviews of one movie sit at adjacent ids. Measured without movie ids: the Jaccard overlap of the capitalised
+words (names, titles) of two training reviews with adjacent ids, against that of two reviews drawn at random, for
+each label. Writes results/analysis/imdb-id-adjacency.json (a folder render.py does not read).
 """
 from __future__ import annotations
 
-import gzip
-import json
 import random
 import re
 import statistics
 
 from attentive.data.paths import resolve_data_dir
+from attentive.data.readers.imdb import read_imdb_with_ids
 from benchmarks.common import RESULTS_DIR, write_result
 
 CAPITALISED = re.compile(r"\b[A-Z][a-z]{3,}\b")
@@ -34,13 +33,12 @@ def overlaps(names: list[set[str]], rng: random.Random) -> dict:
 
 
 def main() -> None:
-    with gzip.open(resolve_data_dir() / "imdb" / "imdb_train.jsonl.gz", "rt", encoding="utf-8") as lines:
-        rows = [json.loads(line) for line in lines]
+    examples, ids = read_imdb_with_ids(resolve_data_dir() / "imdb" / "imdb_train.jsonl.gz")
     rng = random.Random(SEED)
     by_label = {}
-    for label in sorted({row["label"] for row in rows}):
-        ordered = sorted((row for row in rows if row["label"] == label), key=lambda row: row["id"])
-        by_label[label] = overlaps([set(CAPITALISED.findall(row["text"])) for row in ordered], rng)
+    for label in sorted({example.label for example in examples}):
+        ordered = sorted((number, example.text) for number, example in zip(ids, examples) if example.label == label)
+        by_label[label] = overlaps([set(CAPITALISED.findall(text)) for _, text in ordered], rng)
     path = write_result("imdb-id-adjacency", {"kind": "analysis", "dataset": "imdb", "split": "train", "step": STEP,
                                               "seed": SEED, "by_label": by_label}, RESULTS_DIR / "analysis")
     for label, numbers in by_label.items():
