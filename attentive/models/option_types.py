@@ -18,11 +18,17 @@ NOUNS = {bool: "true or false", int: "an integer", float: "a number", str: "text
          list: "a list", tuple: "a list", type(None): "null"}
 
 
+def union_members(hint) -> tuple | None:
+    """The members of a union annotation (`int | None`, `Optional[int]`), None for any other annotation."""
+    is_union = isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union
+    return typing.get_args(hint) if is_union else None
+
+
 def accepts(hint, value) -> bool:
     """Whether a recipe value fits a constructor annotation (None, bool, int, float, str, dict, list/tuple or a union
     of those; any other annotation accepts everything)."""
-    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
-        return any(accepts(member, value) for member in typing.get_args(hint))
+    if (members := union_members(hint)) is not None:
+        return any(accepts(member, value) for member in members)
     hint = typing.get_origin(hint) or hint
     if hint is bool:
         return isinstance(value, bool)
@@ -38,7 +44,7 @@ def accepts(hint, value) -> bool:
 
 
 def describe(hint) -> str:
-    members = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
+    members = union_members(hint) or (hint,)
     return " or ".join(dict.fromkeys(NOUNS.get(typing.get_origin(m) or m, str(m)) for m in members))
 
 
