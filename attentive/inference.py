@@ -66,7 +66,8 @@ def infer(network: torch.nn.Module, items: Sequence[Item], batch_size: int = 128
 def _keep_details(network, items, batch, inputs, out, probs, polarity: bool, looked: list) -> None:
     word_polarity = network.word_polarity(out.states) if polarity and out.states is not None else None
     wide = out.wide_logits
-    ngram_words = network.wide.word_scores(inputs["ids"], inputs["mask"]) if polarity and wide is not None else None
+    single = polarity and wide is not None and not network.is_pair  # a pair model shows its channels, not its words
+    ngram_words = network.wide.word_scores(inputs["ids"], inputs["mask"]) if single else None
     for row, index in enumerate(batch):
         length = len(items[index].ids)
         channels = None if wide is None else {"attention": (out.logits - wide)[row].float().cpu().numpy(),

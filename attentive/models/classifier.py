@@ -15,7 +15,7 @@ from .aspects import ASPECT_TYPES, AspectEmbedder, aspect_input
 from .embedders import WordEmbedder
 from .parts import Encoded, Encoder, Head, Pooler
 from .registry import part
-from .wide import NgramChannel
+from .wide import NgramChannel, PairWordChannel
 
 
 @dataclass
@@ -30,11 +30,12 @@ class Output:
 
 class TextClassifier(nn.Module):
     """`aspect` (optional) makes the aspect vector v_a that AE appends to the words and aspect poolers attend with;
-    `wide` (optional, single texts) is a linear n-gram channel whose class scores are added to the head's logits;
+    `wide` (optional) is a linear channel whose class scores are added to the head's logits: n-grams of a single
+    text, or the words a pair's two texts share and hold alone;
     `align` (optional, pairs) lets each text's states attend over the other's before both are pooled."""
 
     def __init__(self, embedder: nn.Module, encoder: Encoder, pooler: Pooler, head: Head,
-                 aspect: AspectEmbedder | None = None, wide: NgramChannel | None = None,
+                 aspect: AspectEmbedder | None = None, wide: NgramChannel | PairWordChannel | None = None,
                  align: CrossAlignment | None = None):
         super().__init__()
         self.embedder, self.encoder, self.pooler, self.head = embedder, encoder, pooler, head
@@ -107,18 +108,18 @@ class TextClassifier(nn.Module):
                 aspect_mask: torch.Tensor | None = None) -> Output:
         """Logits and attention of single texts, or of (text, pair) through one shared encoder (Lin et al. App. B),
         or of (text, aspect)."""
-        wide = self.wide(ids, mask) if self.wide is not None else None
         aspect = self._aspect_vector(aspect_ids, aspect_mask)
         encoded = self.states(ids, mask, aspect)
         if pair_ids is None:
             pooled = self.pool_states(encoded, mask, aspect)
             output = Output(self.head(pooled.vector), pooled.attention, pooled.scores, states=encoded.states)
-            return self._with_wide(output, wide)
+            return self._with_wide(output, None if self.wide is None else self.wide(ids, mask))
         pair_encoded = self.states(pair_ids, pair_mask)
         if self.align is not None:
             encoded, pair_encoded = self.align(encoded, mask, pair_encoded, pair_mask)
         pooled, pair = self.pool_states(encoded, mask, aspect), self.pool_states(pair_encoded, pair_mask)
-        return Output(self.head(pooled.vector, pair.vector), pooled.attention, pooled.scores, pair.attention)
+        output = Output(self.head(pooled.vector, pair.vector), pooled.attention, pooled.scores, pair.attention)
+        return self._with_wide(output, None if self.wide is None else self.wide(ids, mask, pair_ids, pair_mask))
 
     @staticmethod
     def _with_wide(output: Output, wide: torch.Tensor | None) -> Output:
@@ -193,15 +194,22 @@ def _align_part(section: dict, width: int, is_pair: bool) -> CrossAlignment | No
     return _optional_part(CrossAlignment, section, width)
 
 
-def _wide_part(section: dict, vocab_size: int, classes: int, is_pair: bool) -> NgramChannel | None:
+WIDE_TYPES = {"ngrams": (NgramChannel, False), "pair_words": (PairWordChannel, True)}  # type: (part, reads pairs)
+
+
+def _wide_part(section: dict, vocab_size: int, classes: int,
+               is_pair: bool) -> NgramChannel | PairWordChannel | None:
     kind = section.get("type", "none")
     if kind == "none":
         return None
-    if kind != "ngrams":
-        raise AttentiveError(f"unknown wide type {kind!r}; known: none, ngrams")
-    if is_pair:
-        raise AttentiveError("wide.type ngrams reads single texts: pair recipes take wide.type none")
-    return _optional_part(NgramChannel, section, vocab_size, classes)
+    if kind not in WIDE_TYPES:
+        raise AttentiveError(f"unknown wide type {kind!r}; known: none, {', '.join(WIDE_TYPES)}")
+    constructor, reads_pairs = WIDE_TYPES[kind]
+    if reads_pairs != is_pair:
+        fits = "pair_words" if is_pair else "ngrams"
+        raise AttentiveError(f"wide.type {kind} does not fit a {'pair' if is_pair else 'single-text'} recipe: "
+                             f"take wide.type {fits} or none")
+    return _optional_part(constructor, section, vocab_size, classes)
 
 
 def _optional_part(constructor, section: dict, *args):
