@@ -26,11 +26,13 @@ FOLDER, TENSORS, STATE, TOKENIZER = "checkpoint", "state.safetensors", "state.js
 
 @dataclass
 class TrainingState:
-    """A run after `epoch` completed epochs. `history` is the list of epoch records; `extra` is the caller's."""
+    """A run after `epoch` completed epochs (rounds, with train.evals_per_epoch > 1). `history` is the list of
+    their records; `extra` is the caller's; `pass_start` is numpy's generator state when the current epoch's batches
+    were drawn (a run stopped inside an epoch draws them again from it)."""
 
     epoch: int
     history: list[dict]
-    best_epoch: int
+    best_epoch: int | float
     best_dev_accuracy: float
     stale: int
     model: dict[str, torch.Tensor]
@@ -39,6 +41,7 @@ class TrainingState:
     scheduler: dict
     rng: dict
     extra: dict = field(default_factory=dict)
+    pass_start: dict | None = None
 
 
 def capture_rng(rng: np.random.Generator) -> dict:
@@ -78,7 +81,7 @@ def write_checkpoint(run: Path, state: TrainingState, tokenizer_json: str) -> No
             "best_dev_accuracy": state.best_dev_accuracy, "stale": state.stale, "has_best": state.best is not None,
             "optimizer": {"param_groups": state.optimizer["param_groups"], "values": optimizer_values},
             "scheduler": state.scheduler, "rng": {"numpy": state.rng["numpy"], "python": state.rng["python"]},
-            "extra": state.extra}
+            "extra": state.extra, "pass_start": state.pass_start}
     atomic_write_files(run / FOLDER, {TENSORS: safetensors.torch.save(tensors),
                                       STATE: json.dumps(meta).encode("utf-8"),
                                       TOKENIZER: tokenizer_json.encode("utf-8")})
@@ -114,7 +117,7 @@ def read_checkpoint(run: Path) -> tuple[TrainingState, str]:
         model={n[len("model/"):]: t for n, t in tensors.items() if n.startswith("model/")},
         best={n[len("best/"):]: t for n, t in tensors.items() if n.startswith("best/")} if meta["has_best"] else None,
         optimizer={"state": optimizer_state, "param_groups": meta["optimizer"]["param_groups"]},
-        scheduler=meta["scheduler"], rng=rng, extra=meta["extra"])
+        scheduler=meta["scheduler"], rng=rng, extra=meta["extra"], pass_start=meta.get("pass_start"))
     return state, tokenizer_json
 
 

@@ -202,7 +202,8 @@ def train(dataset: str | Dataset, recipe: str | dict = "default", out: str | Pat
                   show_progress, on_improve=save_best, on_epoch_end=checkpoint if out is not None else None,
                   resume=state)
     config["training"] = {"best_epoch": history.best_epoch, "dev_accuracy": history.best_dev_accuracy,
-                          "epochs_run": len(history.epochs), "epoch_seconds": history.epoch_times}
+                          "epochs_run": history.epochs[-1]["epoch"] if history.epochs else 0,
+                          "epoch_seconds": history.epoch_times}  # per round with train.evals_per_epoch > 1
     model.history = history
     if out is not None:
         model.save(out)
