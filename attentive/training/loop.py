@@ -196,7 +196,7 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
             chunk = np.array_split(np.arange(len(batches)), per_pass)[part]
             label = epoch + 1 if per_pass == 1 else round(step / per_pass, 6)
             best = "…" if history.best_dev_accuracy < 0 else f"{history.best_dev_accuracy:.4f}"
-            task = progress.add_task("train", total=len(chunk), epoch=f"{label}/{rounds // per_pass}", loss=0.0,
+            task = progress.add_task("train", total=len(chunk), epoch=f"{label:.4g}/{rounds // per_pass}", loss=0.0,
                                      dev=best)
             stats = train_epoch(learner, [batches[i] for i in chunk], train_ids, labels, optimizer, cfg, device,
                                 lambda loss: progress.update(task, advance=1, loss=loss))
