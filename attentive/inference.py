@@ -71,7 +71,7 @@ def _keep_details(network, items, batch, inputs, out, probs, polarity: bool, loo
     for row, index in enumerate(batch):
         length = len(items[index].ids)
         channels = None if wide is None else {"attention": (out.logits - wide)[row].float().cpu().numpy(),
-                                              "ngrams": wide[row].float().cpu().numpy()}
+                                              network.wide.channel: wide[row].float().cpu().numpy()}
         looked[index] = Looked(probs[row], _rows(out.attention, row, length), _rows(out.scores, row, length),
                                _rows(word_polarity, row, length, words_last=False), channels,
                                _rows(ngram_words, row, length, words_last=False))

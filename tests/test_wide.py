@@ -85,8 +85,8 @@ def test_a_pair_model_with_the_word_channel_shows_both_channels(tmp_path):
     overrides = tiny_overrides("lama_pair") + ["train.epochs=1", "wide.type=pair_words", "train.wide_lr=0.05"]
     model = attentive.train(small("sick"), "lama_pair", tmp_path, overrides=overrides, show_progress=False)
     [explanation] = attentive.load(tmp_path).explain("a man plays a guitar", pairs=["a man plays an instrument"])
-    assert set(explanation.channel_margins()) == {"attention", "ngrams"}
-    assert explanation.channels["ngrams"].any() and explanation.ngram_words is None
+    assert set(explanation.channel_margins()) == {"attention", "pair_words"}
+    assert explanation.channels["pair_words"].any() and explanation.ngram_words is None
 
 
 def test_the_channel_loss_still_teaches_a_channel_whose_sum_with_the_other_is_already_right():

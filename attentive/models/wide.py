@@ -27,6 +27,8 @@ HASH_MULTIPLIER = 1_000_003  # a prime larger than any vocabulary; products stay
 
 
 class NgramChannel(nn.Module):
+    channel = "ngrams"  # its name in explanations
+
     def __init__(self, vocab_size: int, classes: int, buckets: int = 2**18):
         super().__init__()
         if buckets < 1:
@@ -62,6 +64,8 @@ class PairWordChannel(nn.Module):
     The unknown token matches nothing (two different rare words are not one word). The rows start at zero, so the
     model begins as the pair model alone; the matches are computed from the token ids inside the network, as the
     n-gram channel's hashes are."""
+
+    channel = "pair_words"  # its name in explanations
 
     def __init__(self, vocab_size: int, classes: int):
         super().__init__()
