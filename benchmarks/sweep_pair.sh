@@ -23,9 +23,11 @@ declare -A CANDIDATES=(
   [pair-esim-h100]="--set align.type=esim --set encoder.hidden=100"
   [pair-words]="--set wide.type=pair_words --set train.wide_lr=0.03"
   [pair-words-lr01]="--set wide.type=pair_words --set train.wide_lr=0.01"
+  [pair-words-lr003]="--set wide.type=pair_words --set train.wide_lr=0.003"
 )
 ORDER=(pair-base pair-edrop02 pair-m5 pair-hdrop05 pair-uvd pair-h150 pair-lr5e-4 pair-hdrop01 pair-bs32 pair-esim
-       pair-esim-drop02 pair-esim-h100 pair-words pair-words-lr01)
+       pair-esim-drop02 pair-esim-h100 pair-words pair-words-lr01
+       pair-words-lr003)
 [[ ${#DATASETS[@]} -gt 0 ]] && ORDER=("${DATASETS[@]}")
 for name in "${ORDER[@]}"; do
   for seed in "${SEEDS[@]}"; do
