@@ -3,6 +3,11 @@
     python -m benchmarks.run --recipe lama_ctx --dataset imdb --seeds 0 1 2 [--set pooler.heads=5] [--variant m5]
 
 The epoch is chosen on dev (the training loop keeps the best dev epoch); test is evaluated once, on that model.
+
+`--held-out-dev F` (for sweeps) keeps a stratified fraction F of dev away from training: the epoch is chosen on the
+rest, and the result's `held_dev` is the accuracy on the held part. The dev accuracy at the chosen epoch is the best
+of every dev measurement a run made, so it rises with their number (more epochs, `train.evals_per_epoch`) even where
+the model does not improve; the held part, which chose nothing, compares candidates that measure dev differently.
 """
 from __future__ import annotations
 
@@ -15,6 +20,8 @@ import torch
 
 import attentive
 from attentive.api import resolve_dataset
+from attentive.data.example import Dataset
+from attentive.data.splits import carve_dev
 from benchmarks.common import RESULTS_DIR, commit_at_start, variant_names, write_result
 
 
@@ -23,6 +30,14 @@ def result_name(recipe: str, dataset: str, seed: int, variant: str | None) -> st
 
 
 REDUNDANCY_SAMPLE = 2000
+HELD_SEED = 29  # the held part of dev is the same for every candidate and seed
+
+
+def with_held_out_dev(dataset: Dataset, fraction: float) -> Dataset:
+    """The dataset with `fraction` of its dev split (stratified by label) moved to a split named "held"."""
+    selection, held = carve_dev(dataset.splits["dev"], fraction, seed=HELD_SEED)
+    return Dataset(dataset.name, {**dataset.splits, "dev": selection, "held": held}, dataset.labels)
+
 
 
 def attention_redundancy(model, examples) -> float | None:
@@ -71,6 +86,8 @@ def run_one(recipe: str, dataset, seed: int, overrides: Sequence[str], variant: 
     }
     if variant:
         payload["variant"] = variant
+    if dataset.splits.get("held"):
+        payload["held_dev"] = model.evaluate(dataset, "held")
     if report_root is not None:  # the analysis measures the redundancy on the same sample
         payload["analysis"] = analysis(model, dataset, report_root / name)
         redundancy = payload["analysis"].get("mean_offdiag")
@@ -98,12 +115,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--analyze", type=Path, default=None, metavar="DIR",
                         help="also write each run's `attentive analyze` report of the test split under DIR "
                              "and keep its entropy, redundancy and deletion-test numbers in the result")
+    parser.add_argument("--held-out-dev", type=float, default=0.0, metavar="F",
+                        help="choose the epoch on 1 - F of dev and report the accuracy on the held fraction F")
     parser.add_argument("--no-progress", action="store_true")
     parser.add_argument("--skip-existing", action="store_true",
                         help="leave out the seeds whose result file is already there (to resume a table)")
     args = parser.parse_args(argv)
     commit_at_start()  # the code that runs is the code at start, whatever is committed meanwhile
     dataset = resolve_dataset(args.dataset, args.data_dir)
+    if args.held_out_dev:
+        dataset = with_held_out_dev(dataset, args.held_out_dev)
     for seed in args.seeds:
         names = [result_name(args.recipe, dataset.name, seed, v)
                  for v in variant_names(args.recipe, dataset.name, args.variant)]

@@ -3,7 +3,10 @@
 # defaults"). Each candidate is lama_ctx plus overrides, trained with seed 0 on every cheap visible single-text
 # dataset; candidates are compared by their MEAN DEV accuracy over the datasets (python -m benchmarks.sweep_table),
 # never by test and never per dataset. Results go to benchmarks/results/sweeps/ (not rendered into BENCHMARKS.md).
-#   [JOBS=2] [SEEDS="0 1"] benchmarks/sweep_defaults.sh [CANDIDATE ...]     (default: every candidate, seed 0)
+# With HELD=F, a stratified fraction F of each dev split chooses no epoch and scores the candidates instead
+# (benchmarks/run.py --held-out-dev; results in benchmarks/results/sweeps-held/, `sweep_table --held`): the dev
+# accuracy at the chosen epoch grows with the number of dev measurements, which candidates need not share.
+#   [JOBS=2] [SEEDS="0 1"] [HELD=0.5] benchmarks/sweep_defaults.sh [CANDIDATE ...]   (default: every candidate, seed 0)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DEFAULT_SEEDS="0"
@@ -42,10 +45,12 @@ ORDER=(base dist dist-wide dist-frozen glove-f1 dist-glove-wide dist-wide-lr01 d
        dist-glove-wide-edrop02-m5 dist-glove-wide-edrop02-b1m-ls01 dist-glove-wide-edrop02-b1m-lr5e-4
        dist-glove-wide-edrop02-b1m-lr5e-4-e2 dist-glove-wide-edrop02-b1m-lr5e-4-e4 dist-glove-wide-edrop02-b1m-e2)
 [[ ${#DATASETS[@]} -gt 0 ]] && ORDER=("${DATASETS[@]}")
+WHERE="--results-dir benchmarks/results/sweeps"
+[[ -n "${HELD:-}" ]] && WHERE="--results-dir benchmarks/results/sweeps-held --held-out-dev $HELD"
 for name in "${ORDER[@]}"; do
   for seed in "${SEEDS[@]}"; do
     for dataset in "${SWEEP_DATASETS[@]}"; do
-      echo "lama_ctx $dataset $seed --variant $name --results-dir benchmarks/results/sweeps ${CANDIDATES[$name]}"
+      echo "lama_ctx $dataset $seed --variant $name $WHERE ${CANDIDATES[$name]}"
     done
   done
 done | sed "s/ *$//" | run_jobs  # no trailing blank: xargs -L would join the next line

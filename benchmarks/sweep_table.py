@@ -1,11 +1,13 @@
 """The defaults sweep as a table: each candidate's dev accuracy per dataset and its mean over the datasets.
 
-    python -m benchmarks.sweep_table [--results-dir benchmarks/results/sweeps] [--markdown] [--aspect | --pair]
+    python -m benchmarks.sweep_table [--results-dir benchmarks/results/sweeps] [--markdown] [--aspect | --pair] [--held]
 
 Each cell is the mean dev accuracy over the seeds run (n); a candidate's score is the mean of its cells over every
 sweep dataset, and only candidates with every dataset are ranked (the others are listed below them, unranked). Test
 accuracy is not read. benchmarks/sweep_defaults.sh makes the runs; with --aspect, the aspect-category sweep of
-benchmarks/sweep_aspect.sh; with --pair, the pair sweep of benchmarks/sweep_pair.sh.
+benchmarks/sweep_aspect.sh; with --pair, the pair sweep of benchmarks/sweep_pair.sh. With --held, the runs of
+`HELD=F benchmarks/sweep_defaults.sh` (in benchmarks/results/sweeps-held/), scored on the part of dev that chose no
+epoch (benchmarks/run.py, `--held-out-dev`).
 """
 from __future__ import annotations
 
@@ -17,19 +19,21 @@ from pathlib import Path
 
 from benchmarks.common import RESULTS_DIR
 
-SWEEP_DIR = RESULTS_DIR / "sweeps"
+SWEEP_DIR, HELD_DIR = RESULTS_DIR / "sweeps", RESULTS_DIR / "sweeps-held"
 SINGLE_TEXT = ("sst2", "sst5", "opener", "sentube_auto", "sentube_tablets", "semeval2013", "r8")
 ASPECT = ("semeval14_category", "semeval14_category_binary")
 PAIR = ("sick",)
 
 
-def dev_scores(results_dir: Path, datasets: tuple[str, ...] = SINGLE_TEXT) -> dict[str, dict[str, list[float]]]:
-    """candidate -> dataset -> dev accuracies (one per seed), in percent, over the sweep's `datasets`."""
+def dev_scores(results_dir: Path, datasets: tuple[str, ...] = SINGLE_TEXT,
+               split: str = "dev") -> dict[str, dict[str, list[float]]]:
+    """candidate -> dataset -> accuracies on `split` ("dev", or "held_dev": the part of dev that chose no epoch),
+    one per seed, in percent, over the sweep's `datasets`; runs without that split are left out."""
     table: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for path in sorted(results_dir.glob("*.json")):
         result = json.loads(path.read_text())
-        if result["dataset"] in datasets:
-            table[result.get("variant") or "base"][result["dataset"]].append(100 * result["dev"]["accuracy"])
+        if result["dataset"] in datasets and split in result:
+            table[result.get("variant") or "base"][result["dataset"]].append(100 * result[split]["accuracy"])
     return table
 
 
@@ -65,9 +69,12 @@ def main(argv=None) -> int:
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--aspect", action="store_true", help="the aspect-category sweep (sweep_aspect.sh)")
     which.add_argument("--pair", action="store_true", help="the pair sweep (sweep_pair.sh)")
+    parser.add_argument("--held", action="store_true",
+                        help="score on the held part of dev (runs in benchmarks/results/sweeps-held/)")
     args = parser.parse_args(argv)
     datasets = ASPECT if args.aspect else PAIR if args.pair else SINGLE_TEXT
-    print(render(dev_scores(args.results_dir, datasets), args.markdown))
+    results_dir = HELD_DIR if args.held and args.results_dir == SWEEP_DIR else args.results_dir
+    print(render(dev_scores(results_dir, datasets, "held_dev" if args.held else "dev"), args.markdown))
     return 0
 
 

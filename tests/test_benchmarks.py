@@ -461,6 +461,47 @@ def test_sweep_table_ranks_only_candidates_with_every_dataset_by_mean_dev(tmp_pa
                                                               ("c", None)]
 
 
+def test_the_held_part_of_dev_scores_candidates_and_chooses_nothing(sst2_small, tmp_path):
+    from benchmarks.run import with_held_out_dev
+    from benchmarks.sweep_table import dev_scores
+
+    held = with_held_out_dev(sst2_small, 0.5)
+    selection, part = held.splits["dev"], held.splits["held"]
+    assert len(selection) + len(part) == len(sst2_small.splits["dev"]) and abs(len(selection) - len(part)) <= 1
+    assert not {id(ex) for ex in selection} & {id(ex) for ex in part}
+    assert held.splits["train"] is sst2_small.splits["train"] and held.splits["test"] is sst2_small.splits["test"]
+    for label in sst2_small.labels:  # stratified: each label about as common in both parts
+        share = [sum(ex.label == label for ex in split) / len(split) for split in (selection, part)]
+        assert abs(share[0] - share[1]) < 0.05
+    assert [ex.text for ex in with_held_out_dev(sst2_small, 0.5).splits["held"]] == [ex.text for ex in part]
+    from benchmarks.run import run_one
+
+    from .conftest import tiny_overrides
+
+    path = run_one("lama_ctx", held, 0, tiny_overrides("lama_ctx") + ["train.epochs=1"], "v", None, None,
+                   tmp_path / "runs", False)
+    result = json.loads(path.read_text())
+    assert result["dev"]["n"] == len(selection) and result["held_dev"]["n"] == len(part)
+    _write(tmp_path, {**_result("r-a-x-0", 0, 0.5, dataset="x", variant="a"), "dev": {"accuracy": 0.9},
+                      "held_dev": {"accuracy": 0.7}})
+    _write(tmp_path, {**_result("r-b-x-0", 0, 0.5, dataset="x", variant="b"), "dev": {"accuracy": 0.9}})
+    assert dev_scores(tmp_path, ("x",), "held_dev") == {"a": {"x": [pytest.approx(70.0)]}}  # b held nothing back
+
+
+def test_the_defaults_sweep_with_held_set_holds_part_of_dev_back_in_its_own_folder():
+    import os
+    import subprocess
+
+    from benchmarks.common import REPO_ROOT
+
+    env = {**os.environ, "PY": "echo", "SEEDS": "0", "HELD": "0.5"}
+    out = subprocess.run(["bash", str(REPO_ROOT / "benchmarks" / "sweep_defaults.sh"), "base"], env=env,
+                         capture_output=True, text=True, check=True).stdout
+    runs = [line for line in out.splitlines() if "benchmarks.run" in line]
+    assert len(runs) == 7 and all("--results-dir benchmarks/results/sweeps-held --held-out-dev 0.5" in line
+                                  for line in runs)
+
+
 def test_fmt_mean_std_formats_percent_or_any_scale():
     assert fmt_mean_std([0.90, 0.92]) == "91.00 ± 1.41" and fmt_mean_std([0.9]) == "90.00"
     assert fmt_mean_std([]) == "—" and fmt_mean_std([0.745, 0.755], 1) == "75.0 ± 0.7"
