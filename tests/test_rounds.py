@@ -14,7 +14,7 @@ from .conftest import tiny_overrides
 ROUNDS = tiny_overrides("lama_ctx") + ["train.epochs=2", "train.patience=5", "train.evals_per_epoch=3"]
 
 
-def test_each_epoch_is_cut_into_rounds_that_together_see_every_batch_once(sst2_small, tmp_path):
+def test_each_epoch_is_cut_into_rounds_each_followed_by_a_dev_measurement(sst2_small, tmp_path):
     model = attentive.train(sst2_small, "lama_ctx", tmp_path, overrides=ROUNDS, show_progress=False)
     log = read_metrics_log(tmp_path)
     assert [row["epoch"] for row in log] == [pytest.approx(x) for x in (1 / 3, 2 / 3, 1, 4 / 3, 5 / 3, 2)]

@@ -77,8 +77,12 @@ def epoch_count(cfg: dict, train_size: int) -> int:
     338,000-headline set is 5,300 steps, more than a whole 10-epoch run on any other visible dataset."""
     if not cfg.get("max_updates"):
         return cfg["epochs"]
-    per_epoch = cfg.get("batches_per_epoch") or math.ceil(train_size / cfg["batch_size"])
-    return max(1, min(cfg["epochs"], math.ceil(cfg["max_updates"] / per_epoch)))
+    return max(1, min(cfg["epochs"], math.ceil(cfg["max_updates"] / batches_per_pass(cfg, train_size))))
+
+
+def batches_per_pass(cfg: dict, train_size: int) -> int:
+    """The number of batches an epoch trains on: `batches_per_epoch` where set, else one pass over the data."""
+    return cfg.get("batches_per_epoch") or math.ceil(train_size / cfg["batch_size"])
 
 
 def pass_batches(train_ids: Sequence[Item], cfg: dict, rng: np.random.Generator) -> list[np.ndarray]:
@@ -92,8 +96,7 @@ def pass_batches(train_ids: Sequence[Item], cfg: dict, rng: np.random.Generator)
 
 def evals_per_pass(cfg: dict, train_size: int) -> int:
     """How many times an epoch dev accuracy is measured (`train.evals_per_epoch`, at most once per batch)."""
-    batches = cfg.get("batches_per_epoch") or math.ceil(train_size / cfg["batch_size"])
-    return max(1, min(cfg.get("evals_per_epoch") or 1, batches))
+    return max(1, min(cfg.get("evals_per_epoch") or 1, batches_per_pass(cfg, train_size)))
 
 
 def channel_loss(out: Output, target: torch.Tensor, weight: float) -> torch.Tensor | float:
