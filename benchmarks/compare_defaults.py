@@ -16,7 +16,7 @@ import statistics
 from pathlib import Path
 
 from benchmarks.common import RESULTS_DIR
-from benchmarks.render_defaults import DATASETS as SINGLE_TEXT_SETS  # the defaults table's nine sets
+from benchmarks.results_io import DEFAULTS_DATASETS as SINGLE_TEXT_SETS
 
 
 def dev_accuracy(path: Path) -> float | None:

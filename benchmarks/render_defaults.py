@@ -9,10 +9,9 @@ from __future__ import annotations
 import statistics
 
 from benchmarks.formatting import fmt_mean_std, fmt_seconds
-from benchmarks.results_io import METRICS, is_cpu_run, mean, model_name
+from benchmarks.results_io import DEFAULTS_DATASETS as DATASETS, METRICS, is_cpu_run, mean, model_name
 
 DEFAULT_RECIPE = "default"
-DATASETS = ("imdb", "r8", "news", "sst2", "sst5", "opener", "sentube_auto", "sentube_tablets", "semeval2013")
 BASELINES = ("tfidf_lr", "fasttext")
 # Aspect and pair data: the row's label, the runs (model name, variant), the n-gram baseline run on the same data, and
 # the issue's target (None: at or above that baseline). Lin et al.'s gated encoder is the paper's own pair design,

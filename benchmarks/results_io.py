@@ -14,11 +14,13 @@ from benchmarks.common import RESULTS_DIR, SAME_SETTINGS
 
 __all__ = ["METRICS", "PAPERS", "RESULTS_DIR", "group_key", "group_results", "groups_by_dataset", "is_cpu_run",
            "load_papers", "load_results", "machine_short", "mean", "mean_by_machine", "model_name", "paper_accuracy",
-           "paper_best", "runs_by_machine", "selected_runs", "values"]
+           "paper_best", "runs_by_machine", "selected_runs", "values", "DEFAULTS_DATASETS"]
 
 PAPERS = Path(__file__).resolve().parent / "papers.json"
 OWN_SECTION_KINDS = ("parameters", "characteristics", "size", "deploy", "serve_load")  # params.py, characteristics.py,
 # model_size.py, deploy_speed.py, serve_load.py: sections of their own
+# The visible single-text datasets of issue 15's defaults table (benchmarks/reproduce_defaults.sh), in its row order.
+DEFAULTS_DATASETS = ("imdb", "r8", "news", "sst2", "sst5", "opener", "sentube_auto", "sentube_tablets", "semeval2013")
 
 # --------------------------------------------------------------------------- loading and grouping
 
