@@ -461,6 +461,21 @@ def test_sweep_table_ranks_only_candidates_with_every_dataset_by_mean_dev(tmp_pa
                                                               ("c", None)]
 
 
+def test_sweep_table_pairs_gains_by_seed_over_the_seeds_both_candidates_ran_everywhere(tmp_path):
+    from benchmarks.sweep_table import main, paired, seed_scores
+
+    for variant, seed, x, y in [("base", 0, 0.80, 0.60), ("base", 1, 0.70, 0.70), ("new", 0, 0.90, 0.60),
+                                ("new", 1, 0.70, 0.60), ("new", 2, 0.99, 0.99), ("part", 0, 0.99, None)]:
+        for dataset, dev in (("x", x), ("y", y)):
+            if dev is not None:
+                _write(tmp_path, {**_result(f"r-{variant}-{dataset}-{seed}", seed, 0.5, dataset=dataset,
+                                            variant=variant), "dev": {"accuracy": dev}})
+    rows = paired(seed_scores(tmp_path, ("x", "y")), "base")
+    assert [name for name, _ in rows] == ["new"]  # "part" ran one dataset only; seed 2 has no base to pair with
+    assert rows[0][1] == {0: pytest.approx(5.0), 1: pytest.approx(-5.0)}
+    assert main(["--results-dir", str(tmp_path), "--against", "missing"]) == 2
+
+
 def test_the_held_part_of_dev_scores_candidates_and_chooses_nothing(sst2_small, tmp_path):
     from benchmarks.run import with_held_out_dev
     from benchmarks.sweep_table import dev_scores
