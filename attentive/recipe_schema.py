@@ -68,6 +68,7 @@ SETTINGS = {
     "train.eps": POSITIVE, "train.batches_per_epoch": Setting(int, 0, null=True),
     "train.max_updates": Setting(int, 1, null=True), "train.channel_loss": Setting(float, 0),
     "train.label_smoothing": FRACTION, "train.evals_per_epoch": COUNT,
+    "train.ema_epochs": Setting(float, 0, open_low=True, null=True),
 }
 # Settings of the same name in every part (encoder, pooler, head, aspect): widths and counts, dropout rates.
 PART_SETTINGS = {"dropout": FRACTION, "hidden": Setting(int, 0, d_model=True),  # 0: no hidden layer

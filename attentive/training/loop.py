@@ -1,7 +1,8 @@
 """The training loop: mini-batches bucketed by length, cross-entropy (LAMA paper Eq. 18; `train.label_smoothing` ε
 aims it at 1 - ε on the gold class and ε spread evenly over all classes, Szegedy et al. 2016, §7) and, for
 wide-and-deep models, each channel's own loss; SGD with momentum and weight decay or Adam, gradient clipping, dev
-accuracy after every epoch (or `train.evals_per_epoch` times an epoch), early stopping, best dev point kept.
+accuracy after every epoch (or `train.evals_per_epoch` times an epoch), early stopping, best dev point kept;
+optionally on a moving average of the weights (`train.ema_epochs`, attentive/training/averaging.py).
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from ..data.batching import Item, collate, iterate
 from ..inference import predict_probabilities
 from ..models.classifier import Output
 from ..errors import AttentiveError
+from .averaging import averaged_weights, ema_decay, weight_average
 from .checkpoint import TrainingState, capture_rng, restore_rng
 from .frozen import FrozenPooling
 from .log import append_record
@@ -119,8 +121,10 @@ def _progress(show: bool) -> Progress:
 
 
 def train_epoch(model: torch.nn.Module, batches: list[np.ndarray], train_ids: Sequence[Item], labels: torch.Tensor,
-                optimizer: torch.optim.Optimizer, cfg: dict, device, advance: Callable[[float], None]) -> dict:
-    """One pass over `batches`: cross-entropy plus the recipe's attention regulariser, clipped gradient steps."""
+                optimizer: torch.optim.Optimizer, cfg: dict, device, advance: Callable[[float], None],
+                after_step: Callable[[], None] | None = None) -> dict:
+    """One pass over `batches`: cross-entropy plus the recipe's attention regulariser, clipped gradient steps
+    (`after_step` is called after each)."""
     regularise = regulariser_from(cfg.get("regulariser"))
     model.train()
     start, total_loss, total_penalty, seen, correct = time.perf_counter(), 0.0, 0.0, 0, 0
@@ -143,6 +147,8 @@ def train_epoch(model: torch.nn.Module, batches: list[np.ndarray], train_ids: Se
         if cfg.get("clip"):
             torch.nn.utils.clip_grad_norm_(model.parameters(), cfg["clip"])
         optimizer.step()
+        if after_step is not None:
+            after_step()
         total_loss += loss.item() * len(batch)
         seen += len(batch)
         correct += (out.logits.argmax(-1) == target).sum().item()
@@ -169,7 +175,8 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
     stops after `patience` epochs (patience · k rounds) without a better dev accuracy. After each round
     `on_epoch_end` gets the whole TrainingState (to checkpoint it); a run given such a state as `resume` continues
     after its round exactly as the uninterrupted run would have (the epoch's batches are drawn again from the
-    random state its first round started from).
+    random state its first round started from). With `ema_epochs`, dev accuracy is measured on a moving average of
+    the weights, and the best point kept (and given to `on_improve`) is that average.
     """
     model.to(device)
     optimizer = make_optimizer(model, cfg)
@@ -178,6 +185,8 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
     dev_gold = np.asarray(dev_labels)
     history, best_state, stale, first, pass_start, batches = History(), None, 0, 1, None, []
     per_pass = evals_per_pass(cfg, len(train_ids))
+    average = (weight_average(model, ema_decay(cfg["ema_epochs"], batches_per_pass(cfg, len(train_ids))))
+               if cfg.get("ema_epochs") else None)
     rounds, patience = epoch_count(cfg, len(train_ids)) * per_pass, cfg["patience"] * per_pass
     if resume is not None:
         model.load_state_dict(resume.model)
@@ -186,6 +195,10 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
         restore_rng(resume.rng, rng)
         history = History(list(resume.history), resume.best_epoch, resume.best_dev_accuracy)
         best_state, stale, pass_start = resume.best, resume.stale, resume.pass_start
+        if average is not None:
+            if resume.average is None:
+                raise AttentiveError("the checkpoint holds no weight average, but the recipe sets train.ema_epochs")
+            average.load_state_dict(resume.average)
         first = resume.epoch + 1 if stale < patience else rounds + 1  # it had stopped early
         if first <= rounds and (first - 1) % per_pass:  # stopped inside an epoch: draw its batches again
             batches = pass_batches(train_ids, cfg, _generator_at(pass_start))
@@ -202,28 +215,32 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
             task = progress.add_task("train", total=len(chunk), epoch=f"{label:.4g}/{rounds // per_pass}", loss=0.0,
                                      dev=best)
             stats = train_epoch(learner, [batches[i] for i in chunk], train_ids, labels, optimizer, cfg, device,
-                                lambda loss: progress.update(task, advance=1, loss=loss))
+                                lambda loss: progress.update(task, advance=1, loss=loss),
+                                None if average is None else lambda: average.update_parameters(model))
             if part == per_pass - 1:
                 scheduler.step()
-            dev_probs = predict_probabilities(learner, dev_ids, device=device)
-            dev_accuracy = float((dev_probs.argmax(1) == dev_gold).mean()) if len(dev_gold) else 0.0
-            record = {"epoch": label, **stats, "dev_accuracy": dev_accuracy, "lr": optimizer.param_groups[0]["lr"]}
-            history.epochs.append(record)
-            improved = dev_accuracy > history.best_dev_accuracy
-            progress.update(task, dev=f"{dev_accuracy:.4f}" + (" ★" if improved else ""))
-            if log_path is not None:
-                append_record(log_path, record)
-            if improved:
-                history.best_dev_accuracy, history.best_epoch, stale = dev_accuracy, label, 0
-                best_state = copy.deepcopy(model.state_dict())
-                if on_improve is not None:
-                    on_improve(model, record)
-            else:
-                stale += 1
+            with averaged_weights(model, average):
+                dev_probs = predict_probabilities(learner, dev_ids, device=device)
+                dev_accuracy = float((dev_probs.argmax(1) == dev_gold).mean()) if len(dev_gold) else 0.0
+                record = {"epoch": label, **stats, "dev_accuracy": dev_accuracy,
+                          "lr": optimizer.param_groups[0]["lr"]}
+                history.epochs.append(record)
+                improved = dev_accuracy > history.best_dev_accuracy
+                progress.update(task, dev=f"{dev_accuracy:.4f}" + (" ★" if improved else ""))
+                if log_path is not None:
+                    append_record(log_path, record)
+                if improved:
+                    history.best_dev_accuracy, history.best_epoch, stale = dev_accuracy, label, 0
+                    best_state = copy.deepcopy(model.state_dict())
+                    if on_improve is not None:
+                        on_improve(model, record)
+                else:
+                    stale += 1
             if on_epoch_end is not None:
                 on_epoch_end(TrainingState(step, history.epochs, history.best_epoch, history.best_dev_accuracy,
                                            stale, model.state_dict(), best_state, optimizer.state_dict(),
-                                           scheduler.state_dict(), capture_rng(rng), pass_start=pass_start))
+                                           scheduler.state_dict(), capture_rng(rng), pass_start=pass_start,
+                                           average=None if average is None else average.state_dict()))
             if stale >= patience:
                 break
     if best_state is not None:
