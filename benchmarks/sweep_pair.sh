@@ -2,8 +2,9 @@
 # The dev-accuracy sweep behind the default pair recipe (issue 15, item 5; protocol in benchmarks/notes.md,
 # "Choosing the defaults"): each candidate is default_pair plus overrides, trained on the one visible pair set (SICK,
 # its TRIAL part as dev) with 3 seeds; candidates are compared by mean dev accuracy (python -m benchmarks.sweep_table
-# --pair), never by test. Results go to benchmarks/results/sweeps/ (not rendered into BENCHMARKS.md).
-#   [JOBS=2] [SEEDS="0 1 2"] benchmarks/sweep_pair.sh [CANDIDATE ...]     (default: every candidate)
+# --pair), never by test. Results go to benchmarks/results/sweeps/ (not rendered into BENCHMARKS.md). HELD=F holds a
+# fraction F of dev back to score candidates on, as in benchmarks/sweep_defaults.sh (`sweep_table --pair --held`).
+#   [JOBS=2] [SEEDS="0 1 2"] [HELD=0.5] benchmarks/sweep_pair.sh [CANDIDATE ...]     (default: every candidate)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DEFAULT_SEEDS="0 1 2"
@@ -24,13 +25,16 @@ declare -A CANDIDATES=(
   [pair-words]="--set wide.type=pair_words --set train.wide_lr=0.03"
   [pair-words-lr01]="--set wide.type=pair_words --set train.wide_lr=0.01"
   [pair-words-lr003]="--set wide.type=pair_words --set train.wide_lr=0.003"
+  [pair-h150-ema1]="--set encoder.hidden=150 --set train.ema_epochs=1"
 )
 ORDER=(pair-base pair-edrop02 pair-m5 pair-hdrop05 pair-uvd pair-h150 pair-lr5e-4 pair-hdrop01 pair-bs32 pair-esim
        pair-esim-drop02 pair-esim-h100 pair-words pair-words-lr01
-       pair-words-lr003)
+       pair-words-lr003 pair-h150-ema1)
 [[ ${#DATASETS[@]} -gt 0 ]] && ORDER=("${DATASETS[@]}")
+WHERE="--results-dir benchmarks/results/sweeps"
+[[ -n "${HELD:-}" ]] && WHERE="--results-dir benchmarks/results/sweeps-held --held-out-dev $HELD"
 for name in "${ORDER[@]}"; do
   for seed in "${SEEDS[@]}"; do
-    echo "default_pair sick $seed --variant $name --results-dir benchmarks/results/sweeps ${CANDIDATES[$name]}"
+    echo "default_pair sick $seed --variant $name $WHERE ${CANDIDATES[$name]}"
   done
 done | sed "s/ *$//" | run_jobs  # no trailing blank: xargs -L would join the next line
