@@ -503,18 +503,23 @@ def test_the_held_part_of_dev_scores_candidates_and_chooses_nothing(sst2_small, 
     assert dev_scores(tmp_path, ("x",), "held_dev") == {"a": {"x": [pytest.approx(70.0)]}}  # b held nothing back
 
 
-def test_the_defaults_sweep_with_held_set_holds_part_of_dev_back_in_its_own_folder():
+@pytest.mark.parametrize("script, candidate, runs", [("sweep_defaults.sh", "base", 7), ("sweep_pair.sh", "pair-h150", 1)])
+def test_a_sweep_with_held_set_holds_part_of_dev_back_in_its_own_folder(script, candidate, runs):
     import os
     import subprocess
 
     from benchmarks.common import REPO_ROOT
 
-    env = {**os.environ, "PY": "echo", "SEEDS": "0", "HELD": "0.5"}
-    out = subprocess.run(["bash", str(REPO_ROOT / "benchmarks" / "sweep_defaults.sh"), "base"], env=env,
-                         capture_output=True, text=True, check=True).stdout
-    runs = [line for line in out.splitlines() if "benchmarks.run" in line]
-    assert len(runs) == 7 and all("--results-dir benchmarks/results/sweeps-held --held-out-dev 0.5" in line
-                                  for line in runs)
+    def job_lines(**held) -> list[str]:
+        env = {**os.environ, "PY": "echo", "SEEDS": "0", **held}
+        out = subprocess.run(["bash", str(REPO_ROOT / "benchmarks" / script), candidate], env=env,
+                             capture_output=True, text=True, check=True).stdout
+        return [line for line in out.splitlines() if "benchmarks.run" in line]
+
+    held = job_lines(HELD="0.5")
+    assert len(held) == runs and all("--results-dir benchmarks/results/sweeps-held --held-out-dev 0.5" in line
+                                     for line in held)
+    assert all("--results-dir benchmarks/results/sweeps " in line + " " and "held" not in line for line in job_lines())
 
 
 def test_fmt_mean_std_formats_percent_or_any_scale():
