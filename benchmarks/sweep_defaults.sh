@@ -53,12 +53,10 @@ ORDER=(base dist dist-wide dist-frozen glove-f1 dist-glove-wide dist-wide-lr01 d
        dist-glove-wide-edrop02-b1m-lr5e-4-sqrt dist-glove-wide-edrop02-b1m-lr5e-4-sqrt-wlr01 dist-glove-wide-b1m-lr5e-4
        dist-glove-wide-edrop02-lr5e-4 dist-glove-wide-edrop02-b1m-lr5e-4-ema05 dist-glove-wide-edrop02-b1m-lr5e-4-ema1)
 [[ ${#DATASETS[@]} -gt 0 ]] && ORDER=("${DATASETS[@]}")
-WHERE="--results-dir benchmarks/results/sweeps"
-[[ -n "${HELD:-}" ]] && WHERE="--results-dir benchmarks/results/sweeps-held --held-out-dev $HELD"
 for name in "${ORDER[@]}"; do
   for seed in "${SEEDS[@]}"; do
     for dataset in "${SWEEP_DATASETS[@]}"; do
-      echo "lama_ctx $dataset $seed --variant $name $WHERE ${CANDIDATES[$name]}"
+      echo "lama_ctx $dataset $seed --variant $name $SWEEP_TO ${CANDIDATES[$name]}"
     done
   done
 done | sed "s/ *$//" | run_jobs  # no trailing blank: xargs -L would join the next line

@@ -4,6 +4,7 @@
 # its TRIAL part as dev) with 3 seeds; candidates are compared by mean dev accuracy (python -m benchmarks.sweep_table
 # --pair), never by test. Results go to benchmarks/results/sweeps/ (not rendered into BENCHMARKS.md). HELD=F holds a
 # fraction F of dev back to score candidates on, as in benchmarks/sweep_defaults.sh (`sweep_table --pair --held`).
+# A candidate is default_pair as it was when the candidate ran, plus its overrides.
 #   [JOBS=2] [SEEDS="0 1 2"] [HELD=0.5] benchmarks/sweep_pair.sh [CANDIDATE ...]     (default: every candidate)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,10 +32,8 @@ ORDER=(pair-base pair-edrop02 pair-m5 pair-hdrop05 pair-uvd pair-h150 pair-lr5e-
        pair-esim-drop02 pair-esim-h100 pair-words pair-words-lr01
        pair-words-lr003 pair-h150-ema1)
 [[ ${#DATASETS[@]} -gt 0 ]] && ORDER=("${DATASETS[@]}")
-WHERE="--results-dir benchmarks/results/sweeps"
-[[ -n "${HELD:-}" ]] && WHERE="--results-dir benchmarks/results/sweeps-held --held-out-dev $HELD"
 for name in "${ORDER[@]}"; do
   for seed in "${SEEDS[@]}"; do
-    echo "default_pair sick $seed --variant $name $WHERE ${CANDIDATES[$name]}"
+    echo "default_pair sick $seed --variant $name $SWEEP_TO ${CANDIDATES[$name]}"
   done
 done | sed "s/ *$//" | run_jobs  # no trailing blank: xargs -L would join the next line
