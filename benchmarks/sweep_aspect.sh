@@ -4,6 +4,7 @@
 # sets; candidates are compared by MEAN DEV accuracy over them (python -m benchmarks.sweep_table --aspect), never by
 # test. Results go to benchmarks/results/sweeps/ (not rendered into BENCHMARKS.md); with HELD=F, a fraction F of dev
 # is held back to score them on (benchmarks/results/sweeps-held/, `sweep_table --aspect --held`).
+# A candidate is its recipe as it was when the candidate ran, plus its overrides.
 #   [JOBS=1] [SEEDS="0 1"] [HELD=0.5] benchmarks/sweep_aspect.sh [CANDIDATE ...]     (default: every candidate)
 set -euo pipefail
 cd "$(dirname "$0")/.."
