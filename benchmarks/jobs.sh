@@ -1,4 +1,4 @@
-# Sourced by benchmarks/reproduce_ssan.sh and reproduce_table3.sh as `source benchmarks/jobs.sh "$@"`: reads their
+# Sourced by the reproduce and sweep scripts as `source benchmarks/jobs.sh "$@"`: reads their
 # `[DATASET ...] [-- extra benchmarks.run arguments]` into DATASETS and EXTRA, the SEEDS variable (default
 # DEFAULT_SEEDS) into the array SEEDS, and defines run_jobs, which runs benchmarks.run jobs JOBS at a time. SWEEP_TO
 # is where a sweep's runs go: benchmarks/results/sweeps/, or with HELD=F benchmarks/results/sweeps-held/, a fraction F

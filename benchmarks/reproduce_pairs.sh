@@ -25,7 +25,7 @@ for features in product difference; do
   $PY -m benchmarks.run --recipe default_pair --dataset sick --seeds 0 1 2 --set head.features=$features \
     --variant features-$features --results-dir benchmarks/results/sweeps "$@"
 done
-# Sessions 11 to 13: the gated encoder with 30 attention rows (Lin et al.'s r = 30), a 600-wide MLP, or no dropout in
+# Sessions 11 to 15: the gated encoder with 30 attention rows (Lin et al.'s r = 30), a 600-wide MLP, or no dropout in
 # it; then with offset factors (head.offset: F_h + c and F_p - c, whose product carries c (F_p - F_h)), alone and with
 # one or more options (session 13: the best of them on default_pair's 150-wide biGRU; session 15: the best with a
 # moving average of the weights, train.ema_epochs, attentive/training/averaging.py). The defaults section's gated
