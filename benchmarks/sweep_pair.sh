@@ -29,10 +29,12 @@ declare -A CANDIDATES=(
   [pair-h150-ema1]="--set encoder.hidden=150 --set train.ema_epochs=1"
   [pair-h150-ema05]="--set encoder.hidden=150 --set train.ema_epochs=0.5"
   [pair-h150-ema2]="--set encoder.hidden=150 --set train.ema_epochs=2"
+  [pair-h150-ema1-words01]="--set encoder.hidden=150 --set train.ema_epochs=1 --set wide.type=pair_words --set train.wide_lr=0.01"
 )
 ORDER=(pair-base pair-edrop02 pair-m5 pair-hdrop05 pair-uvd pair-h150 pair-lr5e-4 pair-hdrop01 pair-bs32 pair-esim
        pair-esim-drop02 pair-esim-h100 pair-words pair-words-lr01
-       pair-words-lr003 pair-h150-ema1 pair-h150-ema05 pair-h150-ema2)
+       pair-words-lr003 pair-h150-ema1 pair-h150-ema05 pair-h150-ema2
+       pair-h150-ema1-words01)
 [[ ${#DATASETS[@]} -gt 0 ]] && ORDER=("${DATASETS[@]}")
 for name in "${ORDER[@]}"; do
   for seed in "${SEEDS[@]}"; do
