@@ -30,6 +30,30 @@ def tiny_overrides(recipe_name: str) -> list[str]:
     return TINY + sizes
 
 
+class Stop(Exception):
+    """Raised after a checkpoint is written, as a killed run would stop there."""
+
+
+def stopped_then_resumed(data: Dataset, recipe: str, out, overrides: list[str], stop_after: int, monkeypatch):
+    """Train `recipe` into `out`, stopped right after the checkpoint of round `stop_after` is written, then resume it
+    to the end; the resumed model."""
+    import attentive
+    from attentive.training import pipeline
+
+    write = pipeline.write_checkpoint
+
+    def write_then_stop(run, state, tokenizer_json):
+        write(run, state, tokenizer_json)
+        if state.epoch == stop_after:
+            raise Stop
+
+    monkeypatch.setattr(pipeline, "write_checkpoint", write_then_stop)
+    with pytest.raises(Stop):
+        attentive.train(data, recipe, out, overrides=overrides, show_progress=False)
+    monkeypatch.setattr(pipeline, "write_checkpoint", write)
+    return attentive.train(data, out=out, resume=True, show_progress=False)
+
+
 @pytest.fixture(scope="session")
 def sst2_small() -> Dataset:
     """600 train / 150 dev / 150 test real SST-2 sentences from the bundled sample."""

@@ -7,11 +7,10 @@ import pytest
 import torch
 
 import attentive
-from attentive.training import pipeline
 from attentive.training.averaging import averaged_weights, ema_decay, weight_average
 from attentive.training.log import read_metrics_log
 
-from .conftest import tiny_overrides
+from .conftest import stopped_then_resumed, tiny_overrides
 
 AVERAGED = tiny_overrides("lama_ctx") + ["train.epochs=3", "train.patience=5", "train.ema_epochs=0.5"]
 
@@ -54,24 +53,9 @@ def test_the_saved_model_is_the_average_whose_dev_accuracy_was_measured(sst2_sma
     assert not np.allclose(averaged, plain)  # the same seed without the average: other weights
 
 
-class Stop(Exception):
-    pass
-
-
 def test_a_run_with_an_average_resumes_to_the_same_result(sst2_small, tmp_path, monkeypatch):
     whole = attentive.train(sst2_small, "lama_ctx", tmp_path / "whole", overrides=AVERAGED, show_progress=False)
-    write = pipeline.write_checkpoint
-
-    def write_then_stop(run, state, tokenizer_json):
-        write(run, state, tokenizer_json)
-        if state.epoch == 1:
-            raise Stop
-
-    monkeypatch.setattr(pipeline, "write_checkpoint", write_then_stop)
-    with pytest.raises(Stop):
-        attentive.train(sst2_small, "lama_ctx", tmp_path / "stopped", overrides=AVERAGED, show_progress=False)
-    monkeypatch.setattr(pipeline, "write_checkpoint", write)
-    resumed = attentive.train(sst2_small, out=tmp_path / "stopped", resume=True, show_progress=False)
+    resumed = stopped_then_resumed(sst2_small, "lama_ctx", tmp_path / "stopped", AVERAGED, 1, monkeypatch)
     first, second = read_metrics_log(tmp_path / "whole"), read_metrics_log(tmp_path / "stopped")
     assert [row["dev_accuracy"] for row in second] == [row["dev_accuracy"] for row in first]
     assert resumed.config["training"]["best_epoch"] == whole.config["training"]["best_epoch"]

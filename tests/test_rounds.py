@@ -5,11 +5,10 @@ from __future__ import annotations
 import pytest
 
 import attentive
-from attentive.training import pipeline
 from attentive.training.log import read_metrics_log
 from attentive.training.loop import evals_per_pass
 
-from .conftest import tiny_overrides
+from .conftest import stopped_then_resumed, tiny_overrides
 
 ROUNDS = tiny_overrides("lama_ctx") + ["train.epochs=2", "train.patience=5", "train.evals_per_epoch=3"]
 
@@ -28,24 +27,10 @@ def test_there_are_never_more_rounds_than_batches():
     assert evals_per_pass({"batch_size": 32}, 600) == 1
 
 
-class Stop(Exception):
-    pass
-
-
 def test_a_run_stopped_inside_an_epoch_resumes_to_the_same_result(sst2_small, tmp_path, monkeypatch):
     whole = attentive.train(sst2_small, "lama_ctx", tmp_path / "whole", overrides=ROUNDS, show_progress=False)
-    write = pipeline.write_checkpoint
-
-    def write_then_stop(run, state, tokenizer_json):
-        write(run, state, tokenizer_json)
-        if state.epoch == 4:  # the first round of the second epoch
-            raise Stop
-
-    monkeypatch.setattr(pipeline, "write_checkpoint", write_then_stop)
-    with pytest.raises(Stop):
-        attentive.train(sst2_small, "lama_ctx", tmp_path / "stopped", overrides=ROUNDS, show_progress=False)
-    monkeypatch.setattr(pipeline, "write_checkpoint", write)
-    resumed = attentive.train(sst2_small, out=tmp_path / "stopped", resume=True, show_progress=False)
+    # stopped after the first round of the second epoch
+    resumed = stopped_then_resumed(sst2_small, "lama_ctx", tmp_path / "stopped", ROUNDS, 4, monkeypatch)
     first, second = read_metrics_log(tmp_path / "whole"), read_metrics_log(tmp_path / "stopped")
     assert [row["epoch"] for row in second] == [row["epoch"] for row in first]
     for a, b in zip(first, second):
