@@ -67,6 +67,7 @@ SETTINGS = {
     "train.wide_lr": Setting(float, 0, open_low=True, null=True), "train.rho": Setting(float, 0, 1, True, True),
     "train.eps": POSITIVE, "train.batches_per_epoch": Setting(int, 0, null=True),
     "train.max_updates": Setting(int, 1, null=True), "train.channel_loss": Setting(float, 0),
+    "train.wide_loss": Setting(float, 0),
     "train.label_smoothing": FRACTION, "train.evals_per_epoch": COUNT,
     "train.ema_epochs": Setting(float, 0, open_low=True, null=True),
 }

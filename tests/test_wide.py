@@ -124,3 +124,18 @@ def test_the_channel_loss_still_teaches_a_channel_whose_sum_with_the_other_is_al
     assert loss > 4 and wide.grad[0, 0] < 0 < wide.grad[0, 1]  # gradient descent raises the right class
     assert channel_loss(out, target, weight=0.0) == 0.0
     assert channel_loss(Output(logits=deep, attention=None), target, weight=1.0) == 0.0  # no wide channel
+
+
+def test_the_wide_loss_teaches_the_wide_channel_alone():
+    from attentive.models.classifier import Output
+    from attentive.training.loop import channel_loss
+
+    target = torch.tensor([0])
+    wide = torch.tensor([[-2.0, 2.0]], requires_grad=True)
+    deep = torch.tensor([[30.0, 0.0]], requires_grad=True)
+    out = Output(logits=deep + wide, attention=None, wide_logits=wide)
+    loss = channel_loss(out, target, weight=0.0, wide_weight=0.5)
+    loss.backward()
+    assert loss.item() == pytest.approx(0.5 * torch.nn.functional.cross_entropy(wide, target).item())
+    assert wide.grad[0, 0] < 0 < wide.grad[0, 1] and deep.grad is None  # the deep channel is not taught by it
+    assert channel_loss(Output(logits=deep, attention=None), target, 0.0, wide_weight=1.0) == 0.0

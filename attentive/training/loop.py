@@ -101,16 +101,18 @@ def evals_per_pass(cfg: dict, train_size: int) -> int:
     return max(1, min(cfg.get("evals_per_epoch") or 1, batches_per_pass(cfg, train_size)))
 
 
-def channel_loss(out: Output, target: torch.Tensor, weight: float) -> torch.Tensor | float:
+def channel_loss(out: Output, target: torch.Tensor, weight: float, wide_weight: float = 0.0) -> torch.Tensor | float:
     """`train.channel_loss` (w) for a wide-and-deep model: w · (CE(wide logits) + CE(deep logits)), added to the
     cross-entropy of their sum. Trained on the sum alone, the channel that fits the training set first (the deep
     one) leaves the other little gradient; a loss of each channel's own keeps both learning to classify, so the sum
     is an ensemble of two classifiers (the deeply-supervised nets of Lee et al. 2015 apply the same idea to a deep
-    network's layers). Zero for a model without a wide channel or with w = 0."""
-    if not weight or out.wide_logits is None:
+    network's layers). `train.wide_loss` (v) adds v · CE(wide logits) alone: the n-gram channel then keeps learning
+    as the logistic regression it is, while the deep channel is trained on the sum only. Zero for a model without a
+    wide channel or with both weights 0."""
+    if not (weight or wide_weight) or out.wide_logits is None:
         return 0.0
-    deep = out.logits - out.wide_logits
-    return weight * (F.cross_entropy(out.wide_logits, target) + F.cross_entropy(deep, target))
+    loss = (weight + wide_weight) * F.cross_entropy(out.wide_logits, target)
+    return loss + weight * F.cross_entropy(out.logits - out.wide_logits, target) if weight else loss
 
 
 def _progress(show: bool) -> Progress:
@@ -133,7 +135,7 @@ def train_epoch(model: torch.nn.Module, batches: list[np.ndarray], train_ids: Se
         target = labels[batch].to(device)
         out = model(**inputs)
         loss = F.cross_entropy(out.logits, target, label_smoothing=cfg.get("label_smoothing") or 0.0)
-        loss = loss + channel_loss(out, target, cfg.get("channel_loss") or 0.0)
+        loss = loss + channel_loss(out, target, cfg.get("channel_loss") or 0.0, cfg.get("wide_loss") or 0.0)
         if regularise is not None:
             if out.attention is None:
                 raise AttentiveError("train.regulariser needs a pooler that returns attention")
