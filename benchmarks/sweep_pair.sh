@@ -10,6 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 DEFAULT_SEEDS="0 1 2"
 source benchmarks/jobs.sh
+# Lin et al.'s gated encoder as the defaults table's gated row has it (benchmarks/reproduce_pairs.sh), on default_pair
+GATED="--set head.type=gated_pair --set head.factors=50 --set head.normalise=true --set head.same_start=true --set head.offset=1 --set pooler.heads=30 --set head.dropout=0 --set encoder.hidden=100 --set train.ema_epochs=1"
 declare -A CANDIDATES=(
   [pair-base]=""
   [pair-edrop02]="--set embedder.dropout=0.2"
@@ -30,11 +32,14 @@ declare -A CANDIDATES=(
   [pair-h150-ema05]="--set encoder.hidden=150 --set train.ema_epochs=0.5"
   [pair-h150-ema2]="--set encoder.hidden=150 --set train.ema_epochs=2"
   [pair-h150-ema1-words01]="--set encoder.hidden=150 --set train.ema_epochs=1 --set wide.type=pair_words --set train.wide_lr=0.01"
+  [pair-h150-ema1-words01-wl1]="--set encoder.hidden=150 --set train.ema_epochs=1 --set wide.type=pair_words --set train.wide_lr=0.01 --set train.wide_loss=1"
+  [gated-ema1]="$GATED"
+  [gated-ema1-e20]="$GATED --set train.epochs=20"
 )
 ORDER=(pair-base pair-edrop02 pair-m5 pair-hdrop05 pair-uvd pair-h150 pair-lr5e-4 pair-hdrop01 pair-bs32 pair-esim
        pair-esim-drop02 pair-esim-h100 pair-words pair-words-lr01
        pair-words-lr003 pair-h150-ema1 pair-h150-ema05 pair-h150-ema2
-       pair-h150-ema1-words01)
+       pair-h150-ema1-words01 pair-h150-ema1-words01-wl1 gated-ema1 gated-ema1-e20)
 [[ ${#DATASETS[@]} -gt 0 ]] && ORDER=("${DATASETS[@]}")
 for name in "${ORDER[@]}"; do
   for seed in "${SEEDS[@]}"; do
