@@ -139,3 +139,13 @@ def test_the_wide_loss_teaches_the_wide_channel_alone():
     assert loss.item() == pytest.approx(0.5 * torch.nn.functional.cross_entropy(wide, target).item())
     assert wide.grad[0, 0] < 0 < wide.grad[0, 1] and deep.grad is None  # the deep channel is not taught by it
     assert channel_loss(Output(logits=deep, attention=None), target, 0.0, wide_weight=1.0) == 0.0
+
+
+def test_train_wide_loss_reaches_the_training_loop(sst2_small):
+    data = Dataset("tiny", {"train": sst2_small.splits["train"][:64], "dev": sst2_small.splits["dev"][:16],
+                            "test": []}, sst2_small.labels)
+    overrides = tiny_overrides("lama_ctx") + ["wide.type=ngrams", "wide.buckets=512", "train.wide_lr=0.05",
+                                              "train.epochs=1"]
+    unigrams = [attentive.train(data, "lama_ctx", overrides=overrides + [f"train.wide_loss={weight}"],
+                                show_progress=False).network.wide.unigrams.weight for weight in (0, 1)]
+    assert not torch.allclose(*unigrams)
