@@ -33,6 +33,7 @@ declare -A CANDIDATES=(
   [pair-h150-ema2]="--set encoder.hidden=150 --set train.ema_epochs=2"
   [pair-h150-ema1-words01]="--set encoder.hidden=150 --set train.ema_epochs=1 --set wide.type=pair_words --set train.wide_lr=0.01"
   [pair-h150-ema1-words01-wl1]="--set encoder.hidden=150 --set train.ema_epochs=1 --set wide.type=pair_words --set train.wide_lr=0.01 --set train.wide_loss=1"
+  [pair-h150-ema1-bs32]="--set encoder.hidden=150 --set train.ema_epochs=1 --set train.batch_size=32"
   [gated-ema1]="$GATED"
   [gated-ema1-e20]="$GATED --set train.epochs=20"
   [gated-ema1-f100]="$GATED --set head.factors=100"
@@ -43,7 +44,7 @@ declare -A CANDIDATES=(
 ORDER=(pair-base pair-edrop02 pair-m5 pair-hdrop05 pair-uvd pair-h150 pair-lr5e-4 pair-hdrop01 pair-bs32 pair-esim
        pair-esim-drop02 pair-esim-h100 pair-words pair-words-lr01
        pair-words-lr003 pair-h150-ema1 pair-h150-ema05 pair-h150-ema2
-       pair-h150-ema1-words01 pair-h150-ema1-words01-wl1 gated-ema1 gated-ema1-e20
+       pair-h150-ema1-words01 pair-h150-ema1-words01-wl1 pair-h150-ema1-bs32 gated-ema1 gated-ema1-e20
        gated-ema1-f100 gated-ema1-f150 gated-ema1-off05 gated-ema1-bs32)
 [[ ${#DATASETS[@]} -gt 0 ]] && ORDER=("${DATASETS[@]}")
 for name in "${ORDER[@]}"; do
