@@ -112,7 +112,9 @@ def channel_loss(out: Output, target: torch.Tensor, weight: float, wide_weight: 
     if not (weight or wide_weight) or out.wide_logits is None:
         return 0.0
     loss = (weight + wide_weight) * F.cross_entropy(out.wide_logits, target)
-    return loss + weight * F.cross_entropy(out.logits - out.wide_logits, target) if weight else loss
+    if weight:
+        loss = loss + weight * F.cross_entropy(out.logits - out.wide_logits, target)
+    return loss
 
 
 def _progress(show: bool) -> Progress:
