@@ -43,7 +43,8 @@ class Explanation:
     scores: np.ndarray | None = None
     polarity: np.ndarray | None = None
     channels: dict[str, np.ndarray] | None = None  # wide-and-deep models: each channel's logits over the classes
-    ngram_words: np.ndarray | None = None  # words x classes: each word's share of the n-gram channel's logits
+    ngram_words: np.ndarray | None = None  # words x classes: each word's share of the wide channel's logits
+    #   (n-grams; for a pair model, the first text's words' share of the pair-word channel's)
 
     def channel_margins(self) -> dict[str, float] | None:
         """Each channel's part of the decision: its logit of the predicted label minus its logit of the runner-up

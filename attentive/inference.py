@@ -26,7 +26,7 @@ class Looked:
     scores: np.ndarray | None = None  # heads x words, before the softmax
     polarity: np.ndarray | None = None  # words x classes
     channels: dict[str, np.ndarray] | None = None  # wide-and-deep models: each channel's logits (classes)
-    ngram_words: np.ndarray | None = None  # words x classes: each word's share of the n-gram channel's logits
+    ngram_words: np.ndarray | None = None  # words x classes: each word's share of the wide channel's logits
 
 
 @dataclass
@@ -66,8 +66,7 @@ def infer(network: torch.nn.Module, items: Sequence[Item], batch_size: int = 128
 def _keep_details(network, items, batch, inputs, out, probs, polarity: bool, looked: list) -> None:
     word_polarity = network.word_polarity(out.states) if polarity and out.states is not None else None
     wide = out.wide_logits
-    single = polarity and wide is not None and not network.is_pair  # a pair model shows its channels, not its words
-    ngram_words = network.wide.word_scores(inputs["ids"], inputs["mask"]) if single else None
+    ngram_words = _wide_word_scores(network, inputs) if polarity and wide is not None else None
     for row, index in enumerate(batch):
         length = len(items[index].ids)
         channels = None if wide is None else {"attention": (out.logits - wide)[row].float().cpu().numpy(),
@@ -75,6 +74,15 @@ def _keep_details(network, items, batch, inputs, out, probs, polarity: bool, loo
         looked[index] = Looked(probs[row], _rows(out.attention, row, length), _rows(out.scores, row, length),
                                _rows(word_polarity, row, length, words_last=False), channels,
                                _rows(ngram_words, row, length, words_last=False))
+
+
+def _wide_word_scores(network, inputs: dict) -> torch.Tensor:
+    """B x T x classes: each word of the (first) text's share of the wide channel's logits. A pair's second text
+    holds the rest of a pair channel's logits; explanations show the first text's words."""
+    if network.is_pair:
+        first, _ = network.wide.word_scores(inputs["ids"], inputs["mask"], inputs["pair_ids"], inputs["pair_mask"])
+        return first
+    return network.wide.word_scores(inputs["ids"], inputs["mask"])
 
 
 def predict_probabilities(network: torch.nn.Module, items: Sequence[Item], batch_size: int = 128,

@@ -7,6 +7,7 @@ import pytest
 import torch
 
 import attentive
+from attentive.data.batching import collate
 from attentive.data.example import Dataset
 from attentive.errors import AttentiveError
 from attentive.models.wide import NgramChannel, PairWordChannel
@@ -105,9 +106,19 @@ def test_a_pair_model_with_the_word_channel_shows_both_channels(tmp_path):
 
     overrides = tiny_overrides("lama_pair") + ["train.epochs=1", "wide.type=pair_words", "train.wide_lr=0.05"]
     model = attentive.train(small("sick"), "lama_pair", tmp_path, overrides=overrides, show_progress=False)
-    [explanation] = attentive.load(tmp_path).explain("a man plays a guitar", pairs=["a man plays an instrument"])
+    loaded = attentive.load(tmp_path)
+    [explanation] = loaded.explain("a man plays a guitar", pairs=["a man plays an instrument"])
     assert set(explanation.channel_margins()) == {"attention", "pair_words"}
-    assert explanation.channels["pair_words"].any() and explanation.ngram_words is None
+    assert explanation.channels["pair_words"].any()
+    # the premise's words carry their share of the channel; the hypothesis's words carry the rest
+    [item], _ = loaded.inputs.items(["a man plays a guitar"], ["a man plays an instrument"], [None])
+    inputs = collate([item])
+    _, hypothesis = loaded.network.wide.word_scores(inputs["ids"], inputs["mask"], inputs["pair_ids"],
+                                                    inputs["pair_mask"])
+    premise = explanation.ngram_words
+    assert premise.shape == (len(explanation.words), len(loaded.labels)) and premise.any()
+    assert premise.sum(0) + hypothesis[0].sum(0).detach().numpy() == pytest.approx(explanation.channels["pair_words"],
+                                                                                    abs=1e-5)
 
 
 def test_the_channel_loss_still_teaches_a_channel_whose_sum_with_the_other_is_already_right():

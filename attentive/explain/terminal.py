@@ -47,6 +47,9 @@ def channel_summary(explanation) -> str:
     return "\nmargin over runner-up:\n" + "\n".join(f"  {name} {value:+.2f}" for name, value in margins.items())
 
 
+WIDE_COLUMNS = {"ngrams": "n-grams", "pair_words": "pair words"}  # the wide channel's column in the word table
+
+
 def word_table(explanation, labels: list[str]) -> Table:
     """Per word, side by side: the attention score before the softmax, the weight after it, and the word's polarity
     score for each class (Sun & Lu 2020, Fig. 1 and §4). Several heads: the scores are averaged over heads and the
@@ -61,7 +64,8 @@ def word_table(explanation, labels: list[str]) -> Table:
     ngrams = explanation.ngram_words
     if ngrams is not None:
         predicted = labels.index(explanation.prediction.label)
-        table.add_column(f"n-grams {explanation.prediction.label}", justify="right")
+        channel = next(name for name in explanation.channels if name != "attention")
+        table.add_column(f"{WIDE_COLUMNS.get(channel, channel)} {explanation.prediction.label}", justify="right")
     summed = explanation.summed
     for j, word in enumerate(explanation.words):
         score = "—" if not heads else f"{float(explanation.scores[:, j].mean()):+.3f}"
