@@ -9,11 +9,17 @@ from ..text.tokenizer import PAD_ID
 
 
 class WordEmbedder(nn.Module):
-    """Trainable embedding table (fine-tuned during training, LAMA paper §3.1) with dropout on its output."""
+    """Trainable embedding table (fine-tuned during training, LAMA paper §3.1) with dropout on its output.
+
+    `dropout` drops single entries of the word vectors; `word_dropout` drops whole tokens in training (each token's
+    vector zeroed with that probability and the kept ones scaled by 1 / (1 - p), as inverted dropout does): the word
+    dropout of Iyyer et al. (2015, §3.1, a deep averaging network's regulariser), applied at the embedding as Gal &
+    Ghahramani (2016, §4.2) apply it before a recurrent layer, so that no single word can carry a decision alone."""
 
     def __init__(self, vocab_size: int, dim: int, dropout: float = 0.0, initial: np.ndarray | None = None,
-                 trainable: bool = True):
+                 trainable: bool = True, word_dropout: float = 0.0):
         super().__init__()
+        self.word_dropout = word_dropout
         self.table = nn.Embedding(vocab_size, dim, padding_idx=PAD_ID)
         if initial is not None:
             self.table.weight.data.copy_(torch.as_tensor(initial))
@@ -22,4 +28,8 @@ class WordEmbedder(nn.Module):
         self.output_dim = dim
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        return self.dropout(self.table(ids))
+        vectors = self.table(ids)
+        if self.training and self.word_dropout > 0:
+            keep = torch.empty(ids.shape + (1,), device=vectors.device).bernoulli_(1 - self.word_dropout)
+            vectors = vectors * keep / (1 - self.word_dropout)
+        return self.dropout(vectors)
