@@ -37,6 +37,9 @@ declare -A CANDIDATES=(
   [pair-h150-ema1-wd01]="--set encoder.hidden=150 --set train.ema_epochs=1 --set embedder.word_dropout=0.1"
   [pair-h150-ema1-s2]="--set encoder.hidden=150 --set train.ema_epochs=1 --set pooler.score_scale=2"
   [pair-h150-ema1-s10]="--set encoder.hidden=150 --set train.ema_epochs=1 --set pooler.score_scale=10"
+  [pair-h150-ema1-lr2e-3]="--set encoder.hidden=150 --set train.ema_epochs=1 --set train.lr=0.002"
+  [pair-h150-ema1-e15]="--set encoder.hidden=150 --set train.ema_epochs=1 --set train.epochs=15"
+  [pair-h200-ema1]="--set encoder.hidden=200 --set train.ema_epochs=1"
   [gated-ema1]="$GATED"
   [gated-ema1-e20]="$GATED --set train.epochs=20"
   [gated-ema1-f100]="$GATED --set head.factors=100"
@@ -49,7 +52,7 @@ ORDER=(pair-base pair-edrop02 pair-m5 pair-hdrop05 pair-uvd pair-h150 pair-lr5e-
        pair-words-lr003 pair-h150-ema1 pair-h150-ema05 pair-h150-ema2
        pair-h150-ema1-words01 pair-h150-ema1-words01-wl1 pair-h150-ema1-bs32 gated-ema1 gated-ema1-e20
        gated-ema1-f100 gated-ema1-f150 gated-ema1-off05 gated-ema1-bs32 pair-h150-ema1-wd01 pair-h150-ema1-s2
-       pair-h150-ema1-s10)
+       pair-h150-ema1-s10 pair-h150-ema1-lr2e-3 pair-h150-ema1-e15 pair-h200-ema1)
 [[ ${#DATASETS[@]} -gt 0 ]] && ORDER=("${DATASETS[@]}")
 for name in "${ORDER[@]}"; do
   for seed in "${SEEDS[@]}"; do
