@@ -49,6 +49,8 @@ declare -A CANDIDATES=(
   [dist-glove-wide-edrop02-b1m-lr5e-4-sqrt-wl1]="$DIST --set embedder.vectors=distilled+glove --set wide.type=ngrams --set train.wide_lr=0.03 --set embedder.dropout=0.2 --set wide.buckets=1048576 --set train.lr=0.0005 --set wide.norm=sqrt --set train.wide_loss=1"
   [dist-glove-wide-edrop02-b1m-lr5e-4-wd01]="$DIST --set embedder.vectors=distilled+glove --set wide.type=ngrams --set train.wide_lr=0.03 --set embedder.dropout=0.2 --set wide.buckets=1048576 --set train.lr=0.0005 --set embedder.word_dropout=0.1"
   [dist-glove-wide-edrop02-b1m-lr5e-4-wd03]="$DIST --set embedder.vectors=distilled+glove --set wide.type=ngrams --set train.wide_lr=0.03 --set embedder.dropout=0.2 --set wide.buckets=1048576 --set train.lr=0.0005 --set embedder.word_dropout=0.3"
+  [dist-glove-wide-edrop02-b1m-lr5e-4-h150]="$DIST --set embedder.vectors=distilled+glove --set wide.type=ngrams --set train.wide_lr=0.03 --set embedder.dropout=0.2 --set wide.buckets=1048576 --set train.lr=0.0005 --set encoder.hidden=150"
+  [dist-glove-wide-edrop02-b1m-lr5e-4-hdrop03]="$DIST --set embedder.vectors=distilled+glove --set wide.type=ngrams --set train.wide_lr=0.03 --set embedder.dropout=0.2 --set wide.buckets=1048576 --set train.lr=0.0005 --set head.dropout=0.3"
   [dist-glove-wide-edrop02-b1m-lr5e-4-sqrt]="$DIST --set embedder.vectors=distilled+glove --set wide.type=ngrams --set train.wide_lr=0.03 --set embedder.dropout=0.2 --set wide.buckets=1048576 --set train.lr=0.0005 --set wide.norm=sqrt"
   [dist-glove-wide-edrop02-b1m-lr5e-4-sqrt-wlr01]="$DIST --set embedder.vectors=distilled+glove --set wide.type=ngrams --set train.wide_lr=0.03 --set embedder.dropout=0.2 --set wide.buckets=1048576 --set train.lr=0.0005 --set wide.norm=sqrt --set train.wide_lr=0.01"
 )
@@ -62,7 +64,8 @@ ORDER=(base dist dist-wide dist-frozen glove-f1 dist-glove-wide dist-wide-lr01 d
        dist-glove-wide-edrop02-b1m-lr5e-4-wlr0015 dist-glove-wide-edrop02-b1m-lr5e-4-wlr006
        dist-glove-wide-edrop02-b1m-lr5e-4-ls01 dist-glove-wide-edrop02-b1m-lr5e-4-wl1
        dist-glove-wide-edrop02-b1m-lr5e-4-sqrt-wl1 dist-glove-wide-edrop02-b1m-lr5e-4-wd01
-       dist-glove-wide-edrop02-b1m-lr5e-4-wd03)
+       dist-glove-wide-edrop02-b1m-lr5e-4-wd03 dist-glove-wide-edrop02-b1m-lr5e-4-h150
+       dist-glove-wide-edrop02-b1m-lr5e-4-hdrop03)
 [[ ${#DATASETS[@]} -gt 0 ]] && ORDER=("${DATASETS[@]}")
 for name in "${ORDER[@]}"; do
   for seed in "${SEEDS[@]}"; do
