@@ -10,6 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 DEFAULT_SEEDS="0 1 2"
 source benchmarks/jobs.sh
+# Candidates on another recipe than default_pair (its name, then the candidate's overrides); a diagnostic, not a pick
+declare -A RECIPE_OF=([minilm-frozen-matching]=minilm_frozen)
 # Lin et al.'s gated encoder as the defaults table's gated row has it (benchmarks/reproduce_pairs.sh), on default_pair
 GATED="--set head.type=gated_pair --set head.factors=50 --set head.normalise=true --set head.same_start=true --set head.offset=1 --set pooler.heads=30 --set head.dropout=0 --set encoder.hidden=100 --set train.ema_epochs=1"
 declare -A CANDIDATES=(
@@ -40,6 +42,7 @@ declare -A CANDIDATES=(
   [pair-h150-ema1-lr2e-3]="--set encoder.hidden=150 --set train.ema_epochs=1 --set train.lr=0.002"
   [pair-h150-ema1-e15]="--set encoder.hidden=150 --set train.ema_epochs=1 --set train.epochs=15"
   [pair-h200-ema1]="--set encoder.hidden=200 --set train.ema_epochs=1"
+  [minilm-frozen-matching]="--set head.type=matching_pair --set head.hidden=300 --set head.dropout=0.3"
   [gated-ema1]="$GATED"
   [gated-ema1-e20]="$GATED --set train.epochs=20"
   [gated-ema1-f100]="$GATED --set head.factors=100"
@@ -52,10 +55,10 @@ ORDER=(pair-base pair-edrop02 pair-m5 pair-hdrop05 pair-uvd pair-h150 pair-lr5e-
        pair-words-lr003 pair-h150-ema1 pair-h150-ema05 pair-h150-ema2
        pair-h150-ema1-words01 pair-h150-ema1-words01-wl1 pair-h150-ema1-bs32 gated-ema1 gated-ema1-e20
        gated-ema1-f100 gated-ema1-f150 gated-ema1-off05 gated-ema1-bs32 pair-h150-ema1-wd01 pair-h150-ema1-s2
-       pair-h150-ema1-s10 pair-h150-ema1-lr2e-3 pair-h150-ema1-e15 pair-h200-ema1)
+       pair-h150-ema1-s10 pair-h150-ema1-lr2e-3 pair-h150-ema1-e15 pair-h200-ema1 minilm-frozen-matching)
 [[ ${#DATASETS[@]} -gt 0 ]] && ORDER=("${DATASETS[@]}")
 for name in "${ORDER[@]}"; do
   for seed in "${SEEDS[@]}"; do
-    echo "default_pair sick $seed --variant $name $SWEEP_TO ${CANDIDATES[$name]}"
+    echo "${RECIPE_OF[$name]:-default_pair} sick $seed --variant $name $SWEEP_TO ${CANDIDATES[$name]}"
   done
 done | sed "s/ *$//" | run_jobs  # no trailing blank: xargs -L would join the next line
