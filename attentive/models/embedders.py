@@ -12,9 +12,10 @@ class WordEmbedder(nn.Module):
     """Trainable embedding table (fine-tuned during training, LAMA paper §3.1) with dropout on its output.
 
     `dropout` drops single entries of the word vectors; `word_dropout` drops whole tokens in training (each token's
-    vector zeroed with that probability and the kept ones scaled by 1 / (1 - p), as inverted dropout does): the word
-    dropout of Iyyer et al. (2015, §3.1, a deep averaging network's regulariser), applied at the embedding as Gal &
-    Ghahramani (2016, §4.2) apply it before a recurrent layer, so that no single word can carry a decision alone."""
+    vector zeroed with that probability and the kept ones scaled by 1 / (1 - p), as inverted dropout does), so that
+    no single word can carry a decision alone. It is the word dropout of Iyyer et al. (2015, §3.1), who leave the
+    dropped tokens out of a deep averaging network's average; before a recurrent layer a dropped token is zeroed
+    instead, keeping its place in the sequence (Gal & Ghahramani 2016, §4.2, zero dropped word types the same way)."""
 
     def __init__(self, vocab_size: int, dim: int, dropout: float = 0.0, initial: np.ndarray | None = None,
                  trainable: bool = True, word_dropout: float = 0.0):
