@@ -14,6 +14,9 @@ source benchmarks/jobs.sh
 declare -A RECIPE_OF=([minilm-frozen-matching]=minilm_frozen)
 # Lin et al.'s gated encoder as the defaults table's gated row has it (benchmarks/reproduce_pairs.sh), on default_pair
 GATED="--set head.type=gated_pair --set head.factors=50 --set head.normalise=true --set head.same_start=true --set head.offset=1 --set pooler.heads=30 --set head.dropout=0 --set encoder.hidden=100 --set train.ema_epochs=1"
+# default_pair's own settings since session 15 (pair-h150-ema1), spelled out so that the pair-h150-ema1-* candidates
+# keep their meaning if default_pair moves
+H150_EMA1="--set encoder.hidden=150 --set train.ema_epochs=1"
 declare -A CANDIDATES=(
   [pair-base]=""
   [pair-edrop02]="--set embedder.dropout=0.2"
@@ -30,17 +33,17 @@ declare -A CANDIDATES=(
   [pair-words]="--set wide.type=pair_words --set train.wide_lr=0.03"
   [pair-words-lr01]="--set wide.type=pair_words --set train.wide_lr=0.01"
   [pair-words-lr003]="--set wide.type=pair_words --set train.wide_lr=0.003"
-  [pair-h150-ema1]="--set encoder.hidden=150 --set train.ema_epochs=1"
+  [pair-h150-ema1]="$H150_EMA1"
   [pair-h150-ema05]="--set encoder.hidden=150 --set train.ema_epochs=0.5"
   [pair-h150-ema2]="--set encoder.hidden=150 --set train.ema_epochs=2"
-  [pair-h150-ema1-words01]="--set encoder.hidden=150 --set train.ema_epochs=1 --set wide.type=pair_words --set train.wide_lr=0.01"
-  [pair-h150-ema1-words01-wl1]="--set encoder.hidden=150 --set train.ema_epochs=1 --set wide.type=pair_words --set train.wide_lr=0.01 --set train.wide_loss=1"
-  [pair-h150-ema1-bs32]="--set encoder.hidden=150 --set train.ema_epochs=1 --set train.batch_size=32"
-  [pair-h150-ema1-wd01]="--set encoder.hidden=150 --set train.ema_epochs=1 --set embedder.word_dropout=0.1"
-  [pair-h150-ema1-s2]="--set encoder.hidden=150 --set train.ema_epochs=1 --set pooler.score_scale=2"
-  [pair-h150-ema1-s10]="--set encoder.hidden=150 --set train.ema_epochs=1 --set pooler.score_scale=10"
-  [pair-h150-ema1-lr2e-3]="--set encoder.hidden=150 --set train.ema_epochs=1 --set train.lr=0.002"
-  [pair-h150-ema1-e15]="--set encoder.hidden=150 --set train.ema_epochs=1 --set train.epochs=15"
+  [pair-h150-ema1-words01]="$H150_EMA1 --set wide.type=pair_words --set train.wide_lr=0.01"
+  [pair-h150-ema1-words01-wl1]="$H150_EMA1 --set wide.type=pair_words --set train.wide_lr=0.01 --set train.wide_loss=1"
+  [pair-h150-ema1-bs32]="$H150_EMA1 --set train.batch_size=32"
+  [pair-h150-ema1-wd01]="$H150_EMA1 --set embedder.word_dropout=0.1"
+  [pair-h150-ema1-s2]="$H150_EMA1 --set pooler.score_scale=2"
+  [pair-h150-ema1-s10]="$H150_EMA1 --set pooler.score_scale=10"
+  [pair-h150-ema1-lr2e-3]="$H150_EMA1 --set train.lr=0.002"
+  [pair-h150-ema1-e15]="$H150_EMA1 --set train.epochs=15"
   [pair-h200-ema1]="--set encoder.hidden=200 --set train.ema_epochs=1"
   [minilm-frozen-matching]="--set head.type=matching_pair --set head.hidden=300 --set head.dropout=0.3"
   [gated-ema1]="$GATED"
