@@ -60,7 +60,7 @@ SETTINGS = {
     "tokenizer.pieces": FLAG,
     "embedder.dim": COUNT, "embedder.trainable": FLAG, "embedder.scale": Setting(float, 0, open_low=True, null=True),
     "embedder.distilled_dim": COUNT, "embedder.word2vec_epochs": COUNT, "embedder.word2vec_seed": Setting(int),
-    "embedder.word_dropout": FRACTION,
+    "embedder.word_dropout": FRACTION, "embedder.anchor": FRACTION,
     "wide.buckets": Setting(int, 0),
     "train.momentum": FRACTION, "train.weight_decay": Setting(float, 0), "train.batch_size": COUNT,
     "train.epochs": COUNT, "train.patience": COUNT, "train.clip": Setting(float, 0, null=True),

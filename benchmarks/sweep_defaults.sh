@@ -54,6 +54,8 @@ declare -A CANDIDATES=(
   [dist-glove-wide-edrop02-b1m-lr5e-4-wd03]="$LR5E4 --set embedder.word_dropout=0.3"
   [dist-glove-wide-edrop02-b1m-lr5e-4-h150]="$LR5E4 --set encoder.hidden=150"
   [dist-glove-wide-edrop02-b1m-lr5e-4-hdrop03]="$LR5E4 --set head.dropout=0.3"
+  [dist-glove-wide-edrop02-b1m-lr5e-4-anc001]="$LR5E4 --set embedder.anchor=0.01"
+  [dist-glove-wide-edrop02-b1m-lr5e-4-anc0001]="$LR5E4 --set embedder.anchor=0.001"
   [dist-glove-wide-edrop02-b1m-lr5e-4-sqrt]="$LR5E4 --set wide.norm=sqrt"
   [dist-glove-wide-edrop02-b1m-lr5e-4-sqrt-wlr01]="$LR5E4 --set wide.norm=sqrt --set train.wide_lr=0.01"
 )
@@ -68,7 +70,8 @@ ORDER=(base dist dist-wide dist-frozen glove-f1 dist-glove-wide dist-wide-lr01 d
        dist-glove-wide-edrop02-b1m-lr5e-4-ls01 dist-glove-wide-edrop02-b1m-lr5e-4-wl1
        dist-glove-wide-edrop02-b1m-lr5e-4-sqrt-wl1 dist-glove-wide-edrop02-b1m-lr5e-4-wd01
        dist-glove-wide-edrop02-b1m-lr5e-4-wd03 dist-glove-wide-edrop02-b1m-lr5e-4-h150
-       dist-glove-wide-edrop02-b1m-lr5e-4-hdrop03)
+       dist-glove-wide-edrop02-b1m-lr5e-4-hdrop03 dist-glove-wide-edrop02-b1m-lr5e-4-anc001
+       dist-glove-wide-edrop02-b1m-lr5e-4-anc0001)
 [[ ${#DATASETS[@]} -gt 0 ]] && ORDER=("${DATASETS[@]}")
 for name in "${ORDER[@]}"; do
   for seed in "${SEEDS[@]}"; do

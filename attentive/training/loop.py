@@ -2,7 +2,9 @@
 aims it at 1 - ε on the gold class and ε spread evenly over all classes, Szegedy et al. 2016, §7) and, for
 wide-and-deep models, each channel's own loss; SGD with momentum and weight decay or Adam, gradient clipping, dev
 accuracy after every epoch (or `train.evals_per_epoch` times an epoch), early stopping, best dev point kept;
-optionally on a moving average of the weights (`train.ema_epochs`, attentive/training/averaging.py).
+optionally on a moving average of the weights (`train.ema_epochs`, attentive/training/averaging.py); word vectors
+anchored to their pretrained values (`embedder.anchor`, attentive/models/embedders.py) are pulled back after each
+step.
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from ..data.batching import Item, collate, iterate
 from ..inference import predict_probabilities
 from ..models.classifier import Output
 from ..errors import AttentiveError
+from .anchoring import anchor_starts, anchored_tables, restore_anchor_starts
 from .averaging import averaged_weights, ema_decay, weight_average
 from .checkpoint import TrainingState, capture_rng, restore_rng
 from .frozen import FrozenPooling
@@ -117,6 +120,21 @@ def channel_loss(out: Output, target: torch.Tensor, weight: float, wide_weight: 
     return loss
 
 
+def after_each_step(model: torch.nn.Module, average) -> Callable[[], None] | None:
+    """What follows every optimiser step: the anchored word tables' pull towards their starting vectors, then the
+    moving average's update; None when there is neither."""
+    anchored = list(anchored_tables(model).values())
+    if not anchored and average is None:
+        return None
+
+    def after_step() -> None:
+        for embedder in anchored:
+            embedder.pull_towards_start()
+        if average is not None:
+            average.update_parameters(model)
+    return after_step
+
+
 def _progress(show: bool) -> Progress:
     columns = [TextColumn("[bold]epoch {task.fields[epoch]}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("loss {task.fields[loss]:.4f}"), TextColumn("dev acc {task.fields[dev]}"),
@@ -203,9 +221,11 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
             if resume.average is None:
                 raise AttentiveError("the checkpoint holds no weight average, but the recipe sets train.ema_epochs")
             average.load_state_dict(resume.average)
+        restore_anchor_starts(model, resume.anchors)
         first = resume.epoch + 1 if stale < patience else rounds + 1  # it had stopped early
         if first <= rounds and (first - 1) % per_pass:  # stopped inside an epoch: draw its batches again
             batches = pass_batches(train_ids, cfg, _generator_at(pass_start))
+    after_step = after_each_step(model, average)
     learner = FrozenPooling(model) if getattr(model, "frozen_below_head", False) else model  # pools each text once
     with _progress(show_progress) as progress:
         for step in range(first, rounds + 1):
@@ -219,8 +239,7 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
             task = progress.add_task("train", total=len(chunk), epoch=f"{label:.4g}/{rounds // per_pass}", loss=0.0,
                                      dev=best)
             stats = train_epoch(learner, [batches[i] for i in chunk], train_ids, labels, optimizer, cfg, device,
-                                lambda loss: progress.update(task, advance=1, loss=loss),
-                                None if average is None else lambda: average.update_parameters(model))
+                                lambda loss: progress.update(task, advance=1, loss=loss), after_step)
             if part == per_pass - 1:
                 scheduler.step()
             with averaged_weights(model, average):
@@ -244,7 +263,8 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
                 on_epoch_end(TrainingState(step, history.epochs, history.best_epoch, history.best_dev_accuracy,
                                            stale, model.state_dict(), best_state, optimizer.state_dict(),
                                            scheduler.state_dict(), capture_rng(rng), pass_start=pass_start,
-                                           average=None if average is None else average.state_dict()))
+                                           average=None if average is None else average.state_dict(),
+                                           anchors=anchor_starts(model)))
             if stale >= patience:
                 break
     if best_state is not None:
