@@ -46,6 +46,7 @@ declare -A CANDIDATES=(
   [pair-h150-ema1-e15]="$H150_EMA1 --set train.epochs=15"
   [pair-h150-ema1-anc001]="$H150_EMA1 --set embedder.anchor=0.01"
   [pair-h150-ema1-anc0001]="$H150_EMA1 --set embedder.anchor=0.001"
+  [pair-h150-ema1-dist]="$H150_EMA1 --set embedder.vectors=distilled+glove --set embedder.scale=0.15 --set tokenizer.min_frequency=2 --set tokenizer.keep_known=true --set tokenizer.pieces=true"
   [pair-h200-ema1]="--set encoder.hidden=200 --set train.ema_epochs=1"
   [minilm-frozen-matching]="--set head.type=matching_pair --set head.hidden=300 --set head.dropout=0.3"
   [gated-ema1]="$GATED"
@@ -61,7 +62,7 @@ ORDER=(pair-base pair-edrop02 pair-m5 pair-hdrop05 pair-uvd pair-h150 pair-lr5e-
        pair-h150-ema1-words01 pair-h150-ema1-words01-wl1 pair-h150-ema1-bs32 gated-ema1 gated-ema1-e20
        gated-ema1-f100 gated-ema1-f150 gated-ema1-off05 gated-ema1-bs32 pair-h150-ema1-wd01 pair-h150-ema1-s2
        pair-h150-ema1-s10 pair-h150-ema1-lr2e-3 pair-h150-ema1-e15 pair-h200-ema1 minilm-frozen-matching
-       pair-h150-ema1-anc001 pair-h150-ema1-anc0001)
+       pair-h150-ema1-anc001 pair-h150-ema1-anc0001 pair-h150-ema1-dist)
 [[ ${#DATASETS[@]} -gt 0 ]] && ORDER=("${DATASETS[@]}")
 for name in "${ORDER[@]}"; do
   for seed in "${SEEDS[@]}"; do
