@@ -14,7 +14,8 @@ from attentive.training.loop import after_each_step
 
 from .conftest import stopped_then_resumed, tiny_overrides
 
-ANCHORED = tiny_overrides("lama_ctx") + ["embedder.anchor=0.2", "train.epochs=3", "train.patience=5"]
+FREE = tiny_overrides("lama_ctx") + ["train.epochs=3", "train.patience=5"]
+ANCHORED = FREE + ["embedder.anchor=0.2"]
 
 
 def test_each_pull_takes_back_that_fraction_of_the_drift_from_the_starting_vectors():
@@ -35,6 +36,15 @@ def test_the_recipe_setting_reaches_the_model_and_the_starting_vectors_stay_out_
     assert not any("start" in name for name in model.network.state_dict())
     loaded = attentive.load(tmp_path)
     assert loaded.predict(["a fine film"])[0] == model.predict(["a fine film"])[0]
+
+
+def test_training_keeps_an_anchored_table_nearer_its_start_than_a_free_one(sst2_small, tmp_path):
+    anchored = attentive.train(sst2_small, "lama_ctx", tmp_path / "a", overrides=ANCHORED, show_progress=False)
+    free = attentive.train(sst2_small, "lama_ctx", tmp_path / "f", overrides=FREE, show_progress=False)
+    start = anchored.network.embedder.start  # the same seed starts both from the same random table
+    drift = {name: (m.network.embedder.table.weight - start).norm().item()
+             for name, m in (("anchored", anchored), ("free", free))}
+    assert 0 < drift["anchored"] < drift["free"] / 2, drift
 
 
 def test_a_stopped_anchored_run_resumes_to_the_uninterrupted_runs_result(sst2_small, tmp_path, monkeypatch):
