@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from .call_checks import check_folder, overrides_argument
 from .data.example import Dataset
 from .errors import AttentiveError
 from .model import Explanation, Model, Prediction, pick_device, resolve_dataset
@@ -22,6 +23,7 @@ __all__ = ["Explanation", "Model", "Prediction", "check_aspects", "load", "pick_
 
 def load(folder: str | Path, device: str | None = None) -> Model:
     """Read a saved model folder (safetensors + JSON; nothing unpickled)."""
+    check_folder(folder)
     network, tokenizer, config = load_folder(folder)
     model = Model(network, tokenizer, config, device)
     model.folder = Path(folder)
@@ -29,7 +31,7 @@ def load(folder: str | Path, device: str | None = None) -> Model:
 
 
 def train(dataset: str | Dataset | None = None, recipe: str | dict = "default", out: str | Path | None = None,
-          overrides: list[str] | None = None, data_dir: str | Path | None = None, device: str | None = None,
+          overrides: list[str] | str | None = None, data_dir: str | Path | None = None, device: str | None = None,
           show_progress: bool = True, overwrite: bool = False, resume: bool = False, *,
           texts: Sequence[str] | None = None, labels: Sequence | None = None,
           dev_texts: Sequence[str] | None = None, dev_labels: Sequence | None = None,
@@ -42,9 +44,10 @@ def train(dataset: str | Dataset | None = None, recipe: str | dict = "default", 
     optionally `dev_texts`, `dev_labels`; labels of any type become strings); or your files (`train`, `dev`,
     `test`: CSV, TSV or JSONL with `text_column` and `label_column`). Where no dev split is given, a stratified
     tenth of train is held out. Settings: keywords (`epochs=3`, `heads=5`, `lr=1e-3`, or `pooler__heads=5` where
-    several sections hold the key) and/or `overrides` ("pooler.heads=5"), applied to `recipe` (a name, a YAML file
+    several sections hold the key) and/or `overrides` ("pooler.heads=5", or a list of them), applied to `recipe` (a name, a YAML file
     or a dict, which is not changed); each is checked for type and range. `overwrite` and `resume` as in the CLI's
-    `train`."""
+    `train`. A single string given for texts or labels, a missing (None, NaN) label and texts and labels of different
+    lengths are refused with one line (an ArgumentError: an AttentiveError and a ValueError)."""
     given = [dataset is not None, texts is not None or labels is not None, train is not None]
     if sum(given) != 1:
         raise AttentiveError("give the data one way: a dataset name, texts= and labels=, or train= (a file)")
@@ -56,5 +59,5 @@ def train(dataset: str | Dataset | None = None, recipe: str | dict = "default", 
         from .data.registry import load_files
 
         dataset = load_files(train, dev=dev, test=test, text_column=text_column, label_column=label_column)
-    return train_dataset(dataset, recipe, out, overrides, data_dir, device, show_progress, overwrite, resume, source,
+    return train_dataset(dataset, recipe, out, overrides_argument(overrides), data_dir, device, show_progress, overwrite, resume, source,
                          settings)

@@ -8,6 +8,7 @@ import numpy as np
 import torch
 
 from .answers import Explanation, Prediction
+from .call_checks import check_call, texts_and_pairs
 from .data.batching import encode_items
 from .data.example import Dataset
 from .errors import AttentiveError
@@ -82,8 +83,9 @@ class Model:
         """Predictions with each (first) text's words and attention (heads x words). An aspect model takes `aspects`
         (one per text, or one for all); without them it answers for every aspect category it knows, so the result
         then holds len(texts) x len(self.aspects) explanations. A single string is one text."""
+        check_call(batch_size=batch_size, top_k=top_k)
         inputs = self.inputs
-        texts, pairs, aspects = inputs.expand(texts, pairs, aspects)
+        texts, pairs, aspects = inputs.expand(*texts_and_pairs(texts, pairs), aspects)
         items, encodings = inputs.items(texts, pairs, aspects)
         looked = infer(self.network, items, batch_size, self.device, details=True, polarity=with_polarity).looked
         return [explanation(text, enc, item, self.labels, seen.probabilities, seen.attention, aspect, top_k,
@@ -97,6 +99,7 @@ class Model:
         """Label, class probabilities and the `top_k` most attended words of each text (of each pair's first);
         `aspects` as in `explain`. With `threshold`, a text whose most probable label has a lower probability gets
         the label None: the model abstains rather than guess."""
+        check_call(batch_size=batch_size, top_k=top_k, threshold=threshold)
         explanations = self.explain(texts, pairs, top_k=top_k, batch_size=batch_size, aspects=aspects,
                                     with_polarity=False)
         return apply_threshold([explanation.prediction for explanation in explanations], threshold)
@@ -104,9 +107,13 @@ class Model:
     def predict_proba(self, texts: list[str] | str, pairs: list[str] | str | None = None,
                       aspects: list[str | None] | str | None = None, batch_size: int = 128) -> np.ndarray:
         """Class probabilities as an array, texts x labels, columns in the order of `self.labels` (for an aspect
-        model without `aspects`: one row per text and aspect, as in `explain`). Attention is not computed."""
+        model without `aspects`: one row per text and aspect, as in `explain`). Attention is not computed. No texts
+        give an array of 0 rows and one column per label."""
+        check_call(batch_size=batch_size)
         inputs = self.inputs
-        items, _ = inputs.items(*inputs.expand(texts, pairs, aspects))
+        items, _ = inputs.items(*inputs.expand(*texts_and_pairs(texts, pairs), aspects))
+        if not items:
+            return np.zeros((0, len(self.labels)), dtype=np.float32)
         return predict_probabilities(self.network, items, batch_size, self.device)
 
     def evaluate(self, dataset: str | Dataset, split: str = "test", data_dir: str | Path | None = None) -> dict:

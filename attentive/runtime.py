@@ -12,6 +12,7 @@ import numpy as np
 from tokenizers import Tokenizer
 
 from .answers import Explanation, Prediction
+from .call_checks import check_call, texts_and_pairs
 from .errors import AttentiveError
 from .inputs import Inputs, apply_threshold, explanation
 from .text.encoding import Item, batch_order, pad_numpy
@@ -85,8 +86,9 @@ class RuntimeModel:
 
     def explain(self, texts, pairs=None, top_k: int = 5, batch_size: int = 128, aspects=None) -> list[Explanation]:
         """As `attentive.Model.explain` (without the per-word polarity, which the graph does not compute)."""
+        check_call(batch_size=batch_size, top_k=top_k)
         inputs = self.inputs
-        texts, pairs, aspects = inputs.expand(texts, pairs, aspects)
+        texts, pairs, aspects = inputs.expand(*texts_and_pairs(texts, pairs), aspects)
         items, encodings = inputs.items(texts, pairs, aspects)
         probabilities, attention = self.run(items, batch_size)
         return [explanation(text, enc, item, self.labels, probs, weights, aspect, top_k)
@@ -96,13 +98,15 @@ class RuntimeModel:
     def predict(self, texts, pairs=None, top_k: int = 5, aspects=None, threshold: float | None = None,
                 batch_size: int = 128) -> list[Prediction]:
         """As `attentive.Model.predict`."""
+        check_call(batch_size=batch_size, top_k=top_k, threshold=threshold)
         explanations = self.explain(texts, pairs, top_k=top_k, batch_size=batch_size, aspects=aspects)
         return apply_threshold([e.prediction for e in explanations], threshold)
 
     def predict_proba(self, texts, pairs=None, aspects=None, batch_size: int = 128) -> np.ndarray:
         """As `attentive.Model.predict_proba`."""
+        check_call(batch_size=batch_size)
         inputs = self.inputs
-        items, _ = inputs.items(*inputs.expand(texts, pairs, aspects))
+        items, _ = inputs.items(*inputs.expand(*texts_and_pairs(texts, pairs), aspects))
         return self.run(items, batch_size)[0]
 
 

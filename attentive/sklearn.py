@@ -3,27 +3,41 @@
 
     from attentive.sklearn import AttentiveClassifier
     cross_val_score(AttentiveClassifier(epochs=3), texts, labels, cv=5)
+
+It follows scikit-learn's conventions: bad input is a ValueError (continuous targets: "Unknown label type"), `predict`
+before `fit` a NotFittedError, `random_state=None` fresh randomness, and its tags declare that it takes strings, not
+numeric matrices (so scikit-learn's `check_estimator` skips it; tests/test_sklearn_conventions.py runs the checks).
 """
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
+
+from .call_checks import ArgumentError, as_list, check_strings, overrides_argument
+from .data.checks import check_labels_given
+
+SEEDS = 2**31 - 1  # a seed drawn for random_state=None (or a RandomState) is below this
 
 
 class AttentiveClassifier(ClassifierMixin, BaseEstimator):
     """Texts in (a sequence of strings), labels out (any hashable labels, returned as given).
 
-    `recipe` and `overrides` ("section.key=value") choose the model as in `attentive.train`; `epochs`, `lr` and
-    `batch_size`, when not None, override the recipe's. A stratified `dev_fraction` of the texts given to `fit` is
-    held out to choose the epoch. `random_state` seeds the training and the dev split. The fitted model is in
-    `model_`, the labels in `classes_` (sorted)."""
+    `recipe` and `overrides` ("section.key=value", or a list of them) choose the model as in `attentive.train`;
+    `epochs`, `lr` and `batch_size`, when not None, override the recipe's. A stratified `dev_fraction` of the texts
+    given to `fit` is held out to choose the epoch. `random_state` seeds the training and the dev split: an integer is
+    the seed; None (or a numpy RandomState) draws one from numpy's random numbers, kept in `seed_`. The fitted model
+    is in `model_`, the labels in `classes_` (sorted)."""
 
-    def __init__(self, recipe: str = "default", overrides: Sequence[str] = (), epochs: int | None = None,
+    def __init__(self, recipe: str = "default", overrides: str | Sequence[str] = (), epochs: int | None = None,
                  lr: float | None = None, batch_size: int | None = None, dev_fraction: float = 0.1,
-                 random_state: int = 0, device: str | None = None, verbose: bool = False):
+                 random_state: int | np.random.RandomState | None = 0, device: str | None = None,
+                 verbose: bool = False):
         self.recipe = recipe
         self.overrides = overrides
         self.epochs = epochs
@@ -39,17 +53,21 @@ class AttentiveClassifier(ClassifierMixin, BaseEstimator):
         from .data.registry import load_texts
         from .training.pipeline import train
 
-        texts, labels = _texts(X), np.asarray(y)
+        labels = _labels(y)
         self.classes_ = np.unique(labels)
-        names = {str(label) for label in self.classes_}
-        if len(names) != len(self.classes_):
-            raise ValueError("labels that are equal as strings (e.g. 1 and '1') cannot be told apart")
-        data = load_texts(texts, [str(label) for label in labels], dev_fraction=self.dev_fraction,
-                          seed=self.random_state)
+        if len(self.classes_) < 2:
+            held = f"one class, {self.classes_[0]!r}" if len(self.classes_) else "no labels"
+            raise ArgumentError(f"y holds {held}: a classifier needs examples of at least two classes")
+        texts = _texts(X)
+        if len(texts) != len(labels):
+            raise ArgumentError(f"X holds {len(texts)} texts but y holds {len(labels)} labels: give one label per text")
+        self.seed_ = _seed(self.random_state)
+        data = load_texts(texts, [str(label) for label in labels], dev_fraction=self.dev_fraction, seed=self.seed_)
         settings = {key: value for key, value in (("epochs", self.epochs), ("lr", self.lr),
                                                   ("batch_size", self.batch_size)) if value is not None}
-        self.model_ = train(data, self.recipe, None, [*self.overrides, f"train.seed={self.random_state}"],
-                            device=self.device, show_progress=self.verbose, settings=settings)
+        overrides = [*overrides_argument(self.overrides), f"train.seed={self.seed_}"]
+        self.model_ = train(data, self.recipe, None, overrides, device=self.device, show_progress=self.verbose,
+                            settings=settings)
         self._columns = [self.model_.labels.index(str(label)) for label in self.classes_]
         return self
 
@@ -60,11 +78,46 @@ class AttentiveClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X: Sequence[str]) -> np.ndarray:
         """The most probable label of each text."""
+        check_is_fitted(self, "model_")
         return self.classes_[self.predict_proba(X).argmax(axis=1)]
+
+    def __sklearn_tags__(self):
+        """scikit-learn >= 1.6: the input is strings (one text per sample), not a 2-D array of numbers."""
+        tags = super().__sklearn_tags__()
+        tags.input_tags.string = True
+        tags.input_tags.two_d_array = False
+        return tags
+
+    def _more_tags(self) -> dict:
+        """scikit-learn < 1.6: the same, in the older tag format."""
+        return {"X_types": ["string"]}
 
 
 def _texts(X) -> list[str]:
-    texts = list(X.tolist() if isinstance(X, np.ndarray) else X)
-    if any(not isinstance(text, str) for text in texts):
-        raise ValueError("AttentiveClassifier takes texts: a sequence of strings")
+    """The texts of `X` (a sequence of strings), or a ValueError saying what it holds instead."""
+    texts = as_list(X, "X")
+    check_strings(texts, "X")
     return texts
+
+
+def _labels(y) -> np.ndarray:
+    """`y` as a 1-D array of class labels: a ValueError for no `y`, a missing (None, NaN) label, a continuous target
+    or strings mixed with numbers (which could be equal as strings, 1 and '1'), as scikit-learn's classifiers raise."""
+    if y is None:
+        raise ArgumentError("AttentiveClassifier requires y to be passed, but the target y is None")
+    labels = as_list(y, "y")
+    check_labels_given(labels, "y")
+    if len({type(label) for label in labels}) == 1 or all(isinstance(label, numbers.Number) for label in labels):
+        array = np.asarray(labels)  # numbers stay numbers, so that continuous ones are recognised as such
+    else:  # strings and numbers mixed: each kept as given (np.asarray would make them all strings)
+        array = np.empty(len(labels), dtype=object)
+        array[:] = labels
+    check_classification_targets(array)
+    return array
+
+
+def _seed(random_state) -> int:
+    """The training seed: an integer `random_state` as it is; None or a RandomState draws one (sklearn's rule)."""
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        return int(random_state)
+    return int(check_random_state(random_state).randint(SEEDS))

@@ -6,6 +6,8 @@
 - `label_warnings(data)`: labels of dev/test that train never shows; `registry._assemble` stores them in
   `Dataset.warnings`.
 - `check_training_labels(data)`: what training needs (labelled rows of at least two classes); call it before training.
+- `check_labels_given(labels, name)`: labels given in memory (`train(labels=...)`, the estimator's `y`) that are
+  missing (None, NaN, pandas' NA) or blank, which would otherwise become a class 'None' or 'nan'.
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from collections import Counter
 from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
 
+from attentive.call_checks import ArgumentError
 from attentive.data.example import Dataset
 from attentive.errors import AttentiveError, DataError
 
@@ -72,3 +75,27 @@ def check_training_labels(data: Dataset) -> list[str]:
         raise AttentiveError(f"{data.name}: train has one label, {label!r} ({count} rows): "
                              "a classifier needs at least two")
     return label_warnings(data)
+
+
+def is_missing(value) -> bool:
+    """Whether `value` stands for no value: None, a NaN (float, numpy, Decimal), or pandas' NA or NaT."""
+    if value is None:
+        return True
+    try:
+        return bool(value != value)  # NaN and NaT are the only values not equal to themselves
+    except TypeError:  # pandas.NA: its comparisons give NA, which has no truth value
+        return True
+    except ValueError:  # an array: not one missing value
+        return False
+
+
+def check_labels_given(labels: list, name: str = "labels") -> None:
+    """ArgumentError naming the first missing or blank label (`name[i]`, counted from 0): as a string it would be a
+    class of its own ('None', 'nan', '')."""
+    for index, label in enumerate(labels):
+        if is_missing(label):
+            raise ArgumentError(f"{name}[{index}] is {label!r}: every text needs a label (give it one or leave the "
+                                "example out)")
+        if not str(label).strip():
+            raise ArgumentError(f"{name}[{index}] is blank ({label!r}): every text needs a label (give it one or "
+                                "leave the example out)")

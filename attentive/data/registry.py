@@ -13,8 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from attentive.call_checks import ArgumentError, as_list, check_strings
 from attentive.data import readers as r
-from attentive.data.checks import label_warnings, same_number
+from attentive.data.checks import check_labels_given, label_warnings, same_number
 from attentive.data.example import Dataset, Example
 from attentive.data.paths import resolve_data_dir
 from attentive.data.splits import SPLITS, carve_dev
@@ -189,21 +190,24 @@ def load_test_file(path: str | Path, format: str | None = None, text_column: str
 def load_texts(texts, labels, dev_texts=None, dev_labels=None, name: str = "texts", dev_fraction: float = 0.1,
                seed: int = 13) -> Dataset:
     """A Dataset from texts and labels in memory (any labels; they become strings); dev is carved from train when
-    not given. Blank texts are dropped and counted, as the file readers do."""
-    splits = {"train": (texts, labels)}
+    not given. Blank texts are dropped and counted, as the file readers do. A single string where a list belongs, a
+    text that is not a string, a missing label (None, NaN) or a blank one, and texts and labels of different lengths
+    are an ArgumentError naming the argument (and the index)."""
+    splits = {"train": ("texts", texts, "labels", labels)}
     if dev_texts is not None or dev_labels is not None:
-        splits["dev"] = (dev_texts, dev_labels)
+        splits["dev"] = ("dev_texts", dev_texts, "dev_labels", dev_labels)
     loaded = {}
-    for split, (split_texts, split_labels) in splits.items():
+    for split, (texts_name, split_texts, labels_name, split_labels) in splits.items():
         if split_texts is None or split_labels is None:
-            raise AttentiveError(f"{split}: give both texts and labels")
-        split_texts, split_labels = list(split_texts), list(split_labels)
+            raise ArgumentError(f"{split}: give both {texts_name}= and {labels_name}=")
+        split_texts, split_labels = as_list(split_texts, texts_name), as_list(split_labels, labels_name)
         if len(split_texts) != len(split_labels):
-            raise AttentiveError(f"{split}: {len(split_texts)} texts but {len(split_labels)} labels")
+            raise ArgumentError(f"{split}: {len(split_texts)} texts but {len(split_labels)} labels "
+                                f"({texts_name} and {labels_name} must be as long)")
+        check_strings(split_texts, texts_name)
+        check_labels_given(split_labels, labels_name)
         rows = r.Rows([])
-        for number, (text, label) in enumerate(zip(split_texts, split_labels), start=1):
-            if not isinstance(text, str):
-                raise AttentiveError(f"{split} text {number} is a {type(text).__name__}, not a string")
+        for text, label in zip(split_texts, split_labels):
             if not text.strip():
                 rows.dropped["empty text"] += 1
                 continue

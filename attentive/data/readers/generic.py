@@ -5,19 +5,22 @@
   counted in `Rows.multiline`; correctly quoted, it is accepted whatever its lines look like. Broken quoting (what
   `csv.reader(strict=True)` rejects, e.g. `"a" b`) is tolerated as the csv module reads it, unless it makes a row
   swallow lines that look like rows of their own, or a quote is never closed: then DataError at the line where the
-  row (or the unclosed quote) starts, instead of rows merged silently.
+  row (or the unclosed quote) starts, instead of rows merged silently. A field may hold up to `FIELD_LIMIT`
+  characters (the csv module's own limit, 131,072, is raised to it).
 - TSV: split on TAB only, no quoting (as in most TSV exports and the benchmark files; a leading `"` is just text).
-- JSONL: one JSON object a line; blank lines are ignored. Numbers and booleans are read as their `str()`.
+- JSONL: one JSON object a line; blank lines are ignored. Numbers and booleans are read as their `str()`; NaN and
+  Infinity (which Python's json reads, though JSON has neither) are a DataError.
 The format comes from the extension (`.csv`, `.tsv`/`.tab`, `.jsonl`/`.ndjson`/`.json`, each optionally `.gz`) unless
 given. Text and label are `.strip()`ped. Rows whose text is empty are skipped and counted (`Rows.dropped["empty
-text"]`); blank lines are ignored; a missing column, a malformed line, an empty label, a carriage return in an unquoted
-CSV field, or two labels that are the same number written two ways (`1` and `1.0`) raise DataError naming the file
-and line.
+text"]`); blank lines are ignored; a missing column, a malformed line, an empty or null label, a carriage return in an
+unquoted CSV field, or two labels that are the same number written two ways (`1` and `1.0`) raise DataError naming the
+file and line. One column named for two roles (text and label both `label`) is a DataError before anything is read.
 """
 from __future__ import annotations
 
 import csv
 import json
+import math
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -29,6 +32,8 @@ from attentive.errors import DataError
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl"}
 FIX_QUOTE = 'close or escape the quote ("" inside a quoted field)'
+FIELD_LIMIT = 100 * 2**20  # characters in one CSV field: long texts read, a runaway quote still stops somewhere
+csv.field_size_limit(max(csv.field_size_limit(), FIELD_LIMIT))
 
 
 def detect_format(path: str | Path) -> str:
@@ -36,8 +41,8 @@ def detect_format(path: str | Path) -> str:
     path = Path(path)
     suffix = Path(path.stem).suffix if path.suffix == ".gz" else path.suffix
     if suffix.lower() not in FORMATS:
-        raise DataError(path, f"cannot tell the format from the extension {suffix or '(none)'!r}; "
-                              "use .csv, .tsv or .jsonl or pass the format explicitly")
+        raise DataError(path, f"cannot tell the format from the extension {suffix or '(none)'!r}: name the file "
+                              ".csv, .tsv or .jsonl (optionally .gz)")
     return FORMATS[suffix.lower()]
 
 
@@ -103,6 +108,8 @@ def _csv_error(path: Path, err: csv.Error, start: int, end: int) -> DataError:
     if "new-line character seen in unquoted field" in str(err):
         return DataError(path, "a carriage return (\\r) inside an unquoted field; quote the field", end)
     reach = f" (the row starting here reaches line {end}: is a double quote left open?)"
+    if "field larger than field limit" in str(err):
+        return DataError(path, f"a field longer than {FIELD_LIMIT:,} characters" + reach * (end > start), start)
     return DataError(path, f"malformed CSV: {err}" + reach * (end > start), start)
 
 
@@ -164,9 +171,22 @@ def _value(path: Path, row: Mapping, column: str, number: int) -> str | None:
     value = row[column]
     if value is None or isinstance(value, str):
         return value
+    if isinstance(value, float) and not math.isfinite(value):
+        raise DataError(path, f"column {column!r} holds {json.dumps(value)}, which is not a value (JSON has no NaN "
+                              "or Infinity)", number)
     if isinstance(value, (int, float, bool)):
         return str(value)
     raise DataError(path, f"column {column!r} holds a {type(value).__name__}, expected a string", number)
+
+
+def _check_distinct_columns(path: Path, roles: dict[str, str | None]) -> None:
+    """DataError when one column is named for two roles: a label read from the text column would be learnt from the
+    text itself (dev accuracy 1.0, and a useless model)."""
+    seen: dict[str, str] = {}
+    for role, column in roles.items():
+        if column and seen.setdefault(column, role) != role:
+            raise DataError(path, f"the {seen[column]} column and the {role} column are both {column!r}: name a "
+                                  "different column for each")
 
 
 def read_table(
@@ -179,6 +199,8 @@ def read_table(
 ) -> Rows:
     """Read one CSV / TSV / JSONL file into Examples (`label_column=None` for unlabelled text)."""
     path = check_file(path)
+    _check_distinct_columns(path, {"text": text_column, "label": label_column, "aspect": aspect_column,
+                                   "pair": pair_column})
     format = (format or detect_format(path)).lower()
     rows = {"csv": _csv_rows, "tsv": _tsv_rows, "jsonl": jsonl_rows}.get(format)
     if rows is None:
