@@ -56,7 +56,7 @@ class AttentiveClassifier(ClassifierMixin, BaseEstimator):
         labels = _labels(y)
         self.classes_ = np.unique(labels)
         if len(self.classes_) < 2:
-            held = f"one class, {self.classes_[0]!r}" if len(self.classes_) else "no labels"
+            held = f"one class, {self.classes_.tolist()[0]!r}" if len(self.classes_) else "no labels"
             raise ArgumentError(f"y holds {held}: a classifier needs examples of at least two classes")
         texts = _texts(X)
         if len(texts) != len(labels):

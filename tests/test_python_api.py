@@ -35,7 +35,7 @@ def test_train_on_texts_and_labels_in_memory_with_keyword_settings(texts_and_lab
     probabilities = model.predict_proba(["a gorgeous , witty film", "dull and lifeless"])
     assert probabilities.shape == (2, 2) and np.allclose(probabilities.sum(1), 1, atol=1e-5)
     [sure] = model.predict("a gorgeous , witty film", threshold=0.0)
-    [unsure] = model.predict("a gorgeous , witty film", threshold=1.01)
+    [unsure] = model.predict("a gorgeous , witty film", threshold=1.0)
     assert sure.label in ("0", "1") and unsure.label is None and "below the threshold" in unsure.headline
     assert model.explain("a gorgeous , witty film")[0].words == ["a", "gorgeous", ",", "witty", "film"]
     with pytest.raises(AttentiveError, match="without an aspect"):  # refused, not silently dropped
@@ -70,6 +70,82 @@ def test_the_data_is_given_one_way(texts_and_labels):
         attentive.train("sst2_sample", texts=texts, labels=labels)
     with pytest.raises(AttentiveError, match="3 texts but 2 labels"):
         attentive.train(texts=["a", "b", "c"], labels=[0, 1])
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"texts": "good bad", "labels": [0, 1, 0, 1, 0, 1, 0, 1]}, "texts is a single str, 'good bad': give a list"),
+    ({"texts": ["good", "bad"], "labels": "01"}, "labels is a single str, '01': give a list"),
+    ({"texts": ["good", "bad"], "labels": [1, 0], "dev_texts": "fine", "dev_labels": [1]}, "dev_texts is a single str"),
+    ({"texts": ["good", "bad"], "labels": [1, 0], "dev_texts": b"fine", "dev_labels": [1]}, "dev_texts is a single bytes"),
+    ({"texts": ["good", "bad", "fine", "dull"], "labels": [1, 0, None, 0]}, r"labels\[2\] is None: every text needs a label"),
+    ({"texts": ["good", "bad", "fine"], "labels": [1.0, float("nan"), 0.0]}, r"labels\[1\] is nan"),
+    ({"texts": ["good", "bad", "fine"], "labels": np.array([1.0, 0.0, np.nan])}, r"labels\[2\] is nan"),
+    ({"texts": ["good", "bad"], "labels": ["pos", " "]}, r"labels\[1\] is blank"),
+    ({"texts": ["good", "bad"], "labels": [1, 0], "dev_texts": ["fine"], "dev_labels": [None]},
+     r"dev_labels\[0\] is None"),
+    ({"texts": ["good", None], "labels": [1, 0]}, r"texts\[1\] is None, not a string"),
+    ({"texts": ["good", "bad"], "labels": [1, 0, 1]}, "train: 2 texts but 3 labels"),
+])
+def test_texts_and_labels_in_memory_are_checked_before_training(data, message):
+    """A string where a list belongs would be taken apart into characters, and a missing label would become a class
+    'None' or 'nan': each is one line naming the argument (and the index), an AttentiveError and a ValueError."""
+    with pytest.raises(AttentiveError, match=message) as error:
+        attentive.train(**data)
+    assert isinstance(error.value, ValueError) and "\n" not in str(error.value)
+
+
+def test_one_override_may_be_given_as_one_string(texts_and_labels):
+    texts, labels = texts_and_labels
+    with pytest.raises(AttentiveError, match="unknown setting train.bogus"):  # not taken apart into 't', 'r', ...
+        attentive.train(texts=texts, labels=labels, recipe="lama_ctx", overrides="train.bogus=1")
+
+
+FORMAT_1 = Path(__file__).parent / "fixtures" / "model-format-1"
+
+
+@pytest.fixture(scope="module")
+def both_paths(tmp_path_factory):
+    """The saved fixture model, and its export run by ONNX Runtime."""
+    from attentive import runtime
+    from attentive.export import export
+
+    model = attentive.load(FORMAT_1)
+    out = export(model, tmp_path_factory.mktemp("export") / "onnx")
+    return {"torch": model, "onnx": runtime.load(out)}
+
+
+@pytest.mark.parametrize("path", ["torch", "onnx"])
+@pytest.mark.parametrize("method, arguments, message", [
+    ("predict", {"batch_size": 0}, "batch_size=0: must be an integer ≥ 1"),
+    ("predict_proba", {"batch_size": 2.5}, "batch_size=2.5: must be an integer ≥ 1"),
+    ("explain", {"batch_size": True}, "batch_size=True: must be an integer ≥ 1"),
+    ("predict", {"threshold": 2}, "threshold=2: must be None or a number from 0 to 1"),
+    ("predict", {"threshold": float("nan")}, "threshold=nan: must be None or a number from 0 to 1"),
+    ("predict", {"top_k": -1}, "top_k=-1: must be an integer ≥ 0"),
+    ("explain", {"top_k": -1}, "top_k=-1: must be an integer ≥ 0"),
+    ("predict", {"texts": None}, "texts is None: give a string or a list of strings"),
+    ("predict_proba", {"texts": None}, "texts is None: give a string or a list of strings"),
+    ("explain", {"texts": b"a film"}, "texts is a bytes: give a string or a list of strings"),
+    ("predict", {"texts": 3}, "texts is an int: give a string or a list of strings"),
+    ("predict", {"texts": ["a film", 3]}, r"texts\[1\] is an int, not a string"),
+])
+def test_call_arguments_are_checked_alike_by_both_paths(both_paths, path, method, arguments, message):
+    arguments = {"texts": ["a gorgeous film"], **arguments}
+    with pytest.raises(AttentiveError, match=message) as error:
+        getattr(both_paths[path], method)(**arguments)
+    assert isinstance(error.value, ValueError)
+
+
+@pytest.mark.parametrize("path", ["torch", "onnx"])
+def test_no_texts_get_no_answers_of_the_same_shape_in_both_paths(both_paths, path):
+    model = both_paths[path]
+    assert model.predict_proba([]).shape == (0, len(model.labels)) == (0, 2)
+    assert model.predict([]) == [] and model.explain([]) == []
+
+
+def test_loading_nothing_is_one_line():
+    with pytest.raises(AttentiveError, match="folder=None: give the path of a model folder"):
+        attentive.load(None)
 
 
 def test_unknown_recipe_keys_are_errors_naming_them():

@@ -464,3 +464,45 @@ def test_training_label_checks(tmp_path):
     expected = ["dev: 3 rows with label(s) 'mixed', 'neutral' never seen in train"]
     assert dataset.warnings == expected and check_training_labels(dataset) == expected
     assert load_files(test, dev_fraction=0).warnings == []  # a one-class file loads; only training refuses it
+
+
+def test_a_null_or_nan_label_is_an_error_naming_the_line(tmp_path):
+    """Python's json reads NaN (which JSON does not have): it must not become a class 'nan'."""
+    path = tmp_path / "missing.jsonl"
+    path.write_text('{"text": "fine", "label": "pos"}\n{"text": "dull", "label": NaN}\n')
+    with pytest.raises(DataError, match=r"missing\.jsonl:2: column 'label' holds NaN, which is not a value"):
+        r.read_table(path)
+    path.write_text('{"text": "fine", "label": "pos"}\n{"text": "dull", "label": null}\n')
+    with pytest.raises(DataError, match=r"missing\.jsonl:2: empty label in column 'label'"):
+        r.read_table(path)
+    empty = tmp_path / "missing.csv"
+    empty.write_text("text,label\nfine,pos\ndull,\n")
+    with pytest.raises(DataError, match=r"missing\.csv:3: empty label in column 'label'"):
+        r.read_table(empty)
+
+
+def test_one_column_for_text_and_label_is_refused(tmp_path):
+    """Labels read from the text column would be learnt from the texts themselves (dev accuracy 1.0)."""
+    path = tmp_path / "reviews.csv"
+    path.write_text("text,label\n" + "".join(f"review {i},{'ab'[i % 2]}\n" for i in range(40)))
+    with pytest.raises(DataError, match=r"reviews\.csv: the text column and the label column are both 'label'"):
+        load_files(path, text_column="label", label_column="label")
+    with pytest.raises(DataError, match=r"the text column and the pair column are both 'text'"):
+        r.read_table(path, pair_column="text")
+
+
+def test_a_csv_field_longer_than_the_csv_modules_default_limit_reads(tmp_path):
+    long_text = "word " * 60_000  # 300,000 characters; the csv module's default limit is 131,072
+    path = tmp_path / "long.csv"
+    path.write_text(f'text,label\n"{long_text}",pos\nshort,neg\n')
+    rows = r.read_table(path)
+    assert [ex.text for ex in rows.examples] == [long_text.strip(), "short"]
+
+
+def test_an_unknown_extension_says_what_to_do(tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("text,label\nx,y\n")
+    with pytest.raises(DataError) as err:
+        r.read_table(notes)
+    message = str(err.value)
+    assert "name the file .csv, .tsv or .jsonl" in message and "explicitly" not in message  # the CLI has no such option
