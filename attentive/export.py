@@ -8,20 +8,42 @@ aspect ids) lives in the tokenizer step that both paths share (attentive/text/en
 `encode`), and everything after the embedding lookup, the backward GRU's reversal within each length included, is
 in the graph. `--int8`: ONNX Runtime's dynamic quantisation, which stores the MatMul and Gather weights (the
 embedding table, the linear layers) as int8; GRU and LSTM ops are not quantised and stay float32.
+
+The folder is claimed as every output folder is (attentive/output_folder.py): never the input model, a folder
+holding it or the working directory; an earlier export is replaced only with `overwrite`; a folder holding anything
+else is refused unless `overwrite`, and even then only the export's own four files are replaced (a model.int8.onnx
+only where the earlier export listed it among its graphs), all at once.
 """
 from __future__ import annotations
 
-import shutil
+import json
 from pathlib import Path
 
 import torch
 from torch import nn
 
-from .io_utils import atomic_write_json
 from .model import Model
+from .output_folder import OutputKind, claim, read_config
 from .runtime import FORMAT
+from .saved import CONFIG, TOKENIZER, WEIGHTS
 
 GRAPH, GRAPH_INT8 = "model.onnx", "model.int8.onnx"
+
+
+def earlier_export(folder: Path) -> dict | None:
+    """The config.json of the export `folder` holds, if it holds one."""
+    config = read_config(folder)
+    return config if config is not None and config.get("format") == FORMAT else None
+
+
+def _trained_model(folder: Path) -> str | None:
+    if (folder / WEIGHTS).exists() and (folder / CONFIG).exists() and earlier_export(folder) is None:
+        return f"a trained model ({WEIGHTS} with its {CONFIG})"
+    return None
+
+
+EXPORT = OutputKind(command="export", output="an export", files=frozenset({GRAPH, GRAPH_INT8, TOKENIZER, CONFIG}),
+                    holds_output=lambda folder: earlier_export(folder) is not None, clash=_trained_model)
 
 
 class ExportedNetwork(nn.Module):
@@ -62,32 +84,40 @@ def _example(model: Model) -> tuple[dict[str, torch.Tensor], dict[str, dict[int,
     return inputs, axes
 
 
-def export(model: Model, out: str | Path, int8: bool = False) -> Path:
-    """Write the ONNX folder of `model` (and its int8 graph with `int8`); returns the folder."""
+def export(model: Model, out: str | Path, int8: bool = False, overwrite: bool = False) -> Path:
+    """Write the ONNX folder of `model` (and its int8 graph with `int8`); returns the folder. An earlier export
+    there is replaced only with `overwrite`; see the module's docstring for what else `out` may hold."""
     out = Path(out)
-    staging = out.with_name(f".{out.name}.exporting")
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
+    with claim(out, EXPORT, overwrite=overwrite, inputs=[model.folder]) as folder:
+        earlier = earlier_export(out) or {}
+        with folder.scratch() as scratch:
+            files = _exported_files(model, scratch, int8)
+        graphs = earlier.get("graphs")
+        stale = [name for name in graphs if name in (GRAPH, GRAPH_INT8)] if isinstance(graphs, list) else []
+        folder.commit(files, remove=stale)
+    return out
+
+
+def _exported_files(model: Model, scratch: Path, int8: bool) -> dict[str, bytes]:
+    """The export's files, by name: the graphs are written (traced, quantised) in `scratch`."""
     inputs, axes = _example(model)
     network = ExportedNetwork(model.network.cpu().eval(), list(inputs))
     with torch.no_grad():
         has_attention = bool(network(*inputs.values())[1].sum() > 0)  # zeros stand in for a pooler without any
-        torch.onnx.export(network, tuple(inputs.values()), str(staging / GRAPH), input_names=list(inputs),
+        torch.onnx.export(network, tuple(inputs.values()), str(scratch / GRAPH), input_names=list(inputs),
                           output_names=["probabilities", "attention"], dynamic_axes=axes, opset_version=17,
                           dynamo=False)
     if int8:
         from onnxruntime.quantization import QuantType, quantize_dynamic
 
-        quantize_dynamic(str(staging / GRAPH), str(staging / GRAPH_INT8), weight_type=QuantType.QInt8)
-    (staging / "tokenizer.json").write_text(model.tokenizer.to_str(), encoding="utf-8")
+        quantize_dynamic(str(scratch / GRAPH), str(scratch / GRAPH_INT8), weight_type=QuantType.QInt8)
     recipe = model.config["recipe"]
-    atomic_write_json(staging / "config.json", {
+    config = {
         "format": FORMAT, "labels": model.labels, "inputs": list(inputs), "has_attention": has_attention,
         "max_length": model.max_length, "special_tokens": model.special_tokens, "aspects": model.aspects,
         "aspect_type": recipe["aspect"]["type"], "is_pair": model.is_pair, "uses_aspect": model.uses_aspect,
         "recipe": recipe, "model_id": model.config.get("model_id"), "graphs": [GRAPH] + ([GRAPH_INT8] if int8 else []),
-    })
-    if out.exists():
-        shutil.rmtree(out)
-    staging.rename(out)
-    return out
+    }
+    graphs = {name: (scratch / name).read_bytes() for name in config["graphs"]}
+    return {**graphs, TOKENIZER: model.tokenizer.to_str().encode("utf-8"),
+            CONFIG: (json.dumps(config, indent=2, ensure_ascii=False) + "\n").encode("utf-8")}

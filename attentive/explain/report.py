@@ -1,5 +1,9 @@
 """`attentive analyze`: the corpus analyses of attentive.explain.corpus and the deletion test, each written as a PNG
-plus the numbers behind it (CSV or JSON), gathered by an index.html. Plots use matplotlib's Agg backend."""
+plus the numbers behind it (CSV or JSON), gathered by an index.html. Plots use matplotlib's Agg backend.
+
+The report folder is claimed as every output folder is (attentive/output_folder.py): an earlier report there is
+replaced (its files this run does not write removed), a folder holding anything else is refused unless
+`overwrite`, and even then only the report's own files (`REPORT_FILES`) are written there, all at once."""
 from __future__ import annotations
 
 import csv
@@ -10,10 +14,21 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import AttentiveError
 from ..io_utils import atomic_write_bytes, atomic_write_json, atomic_write_text
+from ..output_folder import OutputKind, claim
 from . import corpus
 from .deletion import deletion_test
 from ..training.log import read_metrics_log
+
+INDEX, SUMMARY = "index.html", "summary.json"
+REPORT_FILES = frozenset({INDEX, SUMMARY, "top_words.csv", "top_words.png", "word_weights.csv", "word_weights.png",
+                          "redundancy.json", "redundancy.png", "entropy.csv", "polarity.csv", "polarity.png",
+                          "training_curves.csv", "training_curves.png", "deletion.json", "deletion.csv",
+                          "deletion.png"})  # every file analyze may write; the only names it replaces or removes
+REPORT = OutputKind(command="analyze", output="an analyze report", files=REPORT_FILES,
+                    holds_output=lambda folder: (folder / INDEX).is_file() and (folder / SUMMARY).is_file(),
+                    replacing_needs_overwrite=False)
 
 
 def _figure(rows: int = 1, cols: int = 1, size=(7, 4)):
@@ -147,11 +162,36 @@ def sample(examples: list, limit: int | None, seed: int = 0) -> list:
     return [examples[i] for i in sorted(chosen)]
 
 
+def analyze_split(model, data, out: str | Path, split: str = "test", limit: int | None = 2000,
+                  words: Sequence[str] = (), min_count: int = 5, other_runs: Sequence[str | Path] = (),
+                  deletion: bool = True, overwrite: bool = False) -> dict:
+    """`analyze` a seeded sample of `limit` texts (None: all) of a split of the dataset `data`."""
+    examples = data.splits.get(split) or []
+    if not examples:
+        raise AttentiveError(f"dataset {data.name!r} has no {split!r} examples")
+    chosen = sample(examples, limit)
+    title = (f"{model.folder.name if model.folder else 'model'} on {data.name}/{split}, {len(chosen)} of "
+             f"{len(examples)} texts")
+    return analyze(model, model.folder, chosen, Path(out), list(words), min_count, [Path(r) for r in other_runs],
+                   deletion, title, overwrite=overwrite)
+
+
 def analyze(model, run: Path | None, examples: list, out: Path, words: Sequence[str] = (), min_count: int = 5,
-            other_runs: Sequence[Path] = (), deletion: bool = True, title: str = "") -> dict:
+            other_runs: Sequence[Path] = (), deletion: bool = True, title: str = "", overwrite: bool = False) -> dict:
     """Write every analysis for `examples` (labelled) under `out`; return the summary also written as summary.json.
-    `run` is the model's folder, whose metrics.jsonl gives the training curves (with those of `other_runs`)."""
-    out.mkdir(parents=True, exist_ok=True)
+    `run` is the model's folder, whose metrics.jsonl gives the training curves (with those of `other_runs`).
+    `overwrite`: write into a folder that holds other files (only the report's own are replaced)."""
+    with claim(out, REPORT, overwrite=overwrite, inputs=[run, *other_runs]) as folder:
+        earlier = REPORT.holds_output(out)
+        with folder.scratch() as scratch:
+            summary = _write_report(model, run, examples, scratch, words, min_count, other_runs, deletion, title)
+            folder.commit_folder(scratch, remove=REPORT_FILES if earlier else ())
+    return summary
+
+
+def _write_report(model, run: Path | None, examples: list, out: Path, words: Sequence[str], min_count: int,
+                  other_runs: Sequence[Path], deletion: bool, title: str) -> dict:
+    """The report's files, written into the (scratch) folder `out`; the summary."""
     labels = model.labels
     gold = [ex.label for ex in examples]
     aspects = [ex.aspect for ex in examples] if model.uses_aspect else None
@@ -216,8 +256,8 @@ def analyze(model, run: Path | None, examples: list, out: Path, words: Sequence[
         sections.append(("Deletion test", "deletion.png", ["deletion.csv", "deletion.json"], result["verdict"]))
         summary["deletion"] = {"verdict": result["verdict"], "rows": result["rows"]}
 
-    atomic_write_json(out / "summary.json", summary)
-    atomic_write_text(out / "index.html", index_html(title or "attentive analyze", sections, summary))
+    atomic_write_json(out / SUMMARY, summary)
+    atomic_write_text(out / INDEX, index_html(title or "attentive analyze", sections, summary))
     return summary
 
 

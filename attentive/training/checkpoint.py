@@ -5,9 +5,12 @@ model's weights, the best epoch's weights, the optimizer's tensors, torch's RNG 
 early-stopping counters, the history, the optimizer's and scheduler's other settings, numpy's and Python's RNG
 states, and whatever the caller adds: recipe, labels, data fingerprint), plus `tokenizer.json`. Nothing is pickled.
 Resuming from the checkpoint of epoch k and training on gives, on CPU, the same model as an uninterrupted run.
+`remove_checkpoint` removes these files alone: a `checkpoint/` folder holding anything else is refused before a
+run starts (attentive/output_folder.py, `TRAINING_RUN` in attentive/training/pipeline.py).
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import shutil
@@ -19,9 +22,10 @@ import safetensors.torch
 import torch
 
 from ..errors import AttentiveError
-from ..io_utils import atomic_write_files, finish_interrupted_write
+from ..io_utils import COMMITTED, STAGING, atomic_write_files, finish_interrupted_write
 
 FOLDER, TENSORS, STATE, TOKENIZER = "checkpoint", "state.safetensors", "state.json", "tokenizer.json"
+FILES = frozenset({TENSORS, STATE, TOKENIZER})  # all a checkpoint folder holds (with atomic_write_files' staging)
 
 
 @dataclass
@@ -133,4 +137,15 @@ def read_checkpoint(run: Path) -> tuple[TrainingState, str]:
 
 
 def remove_checkpoint(run: Path) -> None:
-    shutil.rmtree(run / FOLDER, ignore_errors=True)
+    """Remove the checkpoint's own files (and its half-written sets), then the folder if nothing else is left in it:
+    a file that is not the checkpoint's stays where it is."""
+    folder = run / FOLDER
+    if folder.is_symlink() or not folder.is_dir():
+        return
+    for name in FILES:
+        (folder / name).unlink(missing_ok=True)
+    for name in (STAGING, COMMITTED):  # hidden subfolders only atomic_write_files makes
+        if not (folder / name).is_symlink():
+            shutil.rmtree(folder / name, ignore_errors=True)
+    with contextlib.suppress(OSError):
+        folder.rmdir()

@@ -1,6 +1,7 @@
 """From a dataset and a recipe to a saved Model: vocabulary and initial vectors, the network, training with a
 checkpoint after every epoch, the best dev epoch saved. A model folder is never replaced unless asked
-(`overwrite`), and a killed run continues from its last checkpoint (`resume`)."""
+(`overwrite`), nothing training did not write is ever removed (attentive/output_folder.py), and a killed run
+continues from its last checkpoint (`resume`)."""
 from __future__ import annotations
 
 import hashlib
@@ -18,16 +19,29 @@ from ..inputs import listed
 from ..model import Model, pick_device, resolve_dataset
 from ..models.classifier import build_model
 from ..models.pretrained import pretrained_config, pretrained_tokenizer
+from ..output_folder import OutputKind, claim, read_config
 from ..recipes import load_recipe, resolve_d_model
-from ..saved import holds_model
+from ..runtime import FORMAT
+from ..saved import MODEL_FILES, holds_model
 from ..text.embeddings import WordVectors
 from ..text.sources import build_vocabulary, initial_vectors, vocabulary_report
+from .checkpoint import FILES as CHECKPOINT_FILES, FOLDER as CHECKPOINT
 from .checkpoint import TrainingState, read_checkpoint, remove_checkpoint, write_checkpoint
 from .log import LOG, start_run
 from .loop import fit
 from .seed import seed_everything
 
 FIRST_BATCH = 64  # training texts whose token vectors give the parts their starting values
+
+
+def _export_in(folder: Path) -> str | None:
+    config = read_config(folder)
+    return "an exported model (attentive export's)" if config is not None and config.get("format") == FORMAT else None
+
+
+TRAINING_RUN = OutputKind(command="train", output="a model", files=frozenset({*MODEL_FILES, LOG}),
+                          holds_output=holds_model, folders={CHECKPOINT: CHECKPOINT_FILES},
+                          alternatives=", --resume to continue its training", clash=_export_in)
 
 
 def check_aspects(data: Dataset, recipe: dict) -> list[str]:
@@ -150,17 +164,25 @@ def train(dataset: str | Dataset, recipe: str | dict = "default", out: str | Pat
 
     A folder that holds a model is refused unless `overwrite` (the old model stays until the new one's first epoch
     replaces it as a whole) or `resume` (continue from the folder's last checkpoint, with the recipe and vocabulary
-    it was started with; `recipe`, `overrides` and `settings` are then not used). `settings` are keyword settings
-    (`{"heads": 5}`, see `recipes.load_recipe`). `source` (JSON) is kept in the checkpoint to tell a later resume
-    where the data came from."""
+    it was started with; `recipe`, `overrides` and `settings` are then not used). A folder holding files training
+    does not write is refused unless `overwrite`, and even then only the model's files, metrics.jsonl and
+    checkpoint/ are written there (`TRAINING_RUN`); one run at a time writes to a folder. `settings` are keyword
+    settings (`{"heads": 5}`, see `recipes.load_recipe`). `source` (JSON) is kept in the checkpoint to tell a later
+    resume where the data came from."""
     data = resolve_dataset(dataset, data_dir)
     check_training_labels(data)  # one class is an error; labels only dev/test has are in data.warnings
     out = Path(out) if out is not None else None
     if resume and out is None:
         raise AttentiveError("resume needs the folder of the run to continue (--out / --resume RUN)")
-    if out is not None and not resume and not overwrite and holds_model(out):
-        raise AttentiveError(f"{out} already holds a model: give --overwrite to replace it, --resume to continue "
-                             "its training, or another --out")
+    if out is None:
+        return _train(data, recipe, None, overrides, data_dir, device, show_progress, False, source, settings)
+    with claim(out, TRAINING_RUN, overwrite=overwrite, continuing=resume):  # one writer, nothing of others replaced
+        return _train(data, recipe, out, overrides, data_dir, device, show_progress, resume, source, settings)
+
+
+def _train(data: Dataset, recipe: str | dict, out: Path | None, overrides: list[str] | None, data_dir,
+           device: str | None, show_progress: bool, resume: bool, source: dict | None, settings: dict | None) -> Model:
+    """`train` once its output folder, if any, is claimed."""
     device = pick_device(device)
     if resume:
         model, state = _resumed_model(data, out, device)
