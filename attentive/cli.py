@@ -58,7 +58,8 @@ def train(
     label_column: str = typer.Option("label", "--label-column"),
     pair_column: Optional[str] = typer.Option(None, "--pair-column", help="second-text column, for pair recipes"),
     aspect_column: Optional[str] = typer.Option(None, "--aspect-column", help="aspect column, for aspect recipes"),
-    overwrite: bool = typer.Option(False, "--overwrite", help="replace the model OUT already holds"),
+    overwrite: bool = typer.Option(False, "--overwrite", help="replace the model OUT already holds, or write beside "
+                                                            "other files (only the model's own are replaced)"),
     resume: Optional[Path] = typer.Option(None, "--resume", help="continue the killed run in this folder from its "
                                                                  "last checkpoint (same data, recipe and seed)"),
     device: str = typer.Option("auto", "--device", help="cpu, cuda or auto"),
@@ -269,14 +270,17 @@ def export(
     run: Path = typer.Argument(..., help="a saved model folder"),
     out: Path = typer.Option(..., "--out", help="folder for model.onnx, tokenizer.json and config.json"),
     int8: bool = typer.Option(False, "--int8", help="also write model.int8.onnx (dynamic int8 quantisation)"),
+    overwrite: bool = typer.Option(False, "--overwrite", help="replace the export OUT holds, or write beside other "
+                                                            "files (only the export's own four are replaced)"),
 ):
     """An ONNX graph (probabilities and attention) that `attentive predict`/`explain` and attentive.runtime run
     without PyTorch."""
     from .api import load
-    from .export import export as export_model
+    from .export import GRAPH, GRAPH_INT8, export as export_model
 
-    folder = export_model(load(run), out, int8)
-    sizes = ", ".join(f"{p.name} {p.stat().st_size / 1e6:.1f} MB" for p in sorted(folder.glob("*.onnx")))
+    folder = export_model(load(run), out, int8, overwrite=overwrite)
+    graphs = [folder / GRAPH] + ([folder / GRAPH_INT8] if int8 else [])
+    sizes = ", ".join(f"{p.name} {p.stat().st_size / 1e6:.1f} MB" for p in graphs)
     console.print(f"exported {run} to {folder} ({sizes})")
 
 
@@ -318,10 +322,13 @@ def analyze(
     min_count: int = typer.Option(5, "--min-count", help="top words: least occurrences of a word in a class"),
     compare: list[Path] = typer.Option([], "--compare", help="other runs whose training curves join the plot"),
     deletion: bool = typer.Option(True, "--deletion/--no-deletion", help="run the deletion test"),
+    overwrite: bool = typer.Option(False, "--overwrite", help="write the report into a folder holding other files "
+                                                            "(only the report's own files are replaced)"),
     data_dir: Optional[Path] = DataDir,
 ):
     """What a model attends to over a whole split, and whether its attention explains its decisions."""
     from .api import load
+    from .explain.report import analyze_split
 
     model = load(run)
     if test_file is not None:
@@ -333,7 +340,7 @@ def analyze(
     _report_data(data)
     console.print(f"analysing up to {limit or 'all'} of the {len(data.splits.get(split) or [])} {data.name}/{split} "
                   "texts")
-    summary = model.analyze(data, out, split, limit or None, words, min_count, compare, deletion)
+    summary = analyze_split(model, data, out, split, limit or None, words, min_count, compare, deletion, overwrite)
     if "deletion" in summary:
         console.print(f"deletion test: {summary['deletion']['verdict']}")
     console.print(f"written {out / 'index.html'}")
