@@ -44,10 +44,10 @@ def train(dataset: str | Dataset | None = None, recipe: str | dict = "default", 
     optionally `dev_texts`, `dev_labels`; labels of any type become strings); or your files (`train`, `dev`,
     `test`: CSV, TSV or JSONL with `text_column` and `label_column`). Where no dev split is given, a stratified
     tenth of train is held out. Settings: keywords (`epochs=3`, `heads=5`, `lr=1e-3`, or `pooler__heads=5` where
-    several sections hold the key) and/or `overrides` ("pooler.heads=5", or a list of them), applied to `recipe` (a name, a YAML file
-    or a dict, which is not changed); each is checked for type and range. `overwrite` and `resume` as in the CLI's
-    `train`. A single string given for texts or labels, a missing (None, NaN) label and texts and labels of different
-    lengths are refused with one line (an ArgumentError: an AttentiveError and a ValueError)."""
+    several sections hold the key) and/or `overrides` ("pooler.heads=5", or a list of them), applied to `recipe` (a
+    name, a YAML file or a dict, which is not changed); each is checked for type and range. `overwrite` and `resume`
+    as in the CLI's `train`. A single string given for texts or labels, a missing (None, NaN) label and texts and
+    labels of different lengths are refused with one line (an ArgumentError: an AttentiveError and a ValueError)."""
     given = [dataset is not None, texts is not None or labels is not None, train is not None]
     if sum(given) != 1:
         raise AttentiveError("give the data one way: a dataset name, texts= and labels=, or train= (a file)")
@@ -59,5 +59,5 @@ def train(dataset: str | Dataset | None = None, recipe: str | dict = "default", 
         from .data.registry import load_files
 
         dataset = load_files(train, dev=dev, test=test, text_column=text_column, label_column=label_column)
-    return train_dataset(dataset, recipe, out, overrides_argument(overrides), data_dir, device, show_progress, overwrite, resume, source,
-                         settings)
+    return train_dataset(dataset, recipe, out, overrides_argument(overrides), data_dir, device, show_progress,
+                         overwrite, resume, source, settings)
