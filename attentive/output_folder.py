@@ -11,8 +11,9 @@ subfolder the command writes (train's `checkpoint/`) that holds anything else is
 claim created are removed again if the command fails before writing anything into them; the lock file is removed
 when the claim ends.
 
-New files are made in a hidden scratch folder inside OUT (`OutputFolder.scratch`) and committed as one set
-(`OutputFolder.commit`, `io_utils.atomic_write_files`): a reader sees the old files or the new ones, never a mix.
+New files are made in a hidden scratch folder inside OUT (`OutputFolder.scratch`; one left by a killed run is
+removed by the next claim) and committed as one set (`OutputFolder.commit`, `io_utils.atomic_write_files`): a
+reader sees the old files or the new ones, never a mix.
 """
 from __future__ import annotations
 
@@ -112,6 +113,7 @@ def claim(out: str | Path, kind: OutputKind, *, overwrite: bool = False, continu
         with locked(out, kind.command):
             if not continuing:
                 check_contents(out, kind, overwrite)
+            _remove_dead_scratch(out)
             yield OutputFolder(out, kind)
     except BaseException:
         for folder in reversed(created):  # innermost first; only those still empty
@@ -151,21 +153,29 @@ def check_contents(out: Path, kind: OutputKind, overwrite: bool) -> None:
                              "output folder")
     for name, names in kind.folders.items():
         folder = out / name
-        if not (folder.exists() or folder.is_symlink()):
-            continue
-        strangers = (["(not a folder)"] if folder.is_symlink() or not folder.is_dir()
-                     else sorted(entry for entry in os.listdir(folder) if entry not in names and entry not in HIDDEN))
+        if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+            raise AttentiveError(f"{folder} is not a folder, and attentive {kind.command} writes its {name}/ folder "
+                                 "there: move it, or give another output folder")
+        strangers = sorted(set(os.listdir(folder)) - names - HIDDEN) if folder.is_dir() else []
         if strangers:
-            raise AttentiveError(f"{folder} is not attentive {kind.command}'s (it holds {listed(strangers, 3)}), and "
-                                 f"attentive {kind.command} writes there: move it, or give another output folder")
+            raise AttentiveError(f"{folder} holds files attentive {kind.command} did not write "
+                                 f"({listed(strangers, 3)}), and it writes its {name}/ folder there: move them, or "
+                                 "give another output folder")
     if kind.holds_output(out) and kind.replacing_needs_overwrite and not overwrite:
         raise AttentiveError(f"{out} already holds {kind.output}: give --overwrite to replace it{kind.alternatives}, "
                              "or another --out")
     strangers = sorted(name for name in os.listdir(out) if not kind.owns(name))
     if strangers and not overwrite:
         raise AttentiveError(f"{out} holds files attentive {kind.command} did not write ({listed(strangers, 3)}): "
-                             f"give a new or empty folder, or --overwrite to write {kind.output} beside them (only "
-                             f"{listed(sorted(kind.files), 3)} would be replaced)")
+                             f"give a new or empty folder, or --overwrite to write {kind.output} beside them (only its "
+                             f"own files, {listed(sorted(kind.files), 5)}, would be replaced)")
+
+
+def _remove_dead_scratch(out: Path) -> None:
+    """Scratch folders of runs that were killed (whoever holds the lock is the only live writer)."""
+    for entry in out.iterdir():
+        if entry.name.startswith(SCRATCH_PREFIX) and entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
 
 
 def _make_folders(out: Path) -> list[Path]:

@@ -93,12 +93,13 @@ def test_export_overwrite_replaces_an_earlier_export_and_keeps_the_users_files(r
     out = tmp_path / "onnx"
     assert main(["export", str(run), "--out", str(out), "--int8"]) == 0
     (out / "notes.txt").write_text("my notes")
+    (out / ".attentive-scratch-of-a-killed-export").mkdir()
     assert main(["export", str(run), "--out", str(out)]) == 2  # an earlier export is replaced only when asked
     assert "already holds an export: give --overwrite" in error_line(capsys)
 
     assert main(["export", str(run), "--out", str(out), "--overwrite"]) == 0
     assert sorted(os.listdir(out)) == ["config.json", "model.onnx", "notes.txt", "tokenizer.json"]  # the old int8
-    assert (out / "notes.txt").read_text() == "my notes"                                          # graph was ours
+    assert (out / "notes.txt").read_text() == "my notes"                           # graph and the scratch were ours
     assert json.loads((out / "config.json").read_text())["graphs"] == ["model.onnx"]
     assert runtime.load(out).predict("a gorgeous film")[0].label in ("negative", "positive")
 
