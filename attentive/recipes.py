@@ -1,6 +1,11 @@
 """Recipes: small YAML files naming a model's parts and hyper-parameters (attentive/recipes/*.yaml).
 
 `--set section.key=value` overrides any entry; values are parsed as YAML (numbers, booleans, null, lists).
+
+A recipe is read before anything trusts it: at most RECIPE_CAP bytes, YAML without aliases (`*name`: a recipe is a
+few lines, and an alias "bomb" of nested references expands to gigabytes when the recipe is written to config.json),
+a mapping of known top-level keys (the sections, `name`, `description`) whose sections are mappings. Each failure is
+one line naming the file and the key.
 """
 from __future__ import annotations
 
@@ -30,6 +35,27 @@ DEFAULTS = {
 }
 
 
+TOP_LEVEL = (*SECTIONS, "name", "description")  # what a recipe may hold at its top
+RECIPE_CAP = 2**20  # bytes of a recipe file
+
+
+class _NoAliasLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing aliases (`*name`) where it would compose them."""
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(None, None, f"an alias (*{event.anchor}): recipes take no aliases, "
+                                              "write the value out", event.start_mark)
+        return super().compose_node(parent, index)
+
+
+def safe_yaml(text: str):
+    """`text` parsed as YAML by the safe loader, without aliases; yaml.YAMLError (or RecursionError, for nesting
+    deeper than the parser's stack) on failure."""
+    return yaml.load(text, Loader=_NoAliasLoader)  # noqa: S506 (a SafeLoader subclass)
+
+
 def available_recipes() -> list[str]:
     return sorted(path.stem for path in RECIPE_DIR.glob("*.yaml"))
 
@@ -46,7 +72,9 @@ def load_recipe(name_or_path: str | dict, overrides: list[str] | None = None, se
     `overrides` ("section.key=value") and `settings` (keywords: `heads=5`, or `pooler__heads=5` where several sections
     hold the key) applied, and every setting checked for type, range and spelling."""
     if isinstance(name_or_path, dict):
+        check_shape(name_or_path, "recipe")  # before the copy: nothing unchecked is expanded
         recipe, path = copy.deepcopy(name_or_path), Path(str(name_or_path.get("name", "recipe")))
+        recipe.update({section: {} for section in SECTIONS if section in recipe and recipe[section] is None})
     else:
         recipe, path = _read_recipe(name_or_path)
     given = {}  # key -> the --set or keyword that gave it
@@ -79,9 +107,23 @@ def _read_recipe(name_or_path: str) -> tuple[dict, Path]:
     if not path.exists():
         raise AttentiveError(f"unknown recipe {name_or_path!r}; known: {', '.join(available_recipes())}")
     try:
-        loaded = yaml.safe_load(path.read_text()) or {}
+        with open(path, "rb") as handle:
+            data = handle.read(RECIPE_CAP + 1)
+    except OSError as exc:
+        raise AttentiveError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    if len(data) > RECIPE_CAP:
+        raise AttentiveError(f"{path}: more than {RECIPE_CAP:,} bytes, too large for a recipe")
+    try:
+        loaded = safe_yaml(data.decode("utf-8")) or {}
+    except UnicodeDecodeError:
+        raise AttentiveError(f"{path}: not UTF-8 text") from None
     except yaml.YAMLError as exc:
-        raise AttentiveError(f"{path}: not valid YAML ({exc.problem if hasattr(exc, 'problem') else exc})") from None
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark is not None else f"{path}"
+        raise AttentiveError(f"{where}: not valid YAML ({getattr(exc, 'problem', None) or exc})") from None
+    except RecursionError:
+        raise AttentiveError(f"{path}: YAML nested too deep for a recipe") from None
+    check_shape(loaded, path)
     recipe = copy.deepcopy(DEFAULTS)
     for section, values in loaded.items():
         if section in SECTIONS:
@@ -90,6 +132,23 @@ def _read_recipe(name_or_path: str) -> tuple[dict, Path]:
             recipe[section] = values
     recipe.setdefault("name", path.stem)
     return recipe, path
+
+
+def check_shape(recipe, where: str | Path) -> None:
+    """A recipe is a mapping of known top-level keys, whose sections are mappings (or empty) and whose name and
+    description are text; else an AttentiveError naming `where` and the key. Nothing under an unknown key is read."""
+    if not isinstance(recipe, dict):
+        raise AttentiveError(f"{where}: a recipe is a mapping of sections ({', '.join(SECTIONS)}), not a "
+                             f"{type(recipe).__name__}")
+    unknown = [key for key in recipe if key not in TOP_LEVEL]
+    if unknown:
+        raise AttentiveError(f"{where}: unknown top-level key {str(unknown[0])[:60]!r} (a recipe holds "
+                             f"{', '.join(TOP_LEVEL)})")
+    for key, value in recipe.items():
+        if key in SECTIONS and not isinstance(value, (dict, type(None))):
+            raise AttentiveError(f"{where}: {key} must be a mapping of settings, not a {type(value).__name__}")
+        if key in ("name", "description") and not isinstance(value, str):
+            raise AttentiveError(f"{where}: {key} must be text, not a {type(value).__name__}")
 
 
 def setting_key(recipe: dict, name: str) -> tuple[str, str]:
@@ -133,7 +192,11 @@ def parse_value(raw: str):
     """A YAML value, except that numbers YAML 1.1 leaves as text (`1e-6`, without a dot) become floats."""
     if not raw.strip():
         return None
-    value = yaml.safe_load(raw)
+    try:
+        value = safe_yaml(raw)
+    except (yaml.YAMLError, RecursionError) as exc:
+        raise AttentiveError(f"--set value {raw[:60]!r}: not valid YAML ({getattr(exc, 'problem', None) or exc})") \
+            from None
     if isinstance(value, str) and EXPONENT_NUMBER.fullmatch(value.strip()):
         return float(value)
     return value

@@ -5,11 +5,9 @@ the same `predict`, `predict_proba` and `explain` as `attentive.load`, with onnx
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
-from tokenizers import Tokenizer
 
 from .answers import Explanation, Prediction
 from .call_checks import check_call, texts_and_pairs
@@ -27,13 +25,10 @@ class RuntimeModel:
     def __init__(self, folder: str | Path, int8: bool = False, threads: int | None = None):
         import onnxruntime
 
+        from .exported_folder import check_graph, open_graph, read_exported_config, read_exported_tokenizer
+
         folder = Path(folder)
-        try:
-            self.config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise AttentiveError(f"{folder}: not an exported attentive model ({exc})") from None
-        if not isinstance(self.config, dict) or self.config.get("format") != FORMAT:
-            raise AttentiveError(f"{folder}: not an exported attentive model (run `attentive export` first)")
+        self.config = read_exported_config(folder, FORMAT)  # every entry the runtime reads, checked
         graph = "model.int8.onnx" if int8 else "model.onnx"
         if graph not in self.config["graphs"]:
             raise AttentiveError(f"{folder}: no {graph} (export with --int8 for the quantised graph)")
@@ -41,9 +36,10 @@ class RuntimeModel:
         if threads:
             options.intra_op_num_threads = threads
             options.inter_op_num_threads = 1
-        self.session = onnxruntime.InferenceSession(str(folder / graph), options, providers=["CPUExecutionProvider"])
+        self.session = open_graph(folder, graph, options)
         self.graph_inputs = {node.name for node in self.session.get_inputs()}  # an unused input is not in the graph
-        self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        self.tokenizer = read_exported_tokenizer(folder)
+        check_graph(self.session, self.config, self.tokenizer.get_vocab_size(), folder / graph)
         self.labels: list[str] = self.config["labels"]
         self.folder = folder
 
@@ -112,9 +108,11 @@ class RuntimeModel:
 
 def is_exported(folder: str | Path) -> bool:
     """Whether `folder` holds an exported model (rather than a PyTorch model folder)."""
-    try:
-        return json.loads((Path(folder) / "config.json").read_text(encoding="utf-8")).get("format") == FORMAT
-    except (OSError, ValueError, AttributeError):
+    from .folder_reading import read_json_in_folder
+
+    try:  # a config.json that is no file, or too large, is no exported model's (loading it then says what it is)
+        return read_json_in_folder(Path(folder), "config.json").get("format") == FORMAT
+    except AttentiveError:
         return False
 
 

@@ -1,19 +1,23 @@
 """The saved-model folder: config.json (recipe, labels, sizes, versions), model.safetensors, tokenizer.json.
 
 The three files are written as one (`io_utils.atomic_write_files`): a reader sees the old model or the new one,
-never a mix, even when the writer is killed halfway. Loading reads JSON and safetensors only, nothing is unpickled,
-and checks config.json against the tensors' real shapes before allocating anything, so that a damaged or hostile
-folder is a one-line error rather than a traceback or a huge allocation.
+never a mix, even when the writer is killed halfway. Loading reads JSON and safetensors only, nothing is unpickled;
+it reads regular files inside the folder only, config.json and tokenizer.json up to their caps
+(attentive/folder_reading.py), checks config.json's entries (attentive/folder_config.py) and the weights' header
+against the file's real size and against the network config.json describes, shapes and dtypes, before allocating
+anything (attentive/weights_file.py); weights must be finite, and match the SHA-256 digests config.json records
+for them. A damaged or hostile folder is a one-line error rather than a traceback, an endless read or a huge
+allocation.
 """
 from __future__ import annotations
 
-import json
+import contextlib
+import hashlib
 import os
 import platform
 import uuid
 from pathlib import Path
 
-import safetensors
 import safetensors.torch
 import tokenizers
 import torch
@@ -21,8 +25,12 @@ from tokenizers import Tokenizer
 
 from .version import __version__
 from .errors import AttentiveError
-from .io_utils import atomic_write_files, atomic_write_json, finish_interrupted_write
+from .folder_config import check_saved_config
+from .folder_reading import (CONFIG_CAP, TOKENIZER_CAP, last_line, open_in_folder, parse_json_object, parse_tokenizer,
+                             read_in_folder, read_json_in_folder)
+from .io_utils import COMMITTED, atomic_write_files, atomic_write_json, finish_interrupted_write, json_text
 from .models.classifier import TextClassifier, build_model
+from .weights_file import DTYPE_NAMES, WeightsFile
 
 FORMAT_VERSION = 1
 CONFIG, WEIGHTS, TOKENIZER = "config.json", "model.safetensors", "tokenizer.json"
@@ -45,12 +53,12 @@ def save_folder(folder: Path, network: TextClassifier, tokenizer: Tokenizer, con
     computed from this model carry so that they can be told apart from results about an older one."""
     state = {name: tensor.detach().cpu().contiguous() for name, tensor in network.state_dict().items()}
     model_id = uuid.uuid4().hex
-    full_config = {"format_version": FORMAT_VERSION, **config, "model_id": model_id, "versions": versions()}
-    atomic_write_files(folder, {
-        WEIGHTS: safetensors.torch.save(state),
-        TOKENIZER: tokenizer.to_str().encode("utf-8"),
-        CONFIG: (json.dumps(full_config, indent=2, ensure_ascii=False) + "\n").encode("utf-8"),
-    })
+    files = {WEIGHTS: safetensors.torch.save(state), TOKENIZER: tokenizer.to_str().encode("utf-8")}
+    checksums = {name: hashlib.sha256(data).hexdigest() for name, data in files.items()}
+    full_config = {"format_version": FORMAT_VERSION, **config, "model_id": model_id, "versions": versions(),
+                   "checksums": checksums}
+    text = json_text(full_config, folder / CONFIG)
+    atomic_write_files(folder, {**files, CONFIG: (text + "\n").encode("utf-8")})
     mark_stale_results(folder)
     return model_id
 
@@ -63,8 +71,8 @@ def mark_stale_results(folder: Path) -> list[Path]:
     marked = []
     for path in sorted(folder.glob("eval-*.json")):
         try:
-            result = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            result = read_json_in_folder(folder, path.name, RESULT_CAP)
+        except AttentiveError:  # not a result this package wrote
             continue
         if isinstance(result, dict) and result.get("model_id") != now and "stale" not in result:
             result["stale"] = f"computed from model {result.get('model_id')}, but {folder} now holds model {now}"
@@ -76,31 +84,44 @@ def mark_stale_results(folder: Path) -> list[Path]:
 def current_model_id(folder: str | Path) -> str | None:
     """The `model_id` of the model now in `folder` (None for folders saved before ids existed, or no model)."""
     try:
-        return json.loads((Path(folder) / CONFIG).read_text(encoding="utf-8")).get("model_id")
-    except (OSError, ValueError, AttributeError):
+        return read_json_in_folder(Path(folder), CONFIG).get("model_id")
+    except AttentiveError:
         return None
 
 
 def load_folder(folder: str | Path) -> tuple[TextClassifier, Tokenizer, dict]:
     """Read a model folder. A write cut off after its commit point is finished first; if another process replaces
-    the model while it is being read, it is read again, so the three files always belong together."""
+    the model while it is being read (whether the read then fails or not), it is read again, so the three files
+    always belong together."""
     folder = Path(folder)
-    if folder.is_dir() and os.access(folder, os.W_OK):
-        finish_interrupted_write(folder)
-    for _ in range(3):
+    for _ in range(READ_ATTEMPTS):
+        if folder.is_dir() and os.access(folder, os.W_OK):
+            with contextlib.suppress(OSError):  # what could not be moved is read (and reported) as it is
+                finish_interrupted_write(folder)
         before = _identities(folder)
-        loaded = _read(folder)
+        try:
+            loaded = _read(folder)
+        except AttentiveError:
+            if _identities(folder) == before:
+                raise  # the folder is damaged, not being replaced
+            continue
         if _identities(folder) == before:
             return loaded
     raise AttentiveError(f"{folder}: the model kept changing while it was read (is a training writing to it?)")
 
 
-def _identities(folder: Path) -> list[tuple[int, int] | None]:
+READ_ATTEMPTS = 5
+RESULT_CAP = 64 * 2**20  # an eval-*.json (its confusion matrix grows with the square of the labels)
+
+
+def _identities(folder: Path) -> list[tuple[int, int, int] | None]:
+    """What changes when a writer replaces the model: each file's inode, size and time, and the committed write
+    (`.written`) that a save moves into place file by file."""
     identities = []
-    for name in MODEL_FILES:
+    for name in (*MODEL_FILES, COMMITTED):
         try:
-            stat = (folder / name).stat()
-            identities.append((stat.st_ino, stat.st_mtime_ns))
+            stat = os.lstat(folder / name)
+            identities.append((stat.st_ino, stat.st_size, stat.st_mtime_ns))
         except OSError:
             identities.append(None)
     return identities
@@ -108,83 +129,71 @@ def _identities(folder: Path) -> list[tuple[int, int] | None]:
 
 def _read(folder: Path) -> tuple[TextClassifier, Tokenizer, dict]:
     for name in MODEL_FILES:
-        if not (folder / name).is_file():
+        if not os.path.lexists(folder / name):
             raise AttentiveError(f"{folder}: not a saved attentive model (missing {name})")
     config = read_config(folder / CONFIG)
-    shapes = _weight_shapes(folder / WEIGHTS)
-    network = _build_checked(config, shapes, folder / CONFIG)
-    try:
-        network.load_state_dict(safetensors.torch.load_file(str(folder / WEIGHTS)))
-    except Exception as exc:  # safetensors' SafetensorError is neither an OSError nor a RuntimeError
-        raise AttentiveError(f"{folder / WEIGHTS}: unreadable weights ({_last_line(exc)})") from None
-    network.eval()
-    try:
-        tokenizer = Tokenizer.from_file(str(folder / TOKENIZER))
-    except Exception as exc:  # tokenizers raises a bare Exception for a damaged file
-        raise AttentiveError(f"{folder / TOKENIZER}: unreadable tokenizer ({_last_line(exc)})") from None
+    tokenizer_data = read_in_folder(folder, TOKENIZER, TOKENIZER_CAP)
+    tokenizer = parse_tokenizer(tokenizer_data, folder / TOKENIZER)
+    _check_digest(config, TOKENIZER, hashlib.sha256(tokenizer_data), folder)
     if tokenizer.get_vocab_size() > config["vocab_size"]:
         raise AttentiveError(f"{folder / TOKENIZER}: {tokenizer.get_vocab_size()} tokens, but the model has "
                              f"{config['vocab_size']} rows")
+    with open_in_folder(folder, WEIGHTS) as (handle, size):
+        weights = WeightsFile(handle, size, folder / WEIGHTS)
+        network = _build_checked(config, weights, folder / CONFIG)
+        tensors = weights.tensors()
+    _check_digest(config, WEIGHTS, weights.digest, folder)
+    try:
+        network.load_state_dict(tensors)
+    except Exception as exc:  # shapes and dtypes were compared already; anything else is a damaged file
+        raise AttentiveError(f"{folder / WEIGHTS}: unreadable weights ({last_line(exc)})") from None
+    network.eval()
     return network, tokenizer, config
 
 
+def _check_digest(config: dict, name: str, digest, folder: Path) -> None:
+    """The file's SHA-256 is the one config.json records for it (folders saved before digests were kept have none)."""
+    expected = config.get("checksums", {}).get(name)
+    if expected is not None and digest.hexdigest() != expected:
+        raise AttentiveError(f"{folder / name}: its bytes are not the ones saved with {CONFIG} (SHA-256 differs: "
+                             "damaged or replaced since)")
+
+
 def read_config(path: Path) -> dict:
-    """config.json, checked for the entries loading needs, with their types."""
-    try:
-        config = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise AttentiveError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
-    except UnicodeDecodeError:
-        raise AttentiveError(f"{path}: not UTF-8 text") from None
-    if not isinstance(config, dict):
-        raise AttentiveError(f"{path}: expected a JSON object")
-    checks = {"recipe": lambda v: isinstance(v, dict),
-              "labels": lambda v: isinstance(v, list) and len(v) >= 2 and all(isinstance(x, str) for x in v),
-              "vocab_size": lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1,
-              "aspects": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v)}
-    meaning = {"recipe": "an object", "labels": "a list of at least two strings", "vocab_size": "a positive integer",
-               "aspects": "a list of strings"}
-    for key, valid in checks.items():
-        if key == "aspects" and key not in config:
-            continue
-        if key not in config:
-            raise AttentiveError(f"{path}: no {key!r} entry")
-        if not valid(config[key]):
-            raise AttentiveError(f"{path}: {key!r} must be {meaning[key]}")
+    """config.json (at most CONFIG_CAP bytes), checked for the entries loading needs, with their types."""
+    config = parse_json_object(read_in_folder(path.parent, path.name, CONFIG_CAP), path)
+    check_saved_config(path, config)
     return config
 
 
-def _weight_shapes(path: Path) -> dict[str, tuple[int, ...]]:
-    """Each tensor's shape, from the safetensors header alone (nothing allocated)."""
-    try:
-        with safetensors.safe_open(str(path), framework="pt") as handle:
-            return {name: tuple(handle.get_slice(name).get_shape()) for name in handle.keys()}
-    except Exception as exc:  # a truncated or foreign file
-        raise AttentiveError(f"{path}: unreadable weights ({_last_line(exc)})") from None
-
-
-def _build_checked(config: dict, shapes: dict[str, tuple[int, ...]], path: Path) -> TextClassifier:
-    """Build the network on the meta device (no memory), compare every parameter's shape with the file's, and only
-    then build it for real: a config.json asking for 10^10 rows fails here, before any allocation."""
+def _build_checked(config: dict, weights: WeightsFile, path: Path) -> TextClassifier:
+    """Build the network on the meta device (no memory), compare every parameter's shape and dtype with the file's,
+    and only then build it for real: a config.json asking for 10^10 rows fails here, before any allocation. Any
+    failure to build is one line naming config.json."""
     def build() -> TextClassifier:
         return build_model(config["recipe"], config["vocab_size"], len(config["labels"]),
                            aspects=len(config.get("aspects", [])))
 
     try:
         with torch.device("meta"):
-            expected = {name: tuple(t.shape) for name, t in build().state_dict().items()}
+            expected = build().state_dict()
     except AttentiveError as exc:
         raise AttentiveError(f"{path}: {exc}") from None
     except Exception as exc:  # a recipe entry of the wrong type or shape
-        raise AttentiveError(f"{path}: the recipe cannot be built ({type(exc).__name__}: {_last_line(exc)})") from None
-    if expected != shapes:
-        different = sorted(set(expected) ^ set(shapes)) or sorted(n for n in expected if expected[n] != shapes[n])
+        raise AttentiveError(f"{path}: the recipe cannot be built ({type(exc).__name__}: {last_line(exc)})") from None
+    shapes = weights.shapes()
+    expected_shapes = {name: tuple(t.shape) for name, t in expected.items()}
+    if expected_shapes != shapes:
+        different = (sorted(set(expected_shapes) ^ set(shapes))
+                     or sorted(n for n in expected_shapes if expected_shapes[n] != shapes[n]))
         name = different[0]
         raise AttentiveError(f"{path}: does not match the weights ({name}: config gives "
-                             f"{expected.get(name, 'nothing')}, the file holds {shapes.get(name, 'nothing')})")
-    return build()
-
-
-def _last_line(exc: Exception) -> str:
-    lines = str(exc).strip().splitlines()
-    return lines[-1].strip() if lines else type(exc).__name__
+                             f"{expected_shapes.get(name, 'nothing')}, the file holds {shapes.get(name, 'nothing')})")
+    for name, dtype in weights.dtypes().items():
+        wanted = DTYPE_NAMES.get(expected[name].dtype)
+        if dtype != wanted:
+            raise AttentiveError(f"{weights.path}: tensor {name} is {dtype}, but the model keeps it as {wanted}")
+    try:
+        return build()
+    except Exception as exc:  # built on the meta device, but not for real (a file it reads, memory)
+        raise AttentiveError(f"{path}: the recipe cannot be built ({type(exc).__name__}: {last_line(exc)})") from None
