@@ -1,7 +1,9 @@
-"""The texts `predict` and `explain` answer: from the command line, or streamed from a JSONL file, as records
-({"text", "text_pair"?, "aspect"?} plus the line's other fields) paired with the aspect to answer for. A line that
-cannot be answered (not UTF-8, not JSON, an empty text, an aspect the model does not know) is yielded as a `BadLine`
-in its place, so that the caller answers every good line before it and then stops or skips it (`--on-error`)."""
+"""The texts `predict` and `explain` answer: from the command line, or streamed from a JSONL file (or a named pipe,
+or /dev/stdin), as records ({"text", "text_pair"?, "aspect"?} plus the line's other fields) paired with the aspect to
+answer for. A line that cannot be answered (not UTF-8, not JSON, nested too deeply, a number too long, over
+`MAX_LINE_BYTES`, an empty text or one that is not valid Unicode, an aspect the model does not know) is yielded as a
+`BadLine` in its place, so that the caller answers every good line before it and then stops or skips it
+(`--on-error`); so is a command-line text that is empty or not valid Unicode (an undecodable byte)."""
 from __future__ import annotations
 
 import json
@@ -10,8 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import AttentiveError, DataError
-from .files import iter_raw_lines
-from .inputs import listed
+from .files import iter_bounded_lines
+from .inputs import listed, text_problem, unicode_problem
+
+MAX_LINE_BYTES = 10_000_000  # the most a line of `--input` may hold (10 MB); a longer line is a bad line
+UTF8_BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True)
@@ -30,10 +35,16 @@ Wanted = tuple[dict, "str | None"]  # a record and the aspect to answer it for (
 
 
 def jsonl_records(path: Path, fields: tuple[str, ...]) -> Iterator[tuple[int, dict] | BadLine]:
-    """(line number, record) for each non-blank line of a JSONL file (gzipped if it ends in .gz), a BadLine for each
-    line that is not a JSON object holding a non-empty string in every one of `fields`. A file that cannot be read
-    at all is a DataError (attentive.files.iter_raw_lines)."""
-    for number, raw in iter_raw_lines(path):
+    """(line number, record) for each non-blank line of a JSONL file (gzipped if it ends in .gz; a UTF-8 byte order
+    mark before the first line is skipped), a BadLine for each line that is not a JSON object holding a valid,
+    non-empty string in every one of `fields`, or that is over `MAX_LINE_BYTES` (read no further than that). A file
+    that cannot be read at all is a DataError (attentive.files.iter_bounded_lines)."""
+    for number, raw in iter_bounded_lines(path, MAX_LINE_BYTES):
+        if raw is None:
+            yield BadLine(str(path), number, f"line over {MAX_LINE_BYTES:,} bytes, the most a line may hold")
+            continue
+        if number == 1 and raw.startswith(UTF8_BOM):
+            raw = raw[len(UTF8_BOM):]
         if raw.strip():
             yield _record(path, number, raw, fields)
 
@@ -45,12 +56,21 @@ def _record(path: Path, number: int, raw: bytes, fields: tuple[str, ...]) -> tup
         return BadLine(str(path), number, "not UTF-8 text")
     except json.JSONDecodeError as exc:
         return BadLine(str(path), number, f"malformed JSON ({exc.msg})")
+    except RecursionError:
+        return BadLine(str(path), number, "JSON nested too deeply")
+    except ValueError as exc:  # an integer over Python's digit limit for conversion
+        return BadLine(str(path), number, f"unreadable JSON ({str(exc).split(';')[0]})")
     if not isinstance(record, dict):
         return BadLine(str(path), number, "expected a JSON object")
     for field in fields:
         text = record.get(field)
         if not isinstance(text, str) or not text.strip():
             return BadLine(str(path), number, f'empty or missing "{field}"')
+        if (problem := text_problem(text)) is not None:
+            return BadLine(str(path), number, f'"{field}" is {problem}')
+    aspect = record.get("aspect")
+    if isinstance(aspect, str) and (problem := unicode_problem(aspect)) is not None:
+        return BadLine(str(path), number, f'"aspect" is {problem}')
     return number, record
 
 
@@ -62,6 +82,10 @@ def command_line_records(texts: list[str] | None, pairs: list[str]) -> Iterator[
     for number, (text, pair) in enumerate(zip(texts, pairs or texts), start=1):
         if not text.strip() or (pairs and not pair.strip()):
             yield BadLine("text", number, "empty text: nothing to classify")
+        elif (problem := text_problem(text)) is not None:
+            yield BadLine("text", number, problem)
+        elif pairs and (problem := text_problem(pair)) is not None:
+            yield BadLine("text", number, f"its --pair text is {problem}")
         else:
             yield number, {"text": text, **({"text_pair": pair} if pairs else {})}
 

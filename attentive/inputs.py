@@ -4,10 +4,14 @@ by `attentive.Model` and the exported-model runtime, so that both check, encode 
 `Inputs` knows what a model takes (single texts or pairs, aspects by category or by their words, its tokenizer,
 truncation length and special tokens) and turns texts into `Item`s (attentive/text/encoding.py); `explanations`
 turns per-text probabilities and attention into `Explanation`s with their `Prediction`s.
+
+Every text is checked on its own (`text_problem`): a string, not blank, and valid Unicode (no lone surrogate, which
+is what an undecodable byte of a command-line argument or a `\\ud800` escape in JSON becomes), so that a bad text is
+its own one-line error naming it, before it is batched with others.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,7 +19,7 @@ from tokenizers import Encoding, Tokenizer
 
 from .answers import Explanation, Prediction
 from .errors import AttentiveError
-from .text.encoding import Item, encode, truncated_ids
+from .text.encoding import Item, encode, encode_batch, truncated_ids
 from .text.tokenizer import UNK_ID
 
 
@@ -35,6 +39,7 @@ class Inputs:
             return None
         if any(not isinstance(a, str) or not a.strip() for a in aspects):
             raise AttentiveError("this model classifies a text with respect to an aspect: give one for every text")
+        check_unicode(aspects, "aspect")
         if self.aspect_type == "words":
             return [enc.ids or [UNK_ID] for enc in self.tokenizer.encode_batch(list(aspects))]
         index = {name: i for i, name in enumerate(self.aspects, start=1)}
@@ -47,17 +52,23 @@ class Inputs:
         """(texts, pairs, aspects), one of each per answer: a single string is one text; a single aspect applies to
         every text; an aspect model given none answers for each category it knows (text-major order), and a model
         without aspects takes none. A pair model needs a second text for every text, and a single-text model takes
-        none."""
-        texts = [texts] if isinstance(texts, str) else list(texts)
-        pairs = [pairs] if isinstance(pairs, str) else (None if pairs is None else list(pairs))
+        none. Each text, second text and aspect is checked (`check_texts`): a bad one is an AttentiveError naming
+        it."""
+        texts = check_texts(_as_list(texts, "texts"))
+        pairs = None if pairs is None else _as_list(pairs, "pairs")
         if self.is_pair and pairs is None:
             raise AttentiveError("this model classifies text pairs: give a second text (--pair) for every text")
         if not self.is_pair and pairs is not None:
             raise AttentiveError("this model classifies single texts: it takes no second text")
+        if pairs is not None:
+            check_texts(pairs, "second text")
         if isinstance(aspects, str):
             aspects = [aspects] * len(texts)
+        elif aspects is not None:
+            aspects = _as_list(aspects, "aspects")
         if not self.uses_aspect and aspects is not None and any(a is not None for a in aspects):
             raise AttentiveError("this model classifies texts without an aspect: give no aspects")
+        check_unicode(aspects or [], "aspect")
         if self.uses_aspect and aspects is None:
             if not self.aspects:
                 raise AttentiveError("this model takes open-ended aspects: give the aspect of each text (--aspect)")
@@ -72,16 +83,66 @@ class Inputs:
 
     def items(self, texts: list[str], pairs: list[str] | None, aspects: list) -> tuple[list[Item], list[Encoding]]:
         """The items to feed the network, and the first texts' encodings (for their words' character offsets);
-        `texts`, `pairs` and `aspects` as `expand` returns them (one of each per answer, checked there)."""
-        for number, text in enumerate(list(texts) + list(pairs or []), 1):
-            if not isinstance(text, str) or not text.strip():
-                raise AttentiveError(f"text {number} is empty: nothing to classify")
-        encodings = self.tokenizer.encode_batch(list(texts), add_special_tokens=self.special_tokens)
+        `texts`, `pairs` and `aspects` as `expand` returns them (one of each per answer, checked there, and again
+        here: a text reaches the tokenizer only checked). A text longer than the model reads is tokenized only as far
+        as it reads (attentive.text.encoding.encode_batch)."""
+        check_texts(texts)
+        check_texts(pairs or [], "second text")
+        encodings = encode_batch(self.tokenizer, texts, self.max_length, self.special_tokens)
         ids = truncated_ids(encodings, self.max_length)
         second = encode(self.tokenizer, pairs, self.max_length, self.special_tokens) if pairs is not None \
             else [None] * len(ids)
         aspect_ids = self.aspect_ids(aspects) or [None] * len(ids)
         return [Item(*parts) for parts in zip(ids, second, aspect_ids)], encodings
+
+
+def _as_list(values, what: str) -> list:
+    """A single string as a list of one, any other iterable as a list; anything else is an AttentiveError."""
+    if isinstance(values, str):
+        return [values]
+    if values is None or isinstance(values, (bytes, dict)) or not isinstance(values, Iterable):
+        raise AttentiveError(f"{what}: give a string or a list of strings, not {type(values).__name__}")
+    return list(values)
+
+
+def text_problem(text) -> str | None:
+    """Why `text` cannot be classified ("empty: nothing to classify"), or None: it is not a string, is blank, or is
+    not valid Unicode (a lone surrogate: an undecodable byte of a command-line argument, or a `\\ud800` escape in
+    JSON; UTF-8 cannot encode it and the tokenizer refuses it)."""
+    if not isinstance(text, str):
+        return f"not a string but {type(text).__name__}"
+    if not text.strip():
+        return "empty: nothing to classify"
+    return unicode_problem(text)
+
+
+def unicode_problem(text: str) -> str | None:
+    """Where a string is not valid Unicode ("not valid Unicode: lone surrogate U+D800 at character 5 ..."), or
+    None."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return (f"not valid Unicode: lone surrogate U+{ord(text[exc.start]):04X} at character {exc.start + 1} "
+                "(an undecodable byte, or half of a UTF-16 pair)")
+    return None
+
+
+def check_texts(texts: Sequence, what: str = "text") -> list:
+    """`texts`, or an AttentiveError naming the first bad one ("text 2 is empty: nothing to classify")."""
+    for number, text in enumerate(texts, start=1):
+        problem = text_problem(text)
+        if problem is not None:
+            raise AttentiveError(f"{what} {number} is {problem}")
+    return texts
+
+
+def check_unicode(names: Sequence, what: str) -> None:
+    """An AttentiveError naming the first string of `names` (aspects) that is not valid Unicode; other values pass
+    (they are checked where their meaning is known)."""
+    for number, name in enumerate(names, start=1):
+        problem = unicode_problem(name) if isinstance(name, str) else None
+        if problem is not None:
+            raise AttentiveError(f"{what} {number} is {problem}")
 
 
 def explanation(text: str, encoding: Encoding, item: Item, labels: list[str], probabilities: np.ndarray,

@@ -1,6 +1,10 @@
 """The tokenizer step shared by PyTorch models and the torch-free runtime (numpy and `tokenizers` only), so that the
 two paths cannot drift: token ids truncated to the model's length, one unknown token for a text with no token,
 batches ordered by length, and right padding.
+
+A model whose recipe says `max_length: null` reads whole texts, up to `MAX_TOKENS` (10,000) tokens: the rest of a
+longer text is cut off, as `max_length` cuts it. A long text is tokenized only as far as its kept tokens need
+(`encode_batch`), so a megabyte of text costs what its first tokens cost.
 """
 from __future__ import annotations
 
@@ -13,6 +17,8 @@ from tokenizers import Encoding, Tokenizer
 from .tokenizer import PAD_ID, UNK_ID
 
 POOL_BATCHES = 50
+MAX_TOKENS = 10_000  # the tokens of a text read when the recipe's max_length is null (whole texts)
+PREFIX_CHARS_PER_TOKEN = 16  # the first prefix of a long text tokenized: this many characters per kept token
 
 
 @dataclass(frozen=True)
@@ -30,16 +36,50 @@ class Item:
 
 def encode(tokenizer: Tokenizer, texts: Sequence[str], max_length: int | None = None,
            special_tokens: bool = False) -> list[list[int]]:
-    """Token ids of each text, truncated to `max_length`; a text with no tokens becomes one unknown token.
+    """Token ids of each text, truncated to `max_length` (`MAX_TOKENS` if None); a text with no tokens becomes one
+    unknown token.
 
     `special_tokens` adds the tokenizer's own ([CLS] ... [SEP] for a pretrained WordPiece tokenizer)."""
-    return truncated_ids(tokenizer.encode_batch(list(texts), add_special_tokens=special_tokens), max_length)
+    return truncated_ids(encode_batch(tokenizer, texts, max_length, special_tokens), max_length)
+
+
+def kept_tokens(max_length: int | None) -> int:
+    """How many tokens of a text a model reads: its `max_length`, or `MAX_TOKENS` for whole texts (None)."""
+    return max_length or MAX_TOKENS
 
 
 def truncated_ids(encodings: Sequence[Encoding], max_length: int | None = None) -> list[list[int]]:
-    """The ids of tokenizer encodings, truncated to `max_length`; an encoding with no tokens becomes one unknown
-    token."""
-    return [(enc.ids[:max_length] if max_length else enc.ids) or [UNK_ID] for enc in encodings]
+    """The ids of tokenizer encodings, truncated to `max_length` (None: whole texts up to `MAX_TOKENS` tokens); an
+    encoding with no tokens becomes one unknown token."""
+    keep = kept_tokens(max_length)
+    return [enc.ids[:keep] or [UNK_ID] for enc in encodings]
+
+
+def encode_batch(tokenizer: Tokenizer, texts: Sequence[str], max_length: int | None = None,
+                 special_tokens: bool = False) -> list[Encoding]:
+    """The tokenizer's encodings of `texts`, whose first `kept_tokens(max_length)` tokens (and their character
+    offsets) are those of the whole text; a long text is encoded only as far as those tokens need.
+
+    A text longer than `PREFIX_CHARS_PER_TOKEN` characters per kept token is first encoded cut to that many
+    characters, and the cut prefix stands for the text when its kept tokens all belong to words before its last
+    word (the only one the cut can have split: the tokenizer splits words on whitespace and punctuation); otherwise
+    a prefix four times as long is tried, up to the whole text."""
+    keep = kept_tokens(max_length)
+    encodings = tokenizer.encode_batch(
+        [text[:keep * PREFIX_CHARS_PER_TOKEN] for text in texts], add_special_tokens=special_tokens)
+    for index, text in enumerate(texts):
+        cut = keep * PREFIX_CHARS_PER_TOKEN
+        while cut < len(text) and not _holds_kept_tokens(encodings[index], keep):
+            cut *= 4
+            encodings[index] = tokenizer.encode(text[:cut], add_special_tokens=special_tokens)
+    return encodings
+
+
+def _holds_kept_tokens(encoding: Encoding, keep: int) -> bool:
+    """Whether an encoding of a text's prefix holds more than `keep` tokens of words, the `keep`-th of them in a word
+    before the prefix's last one."""
+    words = [word for word in encoding.word_ids if word is not None]
+    return len(words) > keep and words[keep - 1] != words[-1]
 
 
 def batch_order(lengths: Sequence[int], batch_size: int, shuffle: bool,
