@@ -32,7 +32,8 @@ NAMES: Check = (_strings, "a list of different strings")
 POSITIVE_INT: Check = (lambda v: _is_int(v) and v >= 1, "a positive integer")
 MAX_LENGTH: Check = (SETTINGS["tokenizer.max_length"].accepts, SETTINGS["tokenizer.max_length"].describe())
 SHA256 = re.compile(r"[0-9a-f]{64}")
-CHECKSUMS: Check = (lambda v: isinstance(v, dict) and all(isinstance(h, str) and SHA256.fullmatch(h) for h in v.values()),
+CHECKSUMS: Check = (lambda v: isinstance(v, dict) and all(isinstance(h, str) and SHA256.fullmatch(h)
+                                                          for h in v.values()),
                     "an object of SHA-256 digests (64 hex digits)")
 
 SAVED_ENTRIES: dict[str, Check] = {"recipe": OBJECT, "labels": LABELS, "vocab_size": POSITIVE_INT, "aspects": NAMES,
@@ -57,12 +58,13 @@ def check_entries(path: Path, config: dict, entries: dict[str, Check], optional:
     """Each of `entries` present in `config` (unless `optional`) and of its type; else an AttentiveError naming
     `path` and the entry (`prefix` + its key)."""
     for key, (valid, meaning) in entries.items():
+        name = repr(f"{prefix}{key}")
         if key not in config:
             if key in optional:
                 continue
-            raise AttentiveError(f"{path}: no {prefix}{key!r} entry")
+            raise AttentiveError(f"{path}: no {name} entry")
         if not valid(config[key]):
-            raise AttentiveError(f"{path}: {prefix}{key!r} must be {meaning}, not {shown(config[key])}")
+            raise AttentiveError(f"{path}: {name} must be {meaning}, not {shown(config[key])}")
 
 
 def check_saved_config(path: Path, config: dict) -> None:

@@ -28,10 +28,10 @@ JSON_DEPTH = 32  # a config.json nests 4 deep (recipe > train > regulariser > we
 
 
 @contextmanager
-def open_in_folder(folder: Path, name: str) -> Iterator[tuple[BinaryIO, int]]:
+def open_in_folder(folder: Path, name: str, cap: int | None = None) -> Iterator[tuple[BinaryIO, int]]:
     """The file `folder/name` opened for reading, and its size: a regular file inside `folder`, or a symbolic link
-    that resolves to one inside it. Opened without blocking (a FIFO would wait for a writer) and checked with fstat
-    on the open file, so what is checked is what is read."""
+    that resolves to one inside it, of at most `cap` bytes if given. Opened without blocking (a FIFO would wait for
+    a writer) and checked with fstat on the open file, so what is checked is what is read."""
     path = folder / name
     if not os.path.lexists(path):
         raise AttentiveError(f"{path}: missing")
@@ -47,6 +47,8 @@ def open_in_folder(folder: Path, name: str) -> Iterator[tuple[BinaryIO, int]]:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise AttentiveError(f"{path}: not a regular file ({_kind(info.st_mode)})")
+        if cap is not None and info.st_size > cap:
+            raise AttentiveError(f"{path}: {info.st_size:,} bytes, more than the {cap:,} a {name} may hold")
         os.set_blocking(fd, True)
         handle = os.fdopen(fd, "rb")
     except BaseException:
@@ -59,10 +61,8 @@ def open_in_folder(folder: Path, name: str) -> Iterator[tuple[BinaryIO, int]]:
 def read_in_folder(folder: Path, name: str, cap: int | None = None) -> bytes:
     """The bytes of `folder/name` (see `open_in_folder`); with `cap`, a file larger than `cap` bytes is refused
     before it is read (and one that grows past it while being read, when the cap is reached)."""
-    with open_in_folder(folder, name) as (handle, size):
+    with open_in_folder(folder, name, cap) as (handle, size):
         limit = size if cap is None else cap
-        if size > limit:
-            raise AttentiveError(f"{folder / name}: {size:,} bytes, more than the {limit:,} a {name} may hold")
         try:
             data = handle.read(limit + 1)
         except OSError as exc:

@@ -128,10 +128,16 @@ def _identities(folder: Path) -> list[tuple[int, int, int] | None]:
 
 
 def _read(folder: Path) -> tuple[TextClassifier, Tokenizer, dict]:
-    for name in MODEL_FILES:
+    def check_present(name: str) -> None:
         if not os.path.lexists(folder / name):
             raise AttentiveError(f"{folder}: not a saved attentive model (missing {name})")
-    config = read_config(folder / CONFIG)
+
+    check_present(CONFIG)
+    config_data = read_in_folder(folder, CONFIG, CONFIG_CAP)  # a config.json that is no file says so first
+    check_present(WEIGHTS)
+    check_present(TOKENIZER)
+    config = parse_json_object(config_data, folder / CONFIG)
+    check_saved_config(folder / CONFIG, config)
     tokenizer_data = read_in_folder(folder, TOKENIZER, TOKENIZER_CAP)
     tokenizer = parse_tokenizer(tokenizer_data, folder / TOKENIZER)
     _check_digest(config, TOKENIZER, hashlib.sha256(tokenizer_data), folder)

@@ -1,7 +1,10 @@
 from __future__ import annotations
 
+import time
+
 import pytest
 
+from attentive.cli import main
 from attentive.errors import AttentiveError
 from attentive.recipes import available_recipes, load_recipe
 
@@ -62,3 +65,61 @@ def test_an_explicit_learning_rate_or_width_wins_over_the_d_model_table():
 
     recipe = resolve_d_model(load_recipe("ssan", ["train.lr=0.3", "head.hidden=7"]), 300)
     assert recipe["train"]["lr"] == 0.3 and recipe["head"]["hidden"] == 7
+
+
+# Recipe files a user (or an attacker) wrote: one line naming the file and the key, exit 2, before anything expands.
+
+def alias_bomb(levels: int = 9) -> str:
+    """"Billion laughs": each level lists the one before nine times, so the last stands for 9^levels strings."""
+    lines = ['a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    lines += [f"a{n}: &a{n} [{', '.join([f'*a{n - 1}'] * 9)}]" for n in range(1, levels + 1)]
+    return "\n".join(lines)
+
+
+def train_with(recipe_path, tmp_path, capsys) -> str:
+    """`attentive train` with the recipe file: exit 2 with one line, which is returned."""
+    status = main(["train", "--recipe", str(recipe_path), "--dataset", "sst2_sample", "--out", str(tmp_path / "m")])
+    err = " ".join(capsys.readouterr().err.split())
+    assert status == 2 and "internal error" not in err, err
+    assert not (tmp_path / "m").exists()
+    return err
+
+
+def test_an_alias_bomb_under_an_unknown_key_is_refused_before_it_expands(tmp_path, capsys):
+    path = tmp_path / "bomb.yaml"
+    path.write_text("encoder: {type: bigru}\npooler: {type: lama}\nhead: {type: mlp}\n"
+                    "extra:\n" + "\n".join("  " + line for line in alias_bomb().splitlines()) + "\n")
+    started = time.perf_counter()
+    err = train_with(path, tmp_path, capsys)
+    assert time.perf_counter() - started < 10
+    assert f"{path}:" in err and "an alias (*a0): recipes take no aliases" in err
+
+
+def test_unknown_top_level_keys_are_refused_naming_them(tmp_path):
+    path = tmp_path / "extra.yaml"
+    path.write_text("encoder: {type: bigru}\npooler: {type: lama}\nhead: {type: mlp}\nextra: 1\n")
+    with pytest.raises(AttentiveError, match=r"extra.yaml: unknown top-level key 'extra' \(a recipe holds tokenizer"):
+        load_recipe(str(path))
+    with pytest.raises(AttentiveError, match="recipe: unknown top-level key 'extra'"):
+        load_recipe({**load_recipe("lama_ctx"), "extra": [1]})
+
+
+@pytest.mark.parametrize("text, message", [
+    ("- encoder\n- pooler\n", "a recipe is a mapping of sections (tokenizer, embedder, aspect, encoder, align, "
+                              "pooler, head, wide, train), not a list"),
+    ("encoder: [1, 2]\npooler: {type: lama}\nhead: {type: mlp}\n", "encoder must be a mapping of settings, not a list"),
+    ("encoder: {type: bigru}\npooler: {type: lama}\nhead: {type: mlp}\ndescription: [1]\n",
+     "description must be text, not a list"),
+    ("encoder: {type: bigru\n", "not valid YAML"),
+    ("encoder: " + "[" * 5000 + "]" * 5000 + "\n", "YAML nested too deep for a recipe"),
+])
+def test_a_recipe_of_the_wrong_shape_is_one_line(tmp_path, capsys, text, message):
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    err = train_with(path, tmp_path, capsys)
+    assert f"{path}" in err and message in err
+
+
+def test_an_alias_in_a_set_value_is_refused(tmp_path):
+    with pytest.raises(AttentiveError, match="--set value .*: not valid YAML .*recipes take no aliases"):
+        load_recipe("lama_ctx", ["train.regulariser={a: &x [1, 1], b: *x}"])
