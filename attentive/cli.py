@@ -297,14 +297,16 @@ def serve(
     """An HTTP API (POST /predict, /explain; GET /health, /info, /metrics) and a page at / showing the attention."""
     import uvicorn
 
-    from .server import create_app
+    from .server import bound_socket, create_app
 
     if host not in ("127.0.0.1", "localhost", "::1") and not api_key:
         raise AttentiveError(f"--host {host} opens the server to other machines: give --api-key (or set "
                              "ATTENTIVE_API_KEY)")
-    app_ = create_app(_load_any(run), api_key=api_key, max_body=max_body, max_texts=max_texts)
-    console.print(f"serving {run} on http://{host}:{port}/")
-    uvicorn.run(app_, host=host, port=port, log_level="warning")
+    sock = bound_socket(host, port)  # a bad or busy port fails here, before anything says "serving"
+    with sock:
+        app_ = create_app(_load_any(run), api_key=api_key, max_body=max_body, max_texts=max_texts)
+        console.print(f"serving {run} on http://{host}:{port}/")
+        uvicorn.Server(uvicorn.Config(app_, host=host, port=port, log_level="warning")).run(sockets=[sock])
 
 
 @app.command()
