@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .errors import AttentiveError, DataError
 from .files import iter_bounded_lines
-from .inputs import listed, text_problem, unicode_problem
+from .inputs import listed, text_problem
 
 MAX_LINE_BYTES = 10_000_000  # the most a line of `--input` may hold (10 MB); a longer line is a bad line
 UTF8_BOM = b"\xef\xbb\xbf"
@@ -68,10 +68,22 @@ def _record(path: Path, number: int, raw: bytes, fields: tuple[str, ...]) -> tup
             return BadLine(str(path), number, f'empty or missing "{field}"')
         if (problem := text_problem(text)) is not None:
             return BadLine(str(path), number, f'"{field}" is {problem}')
-    aspect = record.get("aspect")
-    if isinstance(aspect, str) and (problem := unicode_problem(aspect)) is not None:
-        return BadLine(str(path), number, f'"aspect" is {problem}')
+    if b"\\u" in raw and (problem := _unencodable(record)) is not None:  # only a \u escape makes a lone surrogate
+        return BadLine(str(path), number, problem)
     return number, record
+
+
+def _unencodable(record: dict) -> str | None:
+    """Why a record cannot be written back as UTF-8 (its fields come back with its answer), or None: a string, or a
+    key, anywhere in it that is not valid Unicode."""
+    try:
+        json.dumps(record, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return (f"a field holds a string that is not valid Unicode: lone surrogate U+{ord(exc.object[exc.start]):04X} "
+                "(half of a UTF-16 pair)")
+    except RecursionError:
+        return "JSON nested too deeply"
+    return None
 
 
 def command_line_records(texts: list[str] | None, pairs: list[str]) -> Iterator[tuple[int, dict] | BadLine]:

@@ -298,7 +298,11 @@ def create_app(model, api_key: str | None = None, max_body: int = 1_000_000, max
         return await call_next(request)
 
     @app.exception_handler(RequestValidationError)
-    async def invalid(_request: Request, exc: RequestValidationError):
+    async def invalid(request: Request, exc: RequestValidationError):
+        media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if not (media_type == "application/json" or media_type.endswith("+json")):  # FastAPI reads JSON only then
+            return _error(422, f"body: not sent as JSON (Content-Type: {media_type or 'none'}); send it with "
+                               "Content-Type: application/json")
         return _error(422, "; ".join(map(_reason, exc.errors())))
 
     @app.exception_handler(HTTPException)

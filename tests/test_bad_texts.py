@@ -106,7 +106,8 @@ def test_an_undecodable_command_line_text_is_a_one_line_error_after_the_good_one
 
 
 BAD_LINES = {"a lone surrogate": b'{"text": "bad \\ud800 x"}', "deep nesting": b"[" * 100_000,
-             "a 5,000-digit integer": b'{"text": "fine", "id": ' + b"7" * 5000 + b"}"}
+             "a 5,000-digit integer": b'{"text": "fine", "id": ' + b"7" * 5000 + b"}",
+             "a lone surrogate in another field": b'{"text": "fine", "id": "\\udc00"}'}
 
 
 @pytest.mark.parametrize("bad_line", BAD_LINES.values(), ids=BAD_LINES.keys())
@@ -251,6 +252,14 @@ def test_a_body_that_is_not_readable_json_is_a_422_with_the_reason(model, body, 
     with TestClient(create_app(model), raise_server_exceptions=False) as client:
         response = client.post("/predict", content=body, headers={"Content-Type": "application/json"})
     assert response.status_code == 422 and reason in response.json()["detail"]
+
+
+def test_json_sent_without_a_json_content_type_is_a_422_saying_which_to_send(model):
+    with TestClient(create_app(model), raise_server_exceptions=False) as client:
+        response = client.post("/predict", content=json.dumps(GOOD).encode(), headers={"Content-Type": "text/plain"})
+    assert response.status_code == 422
+    assert response.json()["detail"] == ("body: not sent as JSON (Content-Type: text/plain); send it with "
+                                         "Content-Type: application/json")
 
 
 def test_a_port_out_of_range_is_one_line_before_anything_says_serving(model, capsys):

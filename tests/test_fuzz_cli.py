@@ -27,21 +27,28 @@ def model(sst2_small, tmp_path_factory):
                            show_progress=False)
 
 
-def good(line: bytes) -> bool:
-    """Whether a JSONL line can be answered: a JSON object with a non-empty "text" string."""
+def good(line: bytes, first: bool) -> bool:
+    """Whether a JSONL line can be answered: a JSON object (after a byte order mark on the first line) with a
+    non-empty "text" string, every string in it valid Unicode (no lone surrogate from a \\ud800 escape)."""
     try:
-        record = json.loads(line.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+        record = json.loads(line.decode("utf-8").removeprefix("\ufeff" if first else ""))
+        json.dumps(record, ensure_ascii=False).encode("utf-8")
+    except (ValueError, RecursionError):  # not UTF-8, not JSON, a number too long; a lone surrogate
         return False
     return isinstance(record, dict) and isinstance(record.get("text"), str) and bool(record["text"].strip())
 
 
 texts = st.text(st.characters(codec="utf-8"), max_size=30)
+surrogates = st.integers(0xD800, 0xDFFF).map(chr)
 records = st.one_of(
     st.builds(lambda t: json.dumps({"text": t}).encode(), texts),
     st.builds(lambda t: json.dumps({"text": t}, ensure_ascii=False).encode(), texts),
     st.builds(lambda v: json.dumps({"text": v}).encode(), st.one_of(st.none(), st.integers(), st.lists(st.integers()))),
     st.just(b"[1, 2]"), st.just(b"   "), st.just(b'{"text": "unterminated'), st.binary(max_size=20),
+    st.builds(lambda t, s: json.dumps({"text": t + s}).encode(), texts, surrogates),  # \ud800: valid JSON
+    st.builds(lambda t, s: json.dumps({"text": t, "id": s}).encode(), texts, surrogates),
+    st.integers(1, 3000).map(lambda depth: b'{"text": "deep", "x": ' + b"[" * depth + b"]" * depth + b"}"),
+    st.integers(4000, 5000).map(lambda digits: b'{"text": "long", "id": ' + b"7" * digits + b"}"),
 )
 files = st.one_of(st.lists(records, max_size=8).map(lambda lines: b"\n".join(lines)), st.binary(max_size=200))
 
@@ -58,20 +65,22 @@ def run_predict(folder: Path, data: bytes, on_error: str) -> tuple[int, str, str
 
 
 @settings(max_examples=400, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(data=files, on_error=st.sampled_from(["stop", "skip"]))
-def test_predict_input_answers_every_good_line_or_says_which_line_is_bad(model, monkeypatch, data, on_error):
+@given(data=files, bom=st.booleans(), on_error=st.sampled_from(["stop", "skip"]))
+def test_predict_input_answers_every_good_line_or_says_which_line_is_bad(model, monkeypatch, data, bom, on_error):
     monkeypatch.setattr(attentive.api, "load", lambda folder, device=None: model)  # load once, fuzz the input path
+    data = (b"\xef\xbb\xbf" if bom else b"") + data
     status, out, err = run_predict(model.folder, data, on_error)
     assert "Traceback" not in err and status in (0, 2), err
-    lines = [line for line in data.split(b"\n") if line.strip()]
-    verdicts = [good(line) for line in lines]
+    lines = [(number == 0, line) for number, line in enumerate(data.split(b"\n"))
+             if line.removeprefix(b"\xef\xbb\xbf" if number == 0 else b"").strip()]
+    verdicts = [good(line, first) for first, line in lines]
     answered = [json.loads(line) for line in out.split("\n") if line]  # JSONL: a line ends at \n only
     if on_error == "skip" or all(verdicts):
         assert status == 0 and len(answered) == sum(verdicts)
         assert err.count("(skipped)") == len(verdicts) - sum(verdicts)
     else:
         first_bad = verdicts.index(False)
-        number = data.split(b"\n").index(lines[first_bad]) + 1
+        number = data.split(b"\n").index(lines[first_bad][1]) + 1
         assert status == 2 and len(answered) == first_bad
         assert f"in.jsonl:{number}:" in err
         assert len(err.strip().splitlines()) == 1
