@@ -97,6 +97,18 @@ def test_a_batch_the_model_fails_on_is_answered_request_by_request():
     assert one == ["answer to one"] and two == ["answer to two"] and isinstance(poison, RuntimeError)
 
 
+def test_a_long_text_is_batched_alone_so_that_short_ones_do_not_wait_with_it():
+    model = PoisonedModel()
+    batcher = MicroBatcher(model, window_s=0.05, max_batch=64, max_chars=1000)
+    texts = ["short one", "x" * 5000, "short two", "short three"]
+
+    async def ask_all():
+        return await asyncio.gather(*(batcher.answer([text], None, [None]) for text in texts))
+
+    assert asyncio.run(ask_all()) == [[f"answer to {text}"] for text in texts]
+    assert model.calls == [["short one"], ["x" * 5000], ["short two", "short three"]]
+
+
 def test_an_undecodable_command_line_text_is_a_one_line_error_after_the_good_ones(loaded_once, capsys):
     # `attentive predict RUN good $'caf\xe9'`: Python gives the undecodable byte as the lone surrogate U+DCE9
     status, answers, err = cli(capsys, "predict", loaded_once.folder, "a good film", "caf\udce9")

@@ -100,10 +100,29 @@ def test_the_api_key_is_checked_on_every_request(sst2_small, tmp_path):
     try:
         assert httpx.get(f"{url}/info").status_code == 401
         assert httpx.post(f"{url}/predict", json={"texts": ["a film"]}).status_code == 401
+        assert httpx.post(f"{url}/predict?key=secret", json={"texts": ["a film"]}).status_code == 401  # header only
         assert httpx.get(f"{url}/info", headers={"X-API-Key": "secret"}).status_code == 200
+        assert label_shown_by_the_page(f"{url}/?key=secret") in ("negative", "positive")  # it sends the header
     finally:
         process.terminate()
         process.wait(10)
+
+
+def label_shown_by_the_page(address: str) -> str:
+    """The label the page at `address` shows for a review typed into it (in Debian's Chromium)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = browser.new_page()
+        page.goto(address)
+        page.wait_for_function("document.getElementById('about').textContent.length > 0")  # /info answered
+        page.fill("#text", "a gorgeous , witty film")
+        page.click("#go")
+        page.wait_for_selector("#result:not(.hidden)")
+        label = page.inner_text("#label")
+        browser.close()
+    return label
 
 
 def test_the_page_shows_the_label_and_a_heatmap_in_a_real_browser(server, tmp_path):
