@@ -17,6 +17,7 @@ import pytest
 from fastapi.testclient import TestClient
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tokenizers import Tokenizer
 
 import attentive
 import attentive.api
@@ -192,10 +193,13 @@ TEXTS = st.lists(st.tuples(WORDS, st.sampled_from(["", " ", "  ", "\n"])), max_s
 
 
 @settings(max_examples=300, deadline=None, database=None)
-@given(text=TEXTS, max_length=st.integers(1, 12))
-def test_reading_a_prefix_gives_the_tokens_and_offsets_of_the_whole_text(model, text, max_length):
-    [prefix] = encode_batch(model.tokenizer, [text], max_length)
-    whole = model.tokenizer.encode(text)
+@given(text=TEXTS, max_length=st.integers(1, 12), truncating=st.booleans())
+def test_reading_a_prefix_gives_the_tokens_and_offsets_of_the_whole_text(model, text, max_length, truncating):
+    tokenizer = Tokenizer.from_str(model.tokenizer.to_str())
+    if truncating:  # as the pretrained tokenizer does
+        tokenizer.enable_truncation(max_length)
+    [prefix] = encode_batch(tokenizer, [text], max_length)
+    whole = tokenizer.encode(text)
     assert prefix.ids[:max_length] == whole.ids[:max_length]
     assert prefix.offsets[:max_length] == whole.offsets[:max_length]
 

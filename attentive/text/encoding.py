@@ -77,8 +77,9 @@ def encode_batch(tokenizer: Tokenizer, texts: Sequence[str], max_length: int | N
 
 def _holds_kept_tokens(encoding: Encoding, keep: int) -> bool:
     """Whether an encoding of a text's prefix holds more than `keep` tokens of words, the `keep`-th of them in a word
-    before the prefix's last one."""
-    words = [word for word in encoding.word_ids if word is not None]
+    before the prefix's last one (the tokens a tokenizer that truncates on its own cut off count too: they are its
+    `overflowing` parts)."""
+    words = [word for part in (encoding, *encoding.overflowing) for word in part.word_ids if word is not None]
     return len(words) > keep and words[keep - 1] != words[-1]
 
 
