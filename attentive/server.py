@@ -117,7 +117,8 @@ class MicroBatcher:
         """The next batch: the held request or the next in the queue, then those arriving within the window, while
         they fit."""
         loop = asyncio.get_running_loop()
-        first, self.held = self.held or await self.queue.get(), None
+        first = self.held or await self.queue.get()
+        self.held = None
         batch, size, chars = [first], len(first.texts), first.chars
         deadline = loop.time() + self.window_s
         while size < self.max_batch and chars < self.max_chars and (left := deadline - loop.time()) > 0:
@@ -300,7 +301,8 @@ def create_app(model, api_key: str | None = None, max_body: int = 1_000_000, max
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError):
         media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        if not (media_type == "application/json" or media_type.endswith("+json")):  # FastAPI reads JSON only then
+        is_json = media_type == "application/json" or media_type.endswith("+json")  # FastAPI reads JSON only then
+        if not is_json and any(tuple(error["loc"]) == ("body",) for error in exc.errors()):
             return _error(422, f"body: not sent as JSON (Content-Type: {media_type or 'none'}); send it with "
                                "Content-Type: application/json")
         return _error(422, "; ".join(map(_reason, exc.errors())))
