@@ -47,13 +47,15 @@ SKIP_CHUNK = 1 << 20  # bytes read at a time while skipping the rest of a line o
 
 
 def _bounded_lines(handle: BinaryIO, max_line: int) -> Iterator[bytes | None]:
+    """The lines of `handle`, None for each over `max_line` bytes: yielded as soon as the line is known to be too long
+    (a reader that stops there reads no further), the rest of it skipped only when the next line is asked for."""
     while raw := handle.readline(max_line + 1):
         if len(raw) <= max_line or raw.endswith(b"\n"):
             yield raw
             continue
+        yield None
         while raw and not raw.endswith(b"\n"):
             raw = handle.readline(SKIP_CHUNK)
-        yield None
 
 
 def _numbered(path: Path, lines_of: Callable[[BinaryIO], Iterator]) -> Iterator[tuple[int, object]]:

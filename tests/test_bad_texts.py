@@ -223,6 +223,12 @@ def test_an_input_line_over_the_limit_is_a_bad_line_never_read_whole(tmp_path):
     assert peak < 2.5 * MAX_LINE_BYTES
 
 
+def test_endless_input_stops_at_its_first_line_over_the_limit(loaded_once, capsys):
+    status, answers, err = cli(capsys, "predict", loaded_once.folder, "--input", "/dev/zero")
+    assert status == 2 and answers == []
+    assert err == [f"error: /dev/zero:1: line over {MAX_LINE_BYTES:,} bytes, the most a line may hold"]
+
+
 # Server conventions (findings 6 and 7)
 
 def test_the_api_key_is_taken_from_the_header_and_as_key_only_for_the_page(model):
