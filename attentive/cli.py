@@ -244,10 +244,11 @@ def explain(
     from .io_utils import atomic_write_text
 
     model = _load_any(run)
-    wanted = list(_wanted(model, texts, pair, input_file, aspect))
-    bad = next((item for item in wanted if isinstance(item, BadLine)), None)
-    if bad is not None:
-        raise bad.error()
+    wanted = []
+    for item in _wanted(model, texts, pair, input_file, aspect):  # the first bad line stops the reading
+        if isinstance(item, BadLine):
+            raise item.error()
+        wanted.append(item)
     explanations = answer(model, wanted, "explain")
     console.print(explanation_table(explanations, heads=heads))
     if per_word:

@@ -229,6 +229,12 @@ def test_endless_input_stops_at_its_first_line_over_the_limit(loaded_once, capsy
     assert err == [f"error: /dev/zero:1: line over {MAX_LINE_BYTES:,} bytes, the most a line may hold"]
 
 
+
+def test_explain_also_stops_reading_endless_input_at_its_first_bad_line(loaded_once, capsys):
+    status, answers, err = cli(capsys, "explain", loaded_once.folder, "--input", "/dev/zero")
+    assert status == 2
+    assert err == [f"error: /dev/zero:1: line over {MAX_LINE_BYTES:,} bytes, the most a line may hold"]
+
 # Server conventions (findings 6 and 7)
 
 def test_the_api_key_is_taken_from_the_header_and_as_key_only_for_the_page(model):
