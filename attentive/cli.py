@@ -331,7 +331,6 @@ def analyze(
 ):
     """What a model attends to over a whole split, and whether its attention explains its decisions."""
     from .api import load
-    from .explain.report import analyze_split
 
     model = load(run)
     if test_file is not None:
@@ -343,7 +342,7 @@ def analyze(
     _report_data(data)
     console.print(f"analysing up to {limit or 'all'} of the {len(data.splits.get(split) or [])} {data.name}/{split} "
                   "texts")
-    summary = analyze_split(model, data, out, split, limit or None, words, min_count, compare, deletion, overwrite)
+    summary = model.analyze(data, out, split, limit or None, words, min_count, compare, deletion, overwrite=overwrite)
     if "deletion" in summary:
         console.print(f"deletion test: {summary['deletion']['verdict']}")
     console.print(f"written {out / 'index.html'}")

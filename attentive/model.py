@@ -134,19 +134,14 @@ class Model:
 
     def analyze(self, dataset: str | Dataset, out: str | Path, split: str = "test", limit: int | None = 2000,
                 words: list[str] = (), min_count: int = 5, compare: list[str | Path] = (), deletion: bool = True,
-                data_dir: str | Path | None = None) -> dict:
+                data_dir: str | Path | None = None, overwrite: bool = False) -> dict:
         """Corpus analyses and the deletion test over a seeded sample of `limit` texts of a split (None: all), written
-        to `out` as PNGs, CSV/JSON and index.html (attentive.explain.report); returns the summary."""
-        from .explain.report import analyze, sample
+        to `out` as PNGs, CSV/JSON and index.html (attentive.explain.report); returns the summary. `overwrite`: write
+        into a folder holding other files (only the report's own are replaced)."""
+        from .explain.report import analyze_split
 
-        data = resolve_dataset(dataset, data_dir)
-        examples = data.splits.get(split) or []
-        if not examples:
-            raise AttentiveError(f"dataset {data.name!r} has no {split!r} examples")
-        chosen = sample(examples, limit)
-        return analyze(self, self.folder, chosen, Path(out), list(words), min_count, [Path(c) for c in compare],
-                       deletion, title=f"{self.folder.name if self.folder else 'model'} on {data.name}/{split}, "
-                                        f"{len(chosen)} of {len(examples)} texts")
+        return analyze_split(self, resolve_dataset(dataset, data_dir), out, split, limit, words, min_count, compare,
+                             deletion, overwrite)
 
     def encode_examples(self, examples) -> list:
         pairs = [ex.text_pair or "" for ex in examples] if self.is_pair else None
