@@ -1,19 +1,21 @@
 """An exported model's folder (config.json, model.onnx and maybe model.int8.onnx, tokenizer.json), read and checked
 for the torch-free runtime (attentive/runtime.py): the files through attentive/folder_reading.py (regular files
-inside the folder; config.json and tokenizer.json capped), config.json's entries through
-attentive/folder_config.py, and the graph by running it once, at load, on a small ragged batch built as the runtime
-builds its batches: it must take the inputs config.json describes and answer one finite probability per label and
-attention per token. A missing, cut-short or foreign graph, or labels that do not match its outputs, is then one
-line naming the file, never an onnxruntime traceback at the first prediction.
+inside the folder; config.json and tokenizer.json capped; each matching the SHA-256 config.json records under
+"checksums", where it records one), config.json's entries through attentive/folder_config.py, and the graph by
+running it once, at load, on a small ragged batch built as the runtime builds its batches: it must take the inputs
+config.json describes and answer one finite probability per label and attention per token. A missing, cut-short or
+foreign graph, or labels that do not match its outputs, is then one line naming the file, never an onnxruntime
+traceback at the first prediction.
 """
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import numpy as np
 
 from .errors import AttentiveError
-from .folder_config import EXPORTED_INPUTS, check_exported_config
+from .folder_config import EXPORTED_INPUTS, check_digest, check_exported_config
 from .folder_reading import TOKENIZER_CAP, last_line, parse_tokenizer, read_in_folder, read_json_in_folder
 
 CONFIG, TOKENIZER = "config.json", "tokenizer.json"
@@ -29,16 +31,21 @@ def read_exported_config(folder: Path, format_name: str) -> dict:
     return config
 
 
-def read_exported_tokenizer(folder: Path):
-    return parse_tokenizer(read_in_folder(folder, TOKENIZER, TOKENIZER_CAP), folder / TOKENIZER)
+def read_exported_tokenizer(folder: Path, config: dict):
+    """tokenizer.json (at most TOKENIZER_CAP bytes), matching the SHA-256 config.json records for it, if any."""
+    data = read_in_folder(folder, TOKENIZER, TOKENIZER_CAP)
+    tokenizer = parse_tokenizer(data, folder / TOKENIZER)
+    check_digest(config, TOKENIZER, hashlib.sha256(data).hexdigest(), folder / TOKENIZER)
+    return tokenizer
 
 
-def open_graph(folder: Path, graph: str, options):
+def open_graph(folder: Path, graph: str, options, config: dict):
     """An onnxruntime session of `folder/graph`, read from bytes (so a graph cannot name external data files to
-    be read from elsewhere)."""
+    be read from elsewhere), matching the SHA-256 config.json records for it, if any."""
     import onnxruntime
 
     data = read_in_folder(folder, graph)
+    check_digest(config, graph, hashlib.sha256(data).hexdigest(), folder / graph)
     try:
         return onnxruntime.InferenceSession(data, options, providers=["CPUExecutionProvider"])
     except Exception as exc:  # onnxruntime's own exception classes (InvalidProtobuf, Fail, ...)

@@ -49,8 +49,9 @@ EXPORTED_ENTRIES: dict[str, Check] = {
                                  f"a list of input names ({', '.join(EXPORTED_INPUTS)})"),
     "graphs": (lambda v: _strings(v, 1), "a list of graph file names"), "max_length": MAX_LENGTH,
     "has_attention": FLAG, "special_tokens": FLAG, "is_pair": FLAG, "uses_aspect": FLAG, "aspects": NAMES,
-    "aspect_type": TEXT, "recipe": OBJECT, "model_id": (lambda v: v is None or isinstance(v, str), "a string or null")}
-EXPORTED_OPTIONAL = {"model_id"}
+    "aspect_type": TEXT, "recipe": OBJECT, "model_id": (lambda v: v is None or isinstance(v, str), "a string or null"),
+    "checksums": CHECKSUMS}
+EXPORTED_OPTIONAL = {"model_id", "checksums"}
 
 
 def check_entries(path: Path, config: dict, entries: dict[str, Check], optional: set[str] = frozenset(),
@@ -82,6 +83,15 @@ def check_saved_config(path: Path, config: dict) -> None:
 def check_exported_config(path: Path, config: dict) -> None:
     """The entries the runtime reads from an exported model's config.json."""
     check_entries(path, config, EXPORTED_ENTRIES, EXPORTED_OPTIONAL)
+
+
+def check_digest(config: dict, name: str, hexdigest: str, path: Path) -> None:
+    """The SHA-256 of the file `name` (at `path`) is the one config.json records for it under "checksums", if it
+    records one (folders written before digests were kept have none)."""
+    expected = config.get("checksums", {}).get(name)
+    if expected is not None and hexdigest != expected:
+        raise AttentiveError(f"{path}: its bytes are not the ones saved with config.json (SHA-256 differs: damaged or "
+                             "replaced since)")
 
 
 def shown(value) -> str:

@@ -36,9 +36,9 @@ class RuntimeModel:
         if threads:
             options.intra_op_num_threads = threads
             options.inter_op_num_threads = 1
-        self.session = open_graph(folder, graph, options)
+        self.session = open_graph(folder, graph, options, self.config)
         self.graph_inputs = {node.name for node in self.session.get_inputs()}  # an unused input is not in the graph
-        self.tokenizer = read_exported_tokenizer(folder)
+        self.tokenizer = read_exported_tokenizer(folder, self.config)
         check_graph(self.session, self.config, self.tokenizer.get_vocab_size(), folder / graph)
         self.labels: list[str] = self.config["labels"]
         self.folder = folder

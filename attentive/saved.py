@@ -25,11 +25,12 @@ from tokenizers import Tokenizer
 
 from .version import __version__
 from .errors import AttentiveError
-from .folder_config import check_saved_config
+from .folder_config import check_digest, check_saved_config, shown
 from .folder_reading import (CONFIG_CAP, TOKENIZER_CAP, last_line, open_in_folder, parse_json_object, parse_tokenizer,
                              read_in_folder, read_json_in_folder)
 from .io_utils import COMMITTED, atomic_write_files, atomic_write_json, finish_interrupted_write, json_text
 from .models.classifier import TextClassifier, build_model
+from .recipe_schema import problems
 from .weights_file import DTYPE_NAMES, WeightsFile
 
 FORMAT_VERSION = 1
@@ -137,10 +138,11 @@ def _read(folder: Path) -> tuple[TextClassifier, Tokenizer, dict]:
     check_present(WEIGHTS)
     check_present(TOKENIZER)
     config = parse_json_object(config_data, folder / CONFIG)
-    check_saved_config(folder / CONFIG, config)
+    check_saved_config(folder / CONFIG, config)  # entries loading reads, with their types
+    _check_recipe(config["recipe"], folder / CONFIG)
     tokenizer_data = read_in_folder(folder, TOKENIZER, TOKENIZER_CAP)
     tokenizer = parse_tokenizer(tokenizer_data, folder / TOKENIZER)
-    _check_digest(config, TOKENIZER, hashlib.sha256(tokenizer_data), folder)
+    check_digest(config, TOKENIZER, hashlib.sha256(tokenizer_data).hexdigest(), folder / TOKENIZER)
     if tokenizer.get_vocab_size() > config["vocab_size"]:
         raise AttentiveError(f"{folder / TOKENIZER}: {tokenizer.get_vocab_size()} tokens, but the model has "
                              f"{config['vocab_size']} rows")
@@ -148,7 +150,7 @@ def _read(folder: Path) -> tuple[TextClassifier, Tokenizer, dict]:
         weights = WeightsFile(handle, size, folder / WEIGHTS)
         network = _build_checked(config, weights, folder / CONFIG)
         tensors = weights.tensors()
-    _check_digest(config, WEIGHTS, weights.digest, folder)
+    check_digest(config, WEIGHTS, weights.digest.hexdigest(), folder / WEIGHTS)
     try:
         network.load_state_dict(tensors)
     except Exception as exc:  # shapes and dtypes were compared already; anything else is a damaged file
@@ -157,19 +159,19 @@ def _read(folder: Path) -> tuple[TextClassifier, Tokenizer, dict]:
     return network, tokenizer, config
 
 
-def _check_digest(config: dict, name: str, digest, folder: Path) -> None:
-    """The file's SHA-256 is the one config.json records for it (folders saved before digests were kept have none)."""
-    expected = config.get("checksums", {}).get(name)
-    if expected is not None and digest.hexdigest() != expected:
-        raise AttentiveError(f"{folder / name}: its bytes are not the ones saved with {CONFIG} (SHA-256 differs: "
-                             "damaged or replaced since)")
-
-
-def read_config(path: Path) -> dict:
-    """config.json (at most CONFIG_CAP bytes), checked for the entries loading needs, with their types."""
-    config = parse_json_object(read_in_folder(path.parent, path.name, CONFIG_CAP), path)
-    check_saved_config(path, config)
-    return config
+def _check_recipe(recipe: dict, path: Path) -> None:
+    """The settings the network is built and run from, of the types and in the ranges training checked them against
+    (recipe_schema; the train section is not used by a trained model): a value edited since
+    (`pooler.score_scale: null`) would otherwise build, and fail at the first prediction."""
+    try:
+        found = [(key, meaning) for key, meaning in problems(recipe) if not key.startswith("train.")]
+    except Exception as exc:  # a value of a shape no check foresaw
+        raise AttentiveError(f"{path}: the recipe cannot be checked ({type(exc).__name__}: {last_line(exc)})") from None
+    if found:
+        key, meaning = found[0]
+        section, name = key.split(".", 1)
+        value = (recipe.get(section) or {}).get(name)
+        raise AttentiveError(f"{path}: recipe.{key} must be {meaning}, not {shown(value)}")
 
 
 def _build_checked(config: dict, weights: WeightsFile, path: Path) -> TextClassifier:

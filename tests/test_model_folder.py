@@ -280,14 +280,17 @@ def test_weights_changed_since_the_save_are_refused(run, tmp_path, capsys):
 
 @pytest.mark.parametrize("change, message", [
     (lambda c: c.update(labels=["negative", "negative"]), "'labels' must be a list of at least two different"),
-    (lambda c: c["recipe"]["tokenizer"].update(max_length=-1), "'recipe.tokenizer.max_length' must be an integer ≥ 1"),
-    (lambda c: c["recipe"]["tokenizer"].update(max_length="400"), "max_length' must be an integer ≥ 1 or null, not '400'"),
+    (lambda c: c["recipe"]["tokenizer"].update(max_length=-1),
+     "'recipe.tokenizer.max_length' must be an integer ≥ 1 or null, not -1"),
+    (lambda c: c["recipe"]["tokenizer"].update(max_length="400"),
+     "'recipe.tokenizer.max_length' must be an integer ≥ 1 or null, not '400'"),
     (lambda c: c["recipe"].pop("tokenizer"), "no 'recipe.tokenizer' entry"),
     (lambda c: c["recipe"].update(encoder=[1, 2]), "'recipe.encoder' must be an object, not [1, 2]"),
     (lambda c: c["recipe"]["aspect"].pop("type"), "no 'recipe.aspect.type' entry"),
     (lambda c: c.update(vocab_size="1057"), "'vocab_size' must be a positive integer"),
     (lambda c: c.update(aspects=["a", "a"]), "'aspects' must be a list of different strings"),
     (lambda c: c["recipe"]["pooler"].update(heads="many"), "config.json: "),
+    (lambda c: c["recipe"]["pooler"].update(score_scale=None), "recipe.pooler.score_scale must be a number, not None"),
 ])
 def test_a_damaged_config_entry_is_one_line(run, tmp_path, capsys, change, message):
     folder = copy_of(run, tmp_path)
