@@ -402,3 +402,16 @@ def test_an_exported_config_linked_to_dev_zero_is_not_read(exported, tmp_path, c
     with memory_bound():
         assert not runtime.is_exported(folder)
     refused(folder, capsys, "config.json: a link to /dev/zero")
+
+
+def test_an_exported_folder_recording_digests_is_checked_against_them(exported, tmp_path, capsys):
+    folder = exported_copy(exported, tmp_path)
+    digests = {name: hashlib.sha256((folder / name).read_bytes()).hexdigest()
+               for name in ("model.onnx", "tokenizer.json")}
+    edit_config(folder, lambda c: c.update(checksums=digests))
+    assert runtime.load(folder).predict("a fine film")[0].label in ("positive", "negative")
+    tokenizer = json.loads((folder / "tokenizer.json").read_text())
+    tokenizer["model"]["vocab"]["film"], tokenizer["model"]["vocab"]["fine"] = (tokenizer["model"]["vocab"]["fine"],
+                                                                                tokenizer["model"]["vocab"]["film"])
+    (folder / "tokenizer.json").write_text(json.dumps(tokenizer))  # still a tokenizer, but with two words swapped
+    refused(folder, capsys, "tokenizer.json: its bytes are not the ones saved with config.json")
