@@ -16,19 +16,17 @@ only where the earlier export listed it among its graphs), all at once.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import torch
 from torch import nn
 
+from .exported_folder import GRAPH, GRAPH_INT8
+from .io_utils import json_text
 from .model import Model
 from .output_folder import OutputKind, claim, read_config
 from .runtime import FORMAT
 from .saved import CONFIG, TOKENIZER, WEIGHTS
-
-GRAPH, GRAPH_INT8 = "model.onnx", "model.int8.onnx"
-
 
 def earlier_export(folder: Path) -> dict | None:
     """The config.json of the export `folder` holds, if it holds one."""
@@ -120,4 +118,4 @@ def _exported_files(model: Model, scratch: Path, int8: bool) -> dict[str, bytes]
     }
     graphs = {name: (scratch / name).read_bytes() for name in config["graphs"]}
     return {**graphs, TOKENIZER: model.tokenizer.to_str().encode("utf-8"),
-            CONFIG: (json.dumps(config, indent=2, ensure_ascii=False) + "\n").encode("utf-8")}
+            CONFIG: (json_text(config, scratch / CONFIG) + "\n").encode("utf-8")}

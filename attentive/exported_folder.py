@@ -16,9 +16,36 @@ import numpy as np
 
 from .errors import AttentiveError
 from .folder_config import EXPORTED_INPUTS, check_digest, check_exported_config
-from .folder_reading import TOKENIZER_CAP, last_line, parse_tokenizer, read_in_folder, read_json_in_folder
+from .folder_reading import (TOKENIZER_CAP, last_line, parse_tokenizer, read_consistently, read_in_folder,
+                             read_json_in_folder)
 
 CONFIG, TOKENIZER = "config.json", "tokenizer.json"
+GRAPH, GRAPH_INT8 = "model.onnx", "model.int8.onnx"
+
+
+def read_exported(folder: Path, format_name: str, int8: bool = False, threads: int | None = None):
+    """(config, onnxruntime session, tokenizer) of an exported folder, all from the same export (an `export
+    --overwrite` may be replacing them: folder_reading.read_consistently). `int8` picks the quantised graph;
+    `threads` sets ONNX Runtime's intra-op threads (None: its default)."""
+    return read_consistently(folder, (CONFIG, TOKENIZER, GRAPH, GRAPH_INT8),
+                             lambda: _read_exported(folder, format_name, int8, threads))
+
+
+def _read_exported(folder: Path, format_name: str, int8: bool, threads: int | None):
+    import onnxruntime
+
+    config = read_exported_config(folder, format_name)  # every entry the runtime reads, checked
+    graph = GRAPH_INT8 if int8 else GRAPH
+    if graph not in config["graphs"]:
+        raise AttentiveError(f"{folder}: no {graph} (export with --int8 for the quantised graph)")
+    options = onnxruntime.SessionOptions()
+    if threads:
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+    session = open_graph(folder, graph, options, config)
+    tokenizer = read_exported_tokenizer(folder, config)
+    check_graph(session, config, tokenizer.get_vocab_size(), folder / graph)
+    return config, session, tokenizer
 
 
 def read_exported_config(folder: Path, format_name: str) -> dict:

@@ -9,22 +9,59 @@ reads exported folders with it).
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TypeVar
 
 from tokenizers import Tokenizer
 
 from .errors import AttentiveError
+from .io_utils import COMMITTED, finish_interrupted_write
 
 MiB = 2**20
 CONFIG_CAP = 16 * MiB  # config.json: a recipe, the labels and a few sizes (100,000 labels take about 2 MiB)
 TOKENIZER_CAP = 256 * MiB  # tokenizer.json: a word-level vocabulary of several million words
 JSON_DEPTH = 32  # a config.json nests 4 deep (recipe > train > regulariser > weight)
+READ_ATTEMPTS = 5
+Read = TypeVar("Read")
+
+
+def read_consistently(folder: Path, names: Sequence[str], read: Callable[[], Read]) -> Read:
+    """`read()` of a folder whose files `names` are written as one set (io_utils.atomic_write_files). A write cut
+    off after its commit point is finished first; if another process replaces the files while they are read
+    (whether the read then fails or not), they are read again, so what is read always belongs together."""
+    for _ in range(READ_ATTEMPTS):
+        if folder.is_dir() and os.access(folder, os.W_OK):
+            with contextlib.suppress(OSError):  # what could not be moved is read (and reported) as it is
+                finish_interrupted_write(folder)
+        before = _identities(folder, names)
+        try:
+            loaded = read()
+        except AttentiveError:
+            if _identities(folder, names) == before:
+                raise  # the folder is damaged, not being replaced
+            continue
+        if _identities(folder, names) == before:
+            return loaded
+    raise AttentiveError(f"{folder}: the model kept changing while it was read (is another command writing to it?)")
+
+
+def _identities(folder: Path, names: Sequence[str]) -> list[tuple[int, int, int] | None]:
+    """What changes when a writer replaces the files: each one's inode, size and time, and the committed write
+    (`.written`) that is moved into place file by file."""
+    identities = []
+    for name in (*names, COMMITTED):
+        try:
+            info = os.lstat(folder / name)
+            identities.append((info.st_ino, info.st_size, info.st_mtime_ns))
+        except OSError:
+            identities.append(None)
+    return identities
 
 
 @contextmanager

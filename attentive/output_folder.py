@@ -18,10 +18,8 @@ reader sees the old files or the new ones, never a mix.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
-import stat
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -29,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import AttentiveError
+from .folder_reading import read_json_in_folder
 from .inputs import listed
 from .io_utils import COMMITTED, STAGING, atomic_write_files
 
@@ -40,7 +39,6 @@ except ImportError:  # not POSIX: the folder checks still apply, the lock does n
 LOCK = ".attentive.lock"
 SCRATCH_PREFIX = ".attentive-scratch-"
 HIDDEN = frozenset({LOCK, STAGING, COMMITTED})  # what any attentive write may leave in a folder
-CONFIG_LIMIT = 1 << 20  # bytes of a config.json read to recognise an earlier output
 
 
 @dataclass(frozen=True)
@@ -194,17 +192,11 @@ def _make_folders(out: Path) -> list[Path]:
 
 
 def read_config(folder: Path) -> dict | None:
-    """`folder/config.json` as a dict, if it is a regular file of at most CONFIG_LIMIT bytes of a JSON object."""
-    path = folder / "config.json"
+    """`folder/config.json` as a dict, if it is a readable JSON object (read as model folders are read)."""
     try:
-        info = path.lstat()
-        if not stat.S_ISREG(info.st_mode) or info.st_size > CONFIG_LIMIT:
-            return None
-        with open(path, "rb") as handle:
-            config = json.loads(handle.read(CONFIG_LIMIT))
-    except (OSError, ValueError, RecursionError):
+        return read_json_in_folder(folder, "config.json")
+    except AttentiveError:
         return None
-    return config if isinstance(config, dict) else None
 
 
 @contextlib.contextmanager

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from .answers import Explanation, Prediction
-from .call_checks import check_call, texts_and_pairs
+from .call_checks import check_call, check_folder, texts_and_pairs
 from .errors import AttentiveError
 from .inputs import Inputs, apply_threshold, explanation
 from .text.encoding import Item, batch_order, pad_numpy
@@ -23,25 +23,13 @@ class RuntimeModel:
     sets ONNX Runtime's intra-op threads (None: its default)."""
 
     def __init__(self, folder: str | Path, int8: bool = False, threads: int | None = None):
-        import onnxruntime
+        from .exported_folder import read_exported
 
-        from .exported_folder import check_graph, open_graph, read_exported_config, read_exported_tokenizer
-
-        folder = Path(folder)
-        self.config = read_exported_config(folder, FORMAT)  # every entry the runtime reads, checked
-        graph = "model.int8.onnx" if int8 else "model.onnx"
-        if graph not in self.config["graphs"]:
-            raise AttentiveError(f"{folder}: no {graph} (export with --int8 for the quantised graph)")
-        options = onnxruntime.SessionOptions()
-        if threads:
-            options.intra_op_num_threads = threads
-            options.inter_op_num_threads = 1
-        self.session = open_graph(folder, graph, options, self.config)
+        check_folder(folder)
+        self.folder = Path(folder)
+        self.config, self.session, self.tokenizer = read_exported(self.folder, FORMAT, int8, threads)
         self.graph_inputs = {node.name for node in self.session.get_inputs()}  # an unused input is not in the graph
-        self.tokenizer = read_exported_tokenizer(folder, self.config)
-        check_graph(self.session, self.config, self.tokenizer.get_vocab_size(), folder / graph)
         self.labels: list[str] = self.config["labels"]
-        self.folder = folder
 
     @property
     def inputs(self) -> Inputs:

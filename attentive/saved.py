@@ -11,7 +11,6 @@ allocation.
 """
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import platform
@@ -27,8 +26,8 @@ from .version import __version__
 from .errors import AttentiveError
 from .folder_config import check_digest, check_saved_config, shown
 from .folder_reading import (CONFIG_CAP, TOKENIZER_CAP, last_line, open_in_folder, parse_json_object, parse_tokenizer,
-                             read_in_folder, read_json_in_folder)
-from .io_utils import COMMITTED, atomic_write_files, atomic_write_json, finish_interrupted_write, json_text
+                             read_consistently, read_in_folder, read_json_in_folder)
+from .io_utils import atomic_write_files, atomic_write_json, json_text
 from .models.classifier import TextClassifier, build_model
 from .recipe_schema import problems
 from .weights_file import DTYPE_NAMES, WeightsFile
@@ -91,41 +90,12 @@ def current_model_id(folder: str | Path) -> str | None:
 
 
 def load_folder(folder: str | Path) -> tuple[TextClassifier, Tokenizer, dict]:
-    """Read a model folder. A write cut off after its commit point is finished first; if another process replaces
-    the model while it is being read (whether the read then fails or not), it is read again, so the three files
-    always belong together."""
+    """Read a model folder, its three files always from the same save (folder_reading.read_consistently)."""
     folder = Path(folder)
-    for _ in range(READ_ATTEMPTS):
-        if folder.is_dir() and os.access(folder, os.W_OK):
-            with contextlib.suppress(OSError):  # what could not be moved is read (and reported) as it is
-                finish_interrupted_write(folder)
-        before = _identities(folder)
-        try:
-            loaded = _read(folder)
-        except AttentiveError:
-            if _identities(folder) == before:
-                raise  # the folder is damaged, not being replaced
-            continue
-        if _identities(folder) == before:
-            return loaded
-    raise AttentiveError(f"{folder}: the model kept changing while it was read (is a training writing to it?)")
+    return read_consistently(folder, MODEL_FILES, lambda: _read(folder))
 
 
-READ_ATTEMPTS = 5
 RESULT_CAP = 64 * 2**20  # an eval-*.json (its confusion matrix grows with the square of the labels)
-
-
-def _identities(folder: Path) -> list[tuple[int, int, int] | None]:
-    """What changes when a writer replaces the model: each file's inode, size and time, and the committed write
-    (`.written`) that a save moves into place file by file."""
-    identities = []
-    for name in (*MODEL_FILES, COMMITTED):
-        try:
-            stat = os.lstat(folder / name)
-            identities.append((stat.st_ino, stat.st_size, stat.st_mtime_ns))
-        except OSError:
-            identities.append(None)
-    return identities
 
 
 def _read(folder: Path) -> tuple[TextClassifier, Tokenizer, dict]:

@@ -373,6 +373,26 @@ def exported_copy(exported, tmp_path):
     return shutil.copytree(exported, tmp_path / "exported")
 
 
+
+def test_an_export_read_while_an_overwriting_export_replaces_it_is_read_again(run, exported, tmp_path, monkeypatch):
+    """An export is committed file by file into its folder, like a save: a load that fails on a mix of the old and
+    the new export's files is retried, not reported."""
+    from attentive import exported_folder
+    from attentive.export import export
+
+    folder = exported_copy(exported, tmp_path)
+    real_read, calls = exported_folder._read_exported, []
+
+    def read_during_an_export(*args):
+        calls.append(args)
+        if len(calls) == 1:
+            export(attentive.load(run), folder, int8=False, overwrite=True)  # the writer commits meanwhile
+            raise AttentiveError(f"{folder}/model.onnx: the graph fails on a test batch (a mix of two exports)")
+        return real_read(*args)
+
+    monkeypatch.setattr(exported_folder, "_read_exported", read_during_an_export)
+    assert runtime.load(folder).labels == attentive.load(run).labels and len(calls) == 2
+
 def truncate_graph(folder):
     data = (folder / "model.onnx").read_bytes()
     (folder / "model.onnx").write_bytes(data[: len(data) // 3])

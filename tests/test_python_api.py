@@ -146,8 +146,11 @@ def test_no_texts_get_no_answers_of_the_same_shape_in_both_paths(both_paths, pat
 
 
 def test_loading_nothing_is_one_line():
-    with pytest.raises(AttentiveError, match="folder=None: give the path of a model folder"):
-        attentive.load(None)
+    import attentive.runtime
+
+    for load in (attentive.load, attentive.runtime.load):
+        with pytest.raises(AttentiveError, match="folder=None: give the path of a model folder"):
+            load(None)
 
 
 def test_unknown_recipe_keys_are_errors_naming_them():
