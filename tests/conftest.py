@@ -1,6 +1,10 @@
 """Shared fixtures: small real data (the bundled SST-2 sample) and a tiny, fast recipe."""
 from __future__ import annotations
 
+import contextlib
+import resource
+from pathlib import Path
+
 import pytest
 import torch
 
@@ -60,3 +64,17 @@ def sst2_small() -> Dataset:
     data = load_dataset("sst2_sample")
     splits = {"train": data.splits["train"][:600], "dev": data.splits["dev"][:150], "test": data.splits["test"][:150]}
     return Dataset("sst2_small", splits, data.labels)
+
+
+@contextlib.contextmanager
+def memory_bound(extra: int = 768 * 2**20):
+    """The process's address space limited to what it holds now plus `extra`: a read or an allocation that ran away
+    fails with MemoryError here instead of exhausting the machine (so that a test of a bound fails, not hangs, on
+    code without the bound)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    in_use = int(Path("/proc/self/statm").read_text().split()[0]) * resource.getpagesize()
+    resource.setrlimit(resource.RLIMIT_AS, (in_use + extra, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import resource
 import shutil
 import signal
 from pathlib import Path
@@ -24,7 +23,7 @@ from attentive import runtime
 from attentive.errors import AttentiveError
 from attentive.export import export
 
-from .conftest import tiny_overrides
+from .conftest import memory_bound, tiny_overrides
 
 CASES = int(os.environ.get("ATTENTIVE_FUZZ_CASES", 2000))  # per folder kind; more on demand
 FUZZ = settings(max_examples=CASES, deadline=None, database=None,
@@ -155,18 +154,6 @@ def _slots(value) -> list[tuple[dict | list, str | int]]:
     return found
 
 
-@contextlib.contextmanager
-def memory_bound(extra: int = MEMORY_HEADROOM):
-    """Address space limited to what the process holds now plus `extra` (see the module's docstring)."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    in_use = int(Path("/proc/self/statm").read_text().split()[0]) * resource.getpagesize()
-    resource.setrlimit(resource.RLIMIT_AS, (in_use + extra, hard))
-    try:
-        yield
-    finally:
-        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
-
-
 def damaged(folders: dict[str, Path], kind: str, changes: list) -> Path:
     folder = fresh_copy(folders[kind], folders["work"])
     for target, name, change in changes:
@@ -194,7 +181,7 @@ def time_bound(seconds: float = CASE_SECONDS):
 
 def answers_or_refuses(load, folder: Path) -> None:
     """Loading `folder` and predicting one text answers it or raises AttentiveError; anything else fails."""
-    with memory_bound(), time_bound():
+    with memory_bound(MEMORY_HEADROOM), time_bound():
         try:
             [prediction] = load(folder).predict(TEXT)
         except AttentiveError as exc:

@@ -3,15 +3,12 @@ point leaves the old or the new model (never a mix), the metrics log is appended
 marked stale, and a damaged or hostile folder is a one-line error before anything large is allocated."""
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,7 +21,7 @@ from attentive.errors import AttentiveError
 from attentive.io_utils import atomic_write_json
 from attentive.training.log import read_metrics_log
 
-from .conftest import tiny_overrides
+from .conftest import memory_bound, tiny_overrides
 
 OVERRIDES = tiny_overrides("lama_ctx")
 
@@ -146,20 +143,6 @@ def test_a_hostile_config_is_refused_before_anything_is_allocated(run, tmp_path,
 # Hostile and damaged folders (issue 31): every file read is a regular file inside the folder, config.json and
 # tokenizer.json are capped, the weights' header is checked against the file before anything is allocated, and
 # config.json's entries are checked; each failure is one line with exit status 2.
-
-@contextlib.contextmanager
-def memory_bound(extra: int = 768 * 2**20):
-    """The process's address space limited to what it holds now plus `extra`: a read or an allocation that ran
-    away fails with MemoryError here instead of exhausting the machine (so that these tests fail, not hang, on code
-    without the bounds)."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    in_use = int(Path("/proc/self/statm").read_text().split()[0]) * resource.getpagesize()
-    resource.setrlimit(resource.RLIMIT_AS, (in_use + extra, hard))
-    try:
-        yield
-    finally:
-        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
-
 
 def refused(folder, capsys, *message: str) -> str:
     """`attentive predict` on `folder` exits 2 with one line holding each of `message`; the line."""
