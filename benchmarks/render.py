@@ -1,21 +1,25 @@
-"""Render ``benchmarks/results/*.json`` into BENCHMARKS.md (never edit that file by hand).
+"""Render ``benchmarks/results/*.json`` into BENCHMARKS.md and its appendix (never edit either by hand).
 
-    python -m benchmarks.render [--results-dir DIR] [--output PATH]
+    python -m benchmarks.render [--results-dir DIR] [--output PATH] [--appendix PATH]
 
 The top of the module tree: it assembles the sections, each built by its own module from the results read through
 ``benchmarks/results_io.py`` and formatted by ``benchmarks/formatting.py`` (no section module imports another, nor
-this one). Order: the summary (which model to use), the defaults table, the targets, one section per paper table
-(the variant dev chose per row), the analyses, the hand-written notes (``benchmarks/notes.md``), then "Appendix:
-every run" (every group of runs per dataset) and the numbered list of result files. Result schema:
-``benchmarks/common.py``; the papers' numbers: ``benchmarks/papers.json``.
+this one). BENCHMARKS.md answers which model, how good, how big and how fast: the summary (which model to use), the
+defaults table, the targets, one section per paper table (the variant dev chose per row), the analyses and the
+deployment figures. The appendix (``BENCHMARKS-appendix.md`` beside it) holds the rest: the hand-written notes
+(``benchmarks/notes.md``), "Appendix: every run" (every group of runs per dataset, each sweep variant included) and
+the numbered list of result files, each linked to its JSON. Result schema: ``benchmarks/common.py``; the papers'
+numbers: ``benchmarks/papers.json``.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from attentive.io_utils import atomic_write_text
 from benchmarks.common import REPO_ROOT, RESULTS_DIR
@@ -25,13 +29,13 @@ from benchmarks.render_defaults import defaults_section
 from benchmarks.render_deploy import deploy_section
 from benchmarks.render_lama import heads_section, lama_section, parameters_section
 from benchmarks.render_pruned import pruned_section
-from benchmarks.render_runs import appendix_section, footnotes_section
+from benchmarks.render_runs import APPENDIX_TITLE, RUNS_TITLE, appendix_section, footnotes_section
 from benchmarks.render_ssan import characteristics_section, ssan_section
 from benchmarks.render_summary import summary_section
 from benchmarks.render_targets import TARGETS, Target, targets_section
 from benchmarks.results_io import OWN_SECTION_KINDS, load_results
 
-__all__ = ["NOTES", "TARGETS", "Target", "main", "render", "render_markdown"]
+__all__ = ["NOTES", "TARGETS", "Rendered", "Target", "appendix_path", "main", "render", "render_markdown"]
 
 NOTES = Path(__file__).resolve().parent / "notes.md"  # prose read after the paper sections: why a target was missed
 
@@ -46,24 +50,55 @@ def anchor(heading: str) -> str:
     return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
 
 
-def contents(lines: list[str]) -> list[str]:
+def contents(lines: list[str], prefix: str = "Further down: ") -> list[str]:
     """One line linking every ``##`` heading of `lines`."""
     headings = [line[3:] for line in lines if line.startswith("## ")]
-    return ["Further down: " + " · ".join(f"[{h}](#{anchor(h)})" for h in headings) + ".", ""] if headings else []
+    return [prefix + " · ".join(f"[{h}](#{anchor(h)})" for h in headings) + ".", ""] if headings else []
+
+
+class Rendered(NamedTuple):
+    """The two generated texts: BENCHMARKS.md and its appendix."""
+
+    main: str
+    appendix: str
+
+
+def appendix_path(output: str | Path) -> Path:
+    """Where the appendix of the main file `output` goes: beside it, ``BENCHMARKS.md`` -> ``BENCHMARKS-appendix.md``."""
+    output = Path(output)
+    return output.with_name(f"{output.stem}-appendix{output.suffix}")
+
+
+def relative_link(target: Path, start: Path) -> str:
+    """`target` as a markdown link written in a file in the folder `start`."""
+    return Path(os.path.relpath(target.resolve(), start.resolve())).as_posix()
+
+
+def appendix_link(appendix_name: str, lines: list[str]) -> list[str]:
+    """The main file's pointer to the appendix: the file, and each of its ``##`` sections."""
+    headings = [line[3:] for line in lines if line.startswith("## ")]
+    sections = " · ".join(f"[{h}]({appendix_name}#{anchor(h)})" for h in headings)
+    return ["## More in the appendix", "",
+            f"The notes on these results, every group of runs (each sweep variant, not only the one dev chose) and "
+            f"the numbered list of result files, each with the command and commit that produced it, are in "
+            f"[{appendix_name}]({appendix_name}): {sections}.", ""]
 
 
 def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: Sequence[Target] = TARGETS,
-                    notes: str = "") -> str:
-    """The whole BENCHMARKS.md text."""
+                    notes: str = "", appendix_name: str = "BENCHMARKS-appendix.md", main_name: str = "BENCHMARKS.md",
+                    results_link: str = "benchmarks/results") -> Rendered:
+    """BENCHMARKS.md's text and its appendix's. `appendix_name`: the appendix as the main file links it; `main_name`:
+    the main file as the appendix links it; `results_link`: the results folder as the appendix links it (each result
+    file is linked from its entry in the list of runs)."""
     parameter_results = [r for r in results if r.get("kind") == "parameters"]
     characteristics = [r for r in results if r.get("kind") == "characteristics"]
     sizes = [r for r in results if r.get("kind") == "size"]
     deploy = [r for r in results if r.get("kind") in ("deploy", "serve_load")]
     results = [r for r in results if r.get("kind") not in OWN_SECTION_KINDS]
     footnote = {result["name"]: i for i, result in enumerate(results, start=1)}
-    top = ["# Benchmarks", "",
-           "<!-- Generated by `python -m benchmarks.render` from benchmarks/results/*.json. Do not edit by hand. -->",
-           "", INTRO, ""]
+    generated = ("<!-- Generated by `python -m benchmarks.render` from benchmarks/results/*.json. "
+                 "Do not edit by hand. -->")
+    top = ["# Benchmarks", "", generated, "", INTRO, ""]
     summary, defaults = summary_section(results), defaults_section(results, sizes)
     body = targets_section(results, targets)
     body += lama_section(results) + heads_section(results)
@@ -73,30 +108,44 @@ def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: 
     for result in characteristics:
         body += characteristics_section(result)
     body += analysis_section(results) + deploy_section(deploy)
-    if notes:
-        body += notes.strip().splitlines() + [""]
-    body += appendix_section(results, footnote) + footnotes_section(results, footnote)
+    more = notes.strip().splitlines() + [""] if notes else []
+    more += appendix_section(results, footnote) + footnotes_section(results, footnote, results_link)
+    body += appendix_link(appendix_name, more)
     if problems:
         body += ["## Skipped result files", ""] + [f"- {problem}" for problem in problems] + [""]
-    return "\n".join(top + summary + contents(body) + defaults + body)
+    main = "\n".join(top + summary + contents(body) + defaults + body)
+    appendix_top = ["# Benchmarks: appendix", "", generated, "",
+                    f"The notes and every run behind [{main_name}]({main_name}). The numbers in a table's \"runs\" "
+                    f"column point into [{RUNS_TITLE}](#{anchor(RUNS_TITLE)}), which links each result file.", ""]
+    appendix = "\n".join(appendix_top + contents(more, "Sections: ") + more)
+    return Rendered(main, appendix)
 
 
 def render(results_dir: str | Path = RESULTS_DIR, output: str | Path = REPO_ROOT / "BENCHMARKS.md",
-           targets: Sequence[Target] = TARGETS) -> str:
-    """Read every result JSON in `results_dir`, write the markdown atomically to `output`, return it."""
+           targets: Sequence[Target] = TARGETS, appendix: str | Path | None = None) -> Rendered:
+    """Read every result JSON in `results_dir`; write BENCHMARKS.md to `output` and its appendix to `appendix`
+    (default :func:`appendix_path` of `output`), each atomically; return both texts."""
+    output = Path(output)
+    appendix = appendix_path(output) if appendix is None else Path(appendix)
     results, problems = load_results(Path(results_dir))
-    text = render_markdown(results, problems, targets, NOTES.read_text(encoding="utf-8") if NOTES.exists() else "")
-    atomic_write_text(output, text)
-    return text
+    notes = NOTES.read_text(encoding="utf-8") if NOTES.exists() else ""
+    links = (relative_link(appendix, output.parent), relative_link(output, appendix.parent),
+             relative_link(Path(results_dir), appendix.parent))
+    rendered = render_markdown(results, problems, targets, notes, *links)
+    atomic_write_text(appendix, rendered.appendix)
+    atomic_write_text(output, rendered.main)
+    return rendered
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.render", description=__doc__.split("\n\n")[0])
     parser.add_argument("--results-dir", default=str(RESULTS_DIR))
     parser.add_argument("--output", default=str(REPO_ROOT / "BENCHMARKS.md"))
+    parser.add_argument("--appendix", default=None, help="default: beside --output, BENCHMARKS-appendix.md")
     args = parser.parse_args(argv)
-    render(args.results_dir, args.output)
-    print(f"wrote {args.output}")
+    appendix = appendix_path(args.output) if args.appendix is None else Path(args.appendix)
+    render(args.results_dir, args.output, appendix=appendix)
+    print(f"wrote {args.output} and {appendix}")
     return 0
 
 

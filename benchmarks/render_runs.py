@@ -1,6 +1,6 @@
-"""BENCHMARKS.md's closing parts: "Appendix: every run" (one table per dataset listing every group of runs — each
-sweep variant included — and the attention redundancy of every group) and the numbered list of result files with
-the command, commit, machine and date that produced each."""
+"""BENCHMARKS.md's appendix file, after the notes: "Appendix: every run" (one table per dataset listing every group
+of runs — each sweep variant included — and the attention redundancy of every group) and the numbered list of result
+files with the command, commit, machine and date that produced each, each linked to its JSON file."""
 from __future__ import annotations
 
 from benchmarks.formatting import fmt_label, fmt_mean_std, fmt_number, fmt_paper, fmt_times
@@ -8,6 +8,7 @@ from benchmarks.results_io import (METRICS, group_results, groups_by_dataset, ma
                                    model_name, paper_accuracy, runs_by_machine, values)
 
 APPENDIX_TITLE = "Appendix: every run"
+RUNS_TITLE = "Runs"
 
 
 def dataset_table(groups: dict[tuple, list[dict]], footnote: dict[str, int]) -> list[str]:
@@ -65,11 +66,15 @@ def appendix_section(results: list[dict], footnote: dict[str, int]) -> list[str]
     return lines + redundancy_table(results)
 
 
-def footnotes_section(results: list[dict], footnote: dict[str, int]) -> list[str]:
-    lines = ["## Runs", "", "Each result file, with the exact command and commit that produced it.", ""]
+def footnotes_section(results: list[dict], footnote: dict[str, int], results_link: str = "benchmarks/results"
+                      ) -> list[str]:
+    """The numbered list the "runs" columns point into: each result file, linked as `results_link`/<name>.json,
+    with the exact command and commit that produced it."""
+    lines = [f"## {RUNS_TITLE}", "", "Each result file, with the exact command and commit that produced it.", ""]
     for result in results:
+        file = f"{result['name']}.json"
         lines.append(
-            f"{footnote[result['name']]}. `{result['name']}.json`: `{result.get('command', '?')}` "
+            f"{footnote[result['name']]}. [`{file}`]({results_link}/{file}): `{result.get('command', '?')}` "
             f"at commit `{result.get('git_commit', '?')}`, {machine_short(result)}, {result.get('date', '?')}"
         )
     return lines + [""]

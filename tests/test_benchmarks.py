@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -37,17 +38,18 @@ def test_render_shows_mean_and_std_over_seeds(tmp_path):
     _write(results, _result("lama_ctx-imdb-s1", 1, 0.92))
     output = tmp_path / "BENCHMARKS.md"
 
-    text = render.render(results, output)
+    text, appendix = render.render(results, output)
 
     assert output.read_text(encoding="utf-8") == text
+    assert (tmp_path / "BENCHMARKS-appendix.md").read_text(encoding="utf-8") == appendix
     assert "Do not edit by hand" in text and "python -m benchmarks.render" in text
-    assert "### imdb" in text  # the appendix's table of every run
-    row = next(line for line in text.splitlines() if line.startswith("| model | lama_ctx |"))
+    assert "### imdb" in appendix  # the appendix's table of every run
+    row = next(line for line in appendix.splitlines() if line.startswith("| model | lama_ctx |"))
     assert "| 2 |" in row  # two seeds, one group
     assert "91.00 ± 1.41" in row  # test accuracy mean ± sample std, in percent
     assert "90.95" in row  # paper column
     assert "1m 50s" in row  # mean epoch time
-    assert "python -m benchmarks.x --seed 1" in text and "abc1234" in text  # footnotes
+    assert "python -m benchmarks.x --seed 1" in appendix and "abc1234" in appendix  # footnotes
     # targets: IMDB accuracy reached, epoch time reached on the CPU machine, R8 not run
     assert "| reached |" in text
     assert "not run" in text
@@ -61,7 +63,7 @@ def test_a_group_run_on_two_machines_shows_each_machines_time(tmp_path):
     _write(results, _result("lama_ctx-imdb-s1", 1, 0.92, wall_time_s=40.0, epoch_times_s=[5.0], machine=gpu,
                             device="cuda"))
 
-    row = next(line for line in render.render(results, tmp_path / "B.md").splitlines()
+    row = next(line for line in render.render(results, tmp_path / "B.md").appendix.splitlines()
                if line.startswith("| model | lama_ctx |"))
 
     assert "| 50m 00s / 40.0 s | 1m 50s / 5.0 s | AMD EPYC 7B13 64-Core ×2, NVIDIA H100 80GB HBM3 |" in row
@@ -75,7 +77,7 @@ def test_render_target_not_reached_and_comparison(tmp_path):
                      "model": "tfidf_lr", "epoch_times_s": None})
     (results / "broken.json").write_text("{not json", encoding="utf-8")
 
-    text = render.render(results, tmp_path / "B.md")
+    text = render.render(results, tmp_path / "B.md").main
 
     assert text.count("**NOT reached**") == 3  # accuracy, epoch time, and below tfidf_lr
     assert "tfidf_lr: 90.00%" in text
@@ -428,8 +430,9 @@ def test_defaults_table_opens_benchmarks_and_sets_the_default_beside_the_better_
     assert cells[2:4] == ["81.00", "85.00"] and cells[5] == "-2.00"  # below the better baseline, fastText
     for result in results:
         _write(tmp_path, result)
-    text = render.render(tmp_path, tmp_path / "B.md")
-    assert text.index("## The default model against the baselines") < text.index("### sst2")
+    text, appendix = render.render(tmp_path, tmp_path / "B.md")
+    assert text.index("## The default model against the baselines") < text.index("## Targets")
+    assert "### sst2" in appendix and "### sst2" not in text  # every run of sst2: in the appendix only
 
 
 def test_the_gated_row_shows_the_family_variant_best_on_dev_over_three_seeds():
@@ -576,7 +579,7 @@ def test_the_summary_picks_each_tasks_model_on_dev_never_on_test(tmp_path):
                  "recipe": None, "model": "tfidf_lr", "epoch_times_s": None}]
     for result in results:
         _write(tmp_path, result)
-    text = render.render(tmp_path, tmp_path / "B.md")
+    text, appendix = render.render(tmp_path, tmp_path / "B.md")
 
     [row] = [line for line in text.splitlines() if line.startswith("| r8 | 8 |")]
     cells = [cell.strip() for cell in row.strip("|").split("|")]
@@ -584,10 +587,11 @@ def test_the_summary_picks_each_tasks_model_on_dev_never_on_test(tmp_path):
     assert cells[6:9] == ["97.00", "—", "97.8 (BERT)"]  # TF-IDF + LR, fastText not run, the paper's best
     assert cells[9:] == ["3.4M", "1m 50s CPU"]
     order = ["## Summary", "## The default model", "## Targets", "## Document classification (LAMA paper Table 3)",
-             "## Appendix: every run", "### r8", "## Runs"]
+             "## More in the appendix"]
     assert [text.index(heading) for heading in order] == sorted(text.index(heading) for heading in order)
-    appendix = text[text.index("## Appendix: every run"):]
-    assert "| model | san |" in appendix and "| model | san |" not in text[:text.index("## Appendix")]
+    order = ["## Appendix: every run", "### r8", "## Runs"]
+    assert [appendix.index(heading) for heading in order] == sorted(appendix.index(heading) for heading in order)
+    assert "| model | san |" in appendix and "| model | san |" not in text
 
 
 def test_the_summary_sets_no_run_of_an_older_dev_split_beside_the_current_ones():
@@ -603,3 +607,60 @@ def test_the_summary_sets_no_run_of_an_older_dev_split_beside_the_current_ones()
     row = next(line for line in summary_section(results) if line.startswith("| imdb |"))
     assert "**lama_ctx**" in row and "| 88.00 |" in row  # the older split's 99% dev does not win
     assert not any(line.startswith("| imdb |") for line in summary_section(results[:3]))  # none current: no row
+
+
+def _link_problems(path: Path) -> list[str]:
+    """Links of the markdown file `path` (to files and to headings) that lead nowhere."""
+    def headings(file: Path) -> set[str]:
+        return {render.anchor(line.lstrip("#")) for line in file.read_text(encoding="utf-8").splitlines()
+                if line.startswith("#")}
+
+    problems = []
+    for target in re.findall(r"\]\(([^)\s]+)\)", path.read_text(encoding="utf-8")):
+        file, _, fragment = target.partition("#")
+        linked = path.parent / file if file else path
+        if not linked.is_file():
+            problems.append(f"{target}: no such file")
+        elif fragment and fragment not in headings(linked):
+            problems.append(f"{target}: no such heading")
+    return problems
+
+
+def _run_entries(appendix: str) -> dict[str, str]:
+    """The appendix's list of runs: footnote number -> the result file its entry links."""
+    return dict(re.findall(r"^(\d+)\. \[`[^`]+`\]\(([^)]+)\)", appendix, flags=re.MULTILINE))
+
+
+def test_the_notes_and_every_run_go_to_the_appendix_and_every_number_leads_to_its_result_file(tmp_path,
+                                                                                               monkeypatch):
+    notes = tmp_path / "notes.md"
+    notes.write_text("## Notes on these results\n\nA sweep diary: try 7 beat try 6 on dev.\n", encoding="utf-8")
+    monkeypatch.setattr(render, "NOTES", notes)
+    results = tmp_path / "results"
+    results.mkdir()
+    for seed in range(2):
+        _write(results, _result(f"lama_ctx-imdb-s{seed}", seed, 0.90))
+        _write(results, _result(f"san-r8-s{seed}", seed, 0.95, recipe="san", dataset="r8"))
+    output = tmp_path / "site" / "BENCHMARKS.md"
+    output.parent.mkdir()
+
+    text, appendix = render.render(results, output)
+
+    for moved in ("sweep diary", "## Notes on these results", "## Appendix: every run", "## Runs", "### r8"):
+        assert moved in appendix and moved not in text, moved
+    assert "](BENCHMARKS-appendix.md)" in text  # the main file links its appendix
+    assert _link_problems(output) == [] and _link_problems(output.parent / "BENCHMARKS-appendix.md") == []
+    entries = _run_entries(appendix)
+    assert len(entries) == 4 and all((output.parent / link).resolve().parent == results for link in entries.values())
+    cited = re.findall(r"\[(\d+)\](?!\()", text + appendix)  # every footnote number, in either file
+    assert cited and set(cited) <= set(entries)
+
+
+def test_the_repositorys_benchmarks_md_is_under_60_kb_with_its_appendix_elsewhere(tmp_path):
+    output = tmp_path / "BENCHMARKS.md"
+
+    text, appendix = render.render(common.RESULTS_DIR, output)
+
+    assert output.stat().st_size < 60_000, output.stat().st_size
+    assert "## Runs" in appendix and "## Runs" not in text
+    assert len(_run_entries(appendix)) > 100 and "## Notes on these results" in appendix
