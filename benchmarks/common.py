@@ -75,7 +75,7 @@ def variant_names(recipe: str, dataset: str, variant: str | None) -> list[str | 
 
 
 # Paths whose changes do not make a run "dirty": the outputs of the benchmarks themselves.
-_NOT_SOURCE = (":(exclude)benchmarks/results", ":(exclude)BENCHMARKS.md")
+_NOT_SOURCE = (":(exclude)benchmarks/results", ":(exclude)BENCHMARKS.md", ":(exclude)BENCHMARKS-appendix.md")
 
 
 def cpu_model() -> str | None:
