@@ -1,5 +1,6 @@
 """The import graph of a package, read from its source with `ast` (lazy imports inside functions included), and the
-circle finder the import-circle tests of tests/test_python_api.py and tests/test_benchmarks.py share."""
+circle finder the import-circle tests of tests/test_python_api.py and tests/test_benchmarks.py share, and the names
+a file outside the package imports from it (tests/test_layers.py)."""
 from __future__ import annotations
 
 import ast
@@ -48,3 +49,15 @@ def find_circle(graph: dict[str, set[str]]) -> list[str] | None:
         return None
 
     return next((circle for name in sorted(graph) if (circle := visit(name))), None)
+
+
+def names_imported_from(path: Path, package: str) -> set[str]:
+    """The names a file outside `package` imports from it, anywhere in its code (inside functions too), written in
+    full: `import package.a` gives "package.a", `from package.a import b` gives "package.a.b"."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names if alias.name.split(".")[0] == package}
+        elif isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] == package:
+            found |= {f"{node.module}.{alias.name}" for alias in node.names}
+    return found

@@ -16,10 +16,10 @@ import numpy as np
 
 from ..errors import AttentiveError
 from ..io_utils import atomic_write_bytes, atomic_write_json, atomic_write_text
+from ..metrics_log import read_metrics_log
 from ..output_folder import OutputKind, claim
 from . import corpus
 from .deletion import deletion_test
-from ..training.log import read_metrics_log
 
 INDEX, SUMMARY = "index.html", "summary.json"
 REPORT_FILES = frozenset({INDEX, SUMMARY, "top_words.csv", "top_words.png", "word_weights.csv", "word_weights.png",

@@ -1,4 +1,5 @@
-"""A model is embedder × encoder × pooler × head (../DESIGN.md); `build_model` assembles one from a recipe."""
+"""A model is embedder × encoder × pooler × head (the repository's DESIGN.md); `build_model` assembles one from a
+recipe."""
 from __future__ import annotations
 
 import copy
@@ -9,9 +10,9 @@ import torch
 from torch import nn
 
 from ..errors import AttentiveError
-from ..recipes import resolve_d_model
 from .alignment import CrossAlignment
 from .aspects import ASPECT_TYPES, AspectEmbedder, aspect_input
+from .d_model import resolve_d_model
 from .embedders import WordEmbedder
 from .parts import Encoded, Encoder, Head, Pooler
 from .registry import part

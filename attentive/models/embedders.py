@@ -5,7 +5,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..text.tokenizer import PAD_ID
+from ..token_ids import PAD_ID
 
 
 class WordEmbedder(nn.Module):

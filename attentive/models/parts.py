@@ -1,6 +1,6 @@
-"""What each part family of a model must provide (../DESIGN.md: embedder x encoder x pooler x head), written as
-base classes: a part subclasses its family's base, keeps its constructor's first argument the input width, and
-sets `output_dim`; `attentive.models.registry` names parts for recipes. Everything a later part needs travels in
+"""What each part family of a model must provide (the repository's DESIGN.md: embedder x encoder x pooler x head),
+written as base classes: a part subclasses its family's base, keeps its constructor's first argument the input width,
+and sets `output_dim`; `attentive.models.registry` names parts for recipes. Everything a later part needs travels in
 return values (`Encoded`, `Pooled`), never on the modules, so that a forward pass can be exported or run by several
 threads at once.
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ..text.tokenizer import UNK_ID
+from ..token_ids import UNK_ID
 
 HASH_MULTIPLIER = 1_000_003  # a prime larger than any vocabulary; products stay far below 2**63
 NORMS = ("mean", "sqrt")  # what the n-gram scores are divided by: the number of tokens n, or √n

@@ -1,0 +1,138 @@
+"""The package's layers (DESIGN.md, "Layers"): no module imports a module of a higher layer, and benchmarks/ imports
+only the public API. Imports inside functions count (tests/import_graph.py reads every import statement)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import attentive
+
+from .import_graph import module_imports, names_imported_from
+
+PACKAGE = "attentive"
+ROOT = Path(attentive.__file__).parent
+BENCHMARKS = ROOT.parent / "benchmarks"
+
+# Bottom to top. A module belongs to the layer of the longest entry that names it or a package above it; the bare
+# package name stands for attentive/__init__.py alone. A module may import its own layer and the layers below it.
+LAYERS = [
+    ("base", ["attentive.errors", "attentive.version", "attentive.io_utils", "attentive.files",
+              "attentive.folder_reading", "attentive.call_checks", "attentive.answers", "attentive.evaluate",
+              "attentive.token_ids", "attentive.metrics_log"]),
+    ("models", ["attentive.models"]),
+    ("text", ["attentive.text", "attentive.inputs"]),
+    ("data", ["attentive.data"]),
+    ("recipes and folders", ["attentive.recipe_schema", "attentive.recipes", "attentive.folder_config",
+                             "attentive.weights_file", "attentive.exported_folder", "attentive.saved",
+                             "attentive.output_folder"]),
+    ("answering", ["attentive.inference", "attentive.explain", "attentive.model", "attentive.runtime"]),
+    ("training", ["attentive.training"]),
+    ("entry points", ["attentive", "attentive.training.pipeline", "attentive.api", "attentive.export",
+                      "attentive.sklearn", "attentive.server", "attentive.cli", "attentive.cli_errors",
+                      "attentive.cli_input", "attentive.sample"]),
+]
+
+# What benchmarks/ may import: attentive's __all__, and these modules with their names not starting with "_".
+PUBLIC_MODULES = ["attentive.api", "attentive.runtime", "attentive.export", "attentive.sklearn"]
+
+# Issue 32: benchmarks/ is to import the public API only; these are the private imports it makes today. The list is
+# to be emptied, one by one; the test fails on a new private import and on a listed one that is gone.
+KNOWN_PRIVATE_IMPORTS = {
+    ("baselines.py", "attentive.data.example.Dataset"),
+    ("baselines.py", "attentive.data.example.Example"),
+    ("baselines.py", "attentive.data.registry.load_dataset"),
+    ("baselines.py", "attentive.evaluate.compute_metrics"),
+    ("baselines.py", "attentive.text.embeddings.load_glove"),
+    ("baselines.py", "attentive.text.tokenizer.build_tokenizer"),
+    ("characteristics.py", "attentive.inference.predict_probabilities"),
+    ("characteristics.py", "attentive.recipes.load_recipe"),
+    ("common.py", "attentive.io_utils.atomic_write_json"),
+    ("deploy_speed.py", "attentive.model.resolve_dataset"),
+    ("imdb_dev_leak.py", "attentive.data.paths.resolve_data_dir"),
+    ("imdb_dev_leak.py", "attentive.data.readers.imdb.read_imdb"),
+    ("imdb_dev_leak.py", "attentive.data.readers.imdb.read_imdb_train_dev"),
+    ("imdb_dev_leak.py", "attentive.data.splits.carve_dev"),
+    ("imdb_id_adjacency.py", "attentive.data.paths.resolve_data_dir"),
+    ("imdb_id_adjacency.py", "attentive.data.readers.imdb.read_imdb_with_ids"),
+    ("model_size.py", "attentive.model.resolve_dataset"),
+    ("model_size.py", "attentive.recipes.load_recipe"),
+    ("model_size.py", "attentive.training.pipeline.chosen_recipe"),
+    ("model_size.py", "attentive.training.pipeline.new_model"),
+    ("model_size.py", "attentive.training.seed.seed_everything"),
+    ("params.py", "attentive.models.classifier.build_model"),
+    ("params.py", "attentive.recipes.available_recipes"),
+    ("params.py", "attentive.recipes.load_recipe"),
+    ("params.py", "attentive.saved.WEIGHTS"),
+    ("params.py", "attentive.saved.save_folder"),
+    ("render.py", "attentive.io_utils.atomic_write_text"),
+    ("render_pruned.py", "attentive.models.classifier.build_model"),
+    ("render_pruned.py", "attentive.recipes.load_recipe"),
+    ("run.py", "attentive.data.example.Dataset"),
+    ("run.py", "attentive.data.splits.carve_dev"),
+    ("run.py", "attentive.explain.corpus.head_redundancy"),
+    ("run.py", "attentive.explain.report.sample"),
+}
+
+
+def layer_of(module: str) -> int:
+    """The index in LAYERS of the module's layer; KeyError for a module no layer names."""
+    best, length = None, -1
+    for index, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            names_it = module == prefix or (prefix != PACKAGE and module.startswith(prefix + "."))
+            if names_it and len(prefix) > length:
+                best, length = index, len(prefix)
+    if best is None:
+        raise KeyError(f"{module} is in no layer: add it to LAYERS (and to DESIGN.md)")
+    return best
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Each import of `graph` from a module to a module of a higher layer, as "a (layer) -> b (layer)"."""
+    return sorted(f"{module} ({LAYERS[layer_of(module)][0]}) -> {other} ({LAYERS[layer_of(other)][0]})"
+                  for module, imported in graph.items() for other in imported if layer_of(other) > layer_of(module))
+
+
+def is_public(name: str) -> bool:
+    """Whether a name benchmarks/ imports ("attentive.x.y", written in full) is attentive's public API."""
+    if name == PACKAGE or name in PUBLIC_MODULES:
+        return True
+    module, _, last = name.rpartition(".")
+    return (module == PACKAGE and (last in attentive.__all__ or f"{module}.{last}" in PUBLIC_MODULES)) \
+        or (module in PUBLIC_MODULES and not last.startswith("_"))
+
+
+def private_imports(folder: Path) -> set[tuple[str, str]]:
+    """(file, name) for each private name of the package that a .py file of `folder` imports."""
+    return {(str(path.relative_to(folder)), name) for path in sorted(folder.rglob("*.py"))
+            for name in names_imported_from(path, PACKAGE) if not is_public(name)}
+
+
+def test_every_module_of_the_package_is_in_a_layer():
+    for module in module_imports(ROOT, PACKAGE):
+        layer_of(module)
+    with pytest.raises(KeyError):
+        layer_of("attentive_other.errors")
+    assert layer_of("attentive.training.pipeline") > layer_of("attentive.training.loop")  # the longest entry wins
+
+
+def test_no_module_imports_a_higher_layer():
+    assert upward_imports(module_imports(ROOT, PACKAGE)) == []
+    # the check sees an upward import
+    graph = {"attentive.errors": {"attentive.models.parts"}, "attentive.models.parts": {"attentive.errors"}}
+    assert upward_imports(graph) == ["attentive.errors (base) -> attentive.models.parts (models)"]
+
+
+def test_benchmarks_import_no_private_name_beyond_the_known_ones():
+    found = private_imports(BENCHMARKS)
+    assert found - KNOWN_PRIVATE_IMPORTS == set(), "new private imports: use the public API"
+    assert KNOWN_PRIVATE_IMPORTS - found == set(), "gone: remove them from KNOWN_PRIVATE_IMPORTS"
+
+
+def test_public_means_the_package_s_all_and_the_public_modules(tmp_path):
+    assert is_public("attentive.load") and is_public("attentive.runtime") and is_public("attentive.export.export")
+    assert not is_public("attentive.saved.WEIGHTS") and not is_public("attentive.api._private")
+    (tmp_path / "a.py").write_text("import attentive\nfrom attentive import Model\n"
+                                   "def f():\n    from attentive.training.pipeline import new_model\n")
+    assert private_imports(tmp_path) == {("a.py", "attentive.training.pipeline.new_model")}
