@@ -5,8 +5,9 @@ typed by the parts' constructors and checked by attentive/models/option_types.py
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
+
+from .models.d_model import D_MODEL
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,6 @@ class Setting:
         return self.high is None or not (value > self.high or (self.open_high and value == self.high))
 
 
-D_MODEL = re.compile(r"(?:\d+\s*\*\s*)?d_model")
 COUNT, FLAG = Setting(int, 1), Setting(bool)
 FRACTION = Setting(float, 0, 1, open_high=True)
 POSITIVE = Setting(float, 0, open_low=True)

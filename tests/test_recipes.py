@@ -51,7 +51,7 @@ def test_ssan_widths_and_learning_rate_follow_d_model_as_the_paper_sets_them(d_m
     """SSAN paper §4: lr 0.15/0.125/0.1/0.1/0.05 for d_model 50/100/200/300/600 (nearest listed size otherwise); the
     sentence vector is d_model wide, the Transformer's feed-forward 4 d_model."""
     from attentive.models.classifier import build_model
-    from attentive.recipes import resolve_d_model
+    from attentive.models.d_model import resolve_d_model
 
     recipe = resolve_d_model(load_recipe("transformer_rpr", [f"embedder.dim={d_model}", "embedder.vectors=random"]),
                              d_model)  # as training does before building the model
@@ -61,7 +61,7 @@ def test_ssan_widths_and_learning_rate_follow_d_model_as_the_paper_sets_them(d_m
 
 
 def test_an_explicit_learning_rate_or_width_wins_over_the_d_model_table():
-    from attentive.recipes import resolve_d_model
+    from attentive.models.d_model import resolve_d_model
 
     recipe = resolve_d_model(load_recipe("ssan", ["train.lr=0.3", "head.hidden=7"]), 300)
     assert recipe["train"]["lr"] == 0.3 and recipe["head"]["hidden"] == 7

@@ -1,5 +1,6 @@
 """Settings a recipe gives in terms of d_model, the word-vector size (the SSAN paper ties its models' widths and
-learning rate to it). Here, in models/, because `build_model` resolves them; recipes.py uses the same function."""
+learning rate to it). Here, in models/, because `build_model` resolves them; the recipe checks and training use the
+same."""
 from __future__ import annotations
 
 import re

@@ -18,9 +18,10 @@ from ..errors import AttentiveError
 from ..inputs import listed
 from ..model import Model, pick_device, resolve_dataset
 from ..models.classifier import build_model
+from ..models.d_model import resolve_d_model
 from ..models.pretrained import pretrained_config, pretrained_tokenizer
 from ..output_folder import OutputKind, claim, read_config
-from ..recipes import load_recipe, resolve_d_model
+from ..recipes import load_recipe
 from ..runtime import FORMAT
 from ..saved import MODEL_FILES, holds_model
 from ..text.embeddings import WordVectors
