@@ -69,7 +69,7 @@ SETTINGS = {
     "train.eps": POSITIVE, "train.batches_per_epoch": Setting(int, 0, null=True),
     "train.max_updates": Setting(int, 1, null=True), "train.channel_loss": Setting(float, 0),
     "train.wide_loss": Setting(float, 0),
-    "train.label_smoothing": FRACTION, "train.evals_per_epoch": COUNT,
+    "train.evals_per_epoch": COUNT,
     "train.ema_epochs": Setting(float, 0, open_low=True, null=True),
 }
 # Settings of the same name in every part (encoder, pooler, head, aspect): widths and counts, dropout rates.
@@ -77,6 +77,27 @@ PART_SETTINGS = {"dropout": FRACTION, "hidden": Setting(int, 0, d_model=True),  
                  "heads": COUNT, "hops": COUNT, "layers": COUNT, "maps": COUNT, "factors": COUNT,
                  "ff": Setting(int, 1, d_model=True), "d_model": Setting(int, 1, d_model=True)}
 PARTS = ("embedder", "aspect", "encoder", "align", "pooler", "head")
+
+# Settings earlier versions had, each with the value at which it did nothing. Saved config.json files hold the
+# defaults of their day, so a retired setting at that value is dropped on reading; any other value is refused, in a
+# recipe, a --set or a saved folder (whose train.* entries are dropped at any value: a trained network never reads
+# them).
+RETIRED = {"train.label_smoothing": 0.0}
+
+
+def drop_retired(recipe: dict, trained: bool = False) -> str | None:
+    """Remove from `recipe` (in place) each retired setting at its neutral value, and with `trained` every retired
+    train.* setting; the first one left, as "key=value", or None when there is none."""
+    for key, neutral in RETIRED.items():
+        section, name = key.split(".")
+        values = recipe.get(section)
+        if not isinstance(values, dict) or name not in values:
+            continue
+        if values[name] == neutral or (trained and section == "train"):
+            del values[name]
+        else:
+            return f"{key}={values[name]!r}"
+    return None
 
 
 def problems(recipe: dict) -> list[tuple[str, str]]:

@@ -16,7 +16,7 @@ from pathlib import Path
 import yaml
 
 from .errors import AttentiveError
-from .recipe_schema import problems
+from .recipe_schema import drop_retired, problems
 
 RECIPE_DIR = Path(__file__).parent / "recipes"
 SECTIONS = ("tokenizer", "embedder", "aspect", "encoder", "align", "pooler", "head", "wide", "train")
@@ -64,7 +64,7 @@ def available_recipes() -> list[str]:
 # are checked by the parts, which refuse options they do not take).
 OPTIONAL_KEYS = {"tokenizer": {"type"}, "embedder": {"type", "glove_path", "word_dropout", "anchor"},
                  "train": {"batches_per_epoch", "max_updates", "regulariser", "channel_loss", "wide_loss",
-                           "label_smoothing", "evals_per_epoch", "ema_epochs"}}
+                           "evals_per_epoch", "ema_epochs"}}
 
 
 def load_recipe(name_or_path: str | dict, overrides: list[str] | None = None, settings: dict | None = None) -> dict:
@@ -85,6 +85,9 @@ def load_recipe(name_or_path: str | dict, overrides: list[str] | None = None, se
         section, key = setting_key(recipe, name)
         recipe[section][key] = value
         given[f"{section}.{key}"] = f"{name}={value!r}"
+    retired = drop_retired(recipe)
+    if retired is not None:
+        raise AttentiveError(f"{retired}: a setting this version no longer has")
     missing = [s for s in SECTIONS if s not in recipe]
     if missing:
         raise AttentiveError(f"{path}: recipe lacks section(s) {', '.join(missing)}")

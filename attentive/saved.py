@@ -29,7 +29,7 @@ from .folder_reading import (CONFIG_CAP, TOKENIZER_CAP, last_line, open_in_folde
                              read_consistently, read_in_folder, read_json_in_folder)
 from .io_utils import atomic_write_files, atomic_write_json, json_text
 from .models.classifier import TextClassifier, build_model
-from .recipe_schema import problems
+from .recipe_schema import drop_retired, problems
 from .weights_file import DTYPE_NAMES, WeightsFile
 
 FORMAT_VERSION = 1
@@ -132,7 +132,11 @@ def _read(folder: Path) -> tuple[TextClassifier, Tokenizer, dict]:
 def _check_recipe(recipe: dict, path: Path) -> None:
     """The settings the network is built and run from, of the types and in the ranges training checked them against
     (recipe_schema; the train section is not used by a trained model): a value edited since
-    (`pooler.score_scale: null`) would otherwise build, and fail at the first prediction."""
+    (`pooler.score_scale: null`) would otherwise build, and fail at the first prediction. Settings this version no
+    longer has are dropped at the value at which they did nothing, and refused at any other (recipe_schema.RETIRED)."""
+    retired = drop_retired(recipe, trained=True)
+    if retired is not None:
+        raise AttentiveError(f"{path}: recipe.{retired}: a setting this version no longer has")
     try:
         found = [(key, meaning) for key, meaning in problems(recipe) if not key.startswith("train.")]
     except Exception as exc:  # a value of a shape no check foresaw

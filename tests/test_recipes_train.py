@@ -27,16 +27,3 @@ def test_recipe_loss_falls_on_a_tiny_fixture(recipe, sst2_small):
     model = attentive.train(data, recipe, overrides=overrides, show_progress=False)
     losses = [epoch["train_loss"] for epoch in model.history.epochs]
     assert losses[-1] < losses[0], losses
-
-
-def test_label_smoothing_keeps_a_model_less_sure_of_its_training_labels(sst2_small):
-    data = Dataset("tiny", {"train": sst2_small.splits["train"][:256], "dev": sst2_small.splits["dev"][:64],
-                            "test": []}, sst2_small.labels)
-    texts = [example.text for example in data.splits["train"][:64]]
-    overrides = tiny_overrides("lama_ctx") + ["train.epochs=4", "train.patience=4"]
-    sure = attentive.train(data, "lama_ctx", overrides=overrides, show_progress=False)
-    smoothed = attentive.train(data, "lama_ctx", overrides=overrides + ["train.label_smoothing=0.4"],
-                               show_progress=False)
-    assert smoothed.predict_proba(texts).max(1).mean() < sure.predict_proba(texts).max(1).mean()
-    with pytest.raises(attentive.AttentiveError, match="train.label_smoothing"):
-        attentive.train(data, "lama_ctx", overrides=overrides + ["train.label_smoothing=1"], show_progress=False)

@@ -1,10 +1,8 @@
-"""The training loop: mini-batches bucketed by length, cross-entropy (LAMA paper Eq. 18; `train.label_smoothing` ε
-aims it at 1 - ε on the gold class and ε spread evenly over all classes, Szegedy et al. 2016, §7) and, for
-wide-and-deep models, each channel's own loss; SGD with momentum and weight decay or Adam, gradient clipping, dev
-accuracy after every epoch (or `train.evals_per_epoch` times an epoch), early stopping, best dev point kept;
-optionally on a moving average of the weights (`train.ema_epochs`, attentive/training/averaging.py); word vectors
-anchored to their pretrained values (`embedder.anchor`, attentive/models/embedders.py) are pulled back after each
-step.
+"""The training loop: mini-batches bucketed by length, cross-entropy (LAMA paper Eq. 18) and, for wide-and-deep
+models, each channel's own loss; SGD with momentum and weight decay or Adam, gradient clipping, dev accuracy after
+every epoch (or `train.evals_per_epoch` times an epoch), early stopping, best dev point kept; optionally on a moving
+average of the weights (`train.ema_epochs`, attentive/training/averaging.py); word vectors anchored to their
+pretrained values (`embedder.anchor`, attentive/models/embedders.py) are pulled back after each step.
 """
 from __future__ import annotations
 
@@ -154,7 +152,7 @@ def train_epoch(model: torch.nn.Module, batches: list[np.ndarray], train_ids: Se
         inputs = collate([train_ids[i] for i in batch], device)
         target = labels[batch].to(device)
         out = model(**inputs)
-        loss = F.cross_entropy(out.logits, target, label_smoothing=cfg.get("label_smoothing") or 0.0)
+        loss = F.cross_entropy(out.logits, target)
         loss = loss + channel_loss(out, target, cfg.get("channel_loss") or 0.0, cfg.get("wide_loss") or 0.0)
         if regularise is not None:
             if out.attention is None:

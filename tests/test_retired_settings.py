@@ -1,0 +1,54 @@
+"""Settings this version no longer has (recipe_schema.RETIRED): a saved folder or a recipe holding one at the value at
+which it did nothing reads as if it were absent; at any other value it is a one-line error naming it."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import attentive
+from attentive.errors import AttentiveError
+from attentive.recipe_schema import RETIRED
+from attentive.recipes import load_recipe
+
+FORMAT_1 = Path(__file__).parent / "fixtures" / "model-format-1"
+OTHER = {0.0: 0.5, 1.0: 0.5, None: 1, "none": "gone", False: True}  # a value unlike each neutral one
+
+
+def _other(neutral):
+    return OTHER.get(neutral, 0.25 if isinstance(neutral, float) else "gone")
+
+
+@pytest.mark.parametrize("key", sorted(RETIRED))
+def test_a_retired_setting_at_its_neutral_value_is_dropped_from_a_recipe(key):
+    section, name = key.split(".")
+    recipe = load_recipe("lama", [f"{key}={json.dumps(RETIRED[key])}"])
+    assert name not in recipe[section]
+
+
+@pytest.mark.parametrize("key", sorted(RETIRED))
+def test_a_retired_setting_at_another_value_is_refused_by_name(key):
+    with pytest.raises(AttentiveError, match=f"^{key}=.*: a setting this version no longer has$"):
+        load_recipe("lama", [f"{key}={json.dumps(_other(RETIRED[key]))}"])
+
+
+@pytest.mark.parametrize("key", sorted(RETIRED))
+def test_a_saved_folder_with_a_retired_setting_loads_at_its_neutral_value(key, tmp_path):
+    folder = shutil.copytree(FORMAT_1, tmp_path / "model")
+    expected = json.loads((folder / "expected.json").read_text())
+    _set_in_config(folder, key, RETIRED[key])
+    [got] = attentive.load(folder).predict(expected["texts"][0])
+    assert got.probabilities == pytest.approx(expected["predictions"][0]["probabilities"], abs=1e-6)
+    if not key.startswith("train."):  # a trained network never reads train.*: any value loads
+        _set_in_config(folder, key, _other(RETIRED[key]))
+        with pytest.raises(AttentiveError, match=f"recipe.{key}=.*: a setting this version no longer has"):
+            attentive.load(folder)
+
+
+def _set_in_config(folder: Path, key: str, value) -> None:
+    section, name = key.split(".")
+    config = json.loads((folder / "config.json").read_text())
+    config["recipe"].setdefault(section, {})[name] = value
+    (folder / "config.json").write_text(json.dumps(config))
