@@ -33,7 +33,6 @@ declare -A CANDIDATES=(
   [dist-glove-wide-edrop02]="$DIST --set embedder.vectors=distilled+glove --set wide.type=ngrams --set train.wide_lr=0.03 --set embedder.dropout=0.2"
   [dist-glove-wide-edrop02-chl1]="$DIST --set embedder.vectors=distilled+glove --set wide.type=ngrams --set train.wide_lr=0.03 --set embedder.dropout=0.2 --set train.channel_loss=1"
   [dist-glove-wide-edrop02-b1m]="$DIST --set embedder.vectors=distilled+glove --set wide.type=ngrams --set train.wide_lr=0.03 --set embedder.dropout=0.2 --set wide.buckets=1048576"
-  [dist-glove-wide-edrop02-lrd08]="$DIST --set embedder.vectors=distilled+glove --set wide.type=ngrams --set train.wide_lr=0.03 --set embedder.dropout=0.2 --set train.lr_decay=0.8"
   [dist-glove-wide-edrop02-m5]="$DIST --set embedder.vectors=distilled+glove --set wide.type=ngrams --set train.wide_lr=0.03 --set embedder.dropout=0.2 --set pooler.heads=5"
   [dist-glove-wide-edrop02-chl03]="$DIST --set embedder.vectors=distilled+glove --set wide.type=ngrams --set train.wide_lr=0.03 --set embedder.dropout=0.2 --set train.channel_loss=0.3"
   [dist-glove-wide-edrop02-b1m-lr5e-4]="$LR5E4"

@@ -2,7 +2,7 @@
 
 Written after every epoch as one atomic set of files (`io_utils.atomic_write_files`): `state.safetensors` (the
 model's weights, the best epoch's weights, the optimizer's tensors, torch's RNG state) and `state.json` (epoch and
-early-stopping counters, the history, the optimizer's and scheduler's other settings, numpy's and Python's RNG
+early-stopping counters, the history, the optimizer's other settings, numpy's and Python's RNG
 states, and whatever the caller adds: recipe, labels, data fingerprint), plus `tokenizer.json`. Nothing is pickled.
 Resuming from the checkpoint of epoch k and training on gives, on CPU, the same model as an uninterrupted run.
 `remove_checkpoint` removes these files alone: a `checkpoint/` folder holding anything else is refused before a
@@ -44,7 +44,6 @@ class TrainingState:
     model: dict[str, torch.Tensor]
     best: dict[str, torch.Tensor] | None
     optimizer: dict
-    scheduler: dict
     rng: dict
     extra: dict = field(default_factory=dict)
     pass_start: dict | None = None
@@ -90,7 +89,7 @@ def write_checkpoint(run: Path, state: TrainingState, tokenizer_json: str) -> No
     meta = {"epoch": state.epoch, "history": state.history, "best_epoch": state.best_epoch,
             "best_dev_accuracy": state.best_dev_accuracy, "stale": state.stale, "has_best": state.best is not None,
             "optimizer": {"param_groups": state.optimizer["param_groups"], "values": optimizer_values},
-            "scheduler": state.scheduler, "rng": {"numpy": state.rng["numpy"], "python": state.rng["python"]},
+            "rng": {"numpy": state.rng["numpy"], "python": state.rng["python"]},
             "extra": state.extra, "pass_start": state.pass_start, "has_average": state.average is not None,
             "has_anchors": state.anchors is not None}
     atomic_write_files(run / FOLDER, {TENSORS: safetensors.torch.save(tensors),
@@ -128,7 +127,7 @@ def read_checkpoint(run: Path) -> tuple[TrainingState, str]:
         model={n[len("model/"):]: t for n, t in tensors.items() if n.startswith("model/")},
         best={n[len("best/"):]: t for n, t in tensors.items() if n.startswith("best/")} if meta["has_best"] else None,
         optimizer={"state": optimizer_state, "param_groups": meta["optimizer"]["param_groups"]},
-        scheduler=meta["scheduler"], rng=rng, extra=meta["extra"], pass_start=meta.get("pass_start"),
+        rng=rng, extra=meta["extra"], pass_start=meta.get("pass_start"),
         average=({n[len("average/"):]: t for n, t in tensors.items() if n.startswith("average/")}
                  if meta.get("has_average") else None),
         anchors=({n[len("anchor/"):]: t for n, t in tensors.items() if n.startswith("anchor/")}

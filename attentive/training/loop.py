@@ -200,7 +200,6 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
     """
     model.to(device)
     optimizer = make_optimizer(model, cfg)
-    scheduler = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=cfg.get("lr_decay", 1.0))
     labels = torch.as_tensor(np.asarray(train_labels), dtype=torch.long)
     dev_gold = np.asarray(dev_labels)
     history, best_state, stale, first, pass_start, batches = History(), None, 0, 1, None, []
@@ -211,7 +210,6 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
     if resume is not None:
         model.load_state_dict(resume.model)
         optimizer.load_state_dict(resume.optimizer)
-        scheduler.load_state_dict(resume.scheduler)
         restore_rng(resume.rng, rng)
         history = History(list(resume.history), resume.best_epoch, resume.best_dev_accuracy)
         best_state, stale, pass_start = resume.best, resume.stale, resume.pass_start
@@ -238,8 +236,6 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
                                      dev=best)
             stats = train_epoch(learner, [batches[i] for i in chunk], train_ids, labels, optimizer, cfg, device,
                                 lambda loss: progress.update(task, advance=1, loss=loss), after_step)
-            if part == per_pass - 1:
-                scheduler.step()
             with averaged_weights(model, average):
                 dev_probs = predict_probabilities(learner, dev_ids, device=device)
                 dev_accuracy = float((dev_probs.argmax(1) == dev_gold).mean()) if len(dev_gold) else 0.0
@@ -260,7 +256,7 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
             if on_epoch_end is not None:
                 on_epoch_end(TrainingState(step, history.epochs, history.best_epoch, history.best_dev_accuracy,
                                            stale, model.state_dict(), best_state, optimizer.state_dict(),
-                                           scheduler.state_dict(), capture_rng(rng), pass_start=pass_start,
+                                           capture_rng(rng), pass_start=pass_start,
                                            average=None if average is None else average.state_dict(),
                                            anchors=anchor_starts(model)))
             if stale >= patience:
