@@ -62,7 +62,7 @@ SETTINGS = {
     "embedder.distilled_dim": COUNT, "embedder.word2vec_epochs": COUNT, "embedder.word2vec_seed": Setting(int),
     "embedder.word_dropout": FRACTION, "embedder.anchor": FRACTION,
     "wide.buckets": Setting(int, 0),
-    "train.momentum": FRACTION, "train.weight_decay": Setting(float, 0), "train.batch_size": COUNT,
+    "train.weight_decay": Setting(float, 0), "train.batch_size": COUNT,
     "train.epochs": COUNT, "train.patience": COUNT, "train.clip": Setting(float, 0, null=True),
     "train.seed": Setting(int),
     "train.wide_lr": Setting(float, 0, open_low=True, null=True), "train.rho": Setting(float, 0, 1, True, True),
@@ -82,7 +82,7 @@ PARTS = ("embedder", "aspect", "encoder", "align", "pooler", "head")
 # defaults of their day, so a retired setting at that value is dropped on reading; any other value is refused, in a
 # recipe, a --set or a saved folder (whose train.* entries are dropped at any value: a trained network never reads
 # them).
-RETIRED = {"train.label_smoothing": 0.0, "train.lr_decay": 1.0}
+RETIRED = {"train.label_smoothing": 0.0, "train.lr_decay": 1.0, "train.momentum": 0.9}
 
 
 def drop_retired(recipe: dict, trained: bool = False) -> str | None:

@@ -29,7 +29,7 @@ DEFAULTS = {
     "aspect": {"type": "none"},  # none | ignore | learned | words (attentive/models/aspects.py)
     "align": {"type": "none"},  # none | esim: pairs' cross-attention before pooling (attentive/models/alignment.py)
     "wide": {"type": "none"},  # none | ngrams | pair_words (attentive/models/wide.py)
-    "train": {"optimizer": "adam", "lr": 0.001, "momentum": 0.9, "weight_decay": 0.0, "batch_size": 64,
+    "train": {"optimizer": "adam", "lr": 0.001, "weight_decay": 0.0, "batch_size": 64,
               "epochs": 10, "patience": 3, "clip": 5.0, "seed": 0, "wide_lr": None,
               "rho": 0.9, "eps": 1e-6},  # rho, eps: ADADELTA's decay and epsilon (PyTorch's defaults)
 }

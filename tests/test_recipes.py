@@ -17,8 +17,8 @@ def test_shipped_recipes_load_with_defaults():
 
 
 def test_overrides_parse_yaml_values():
-    recipe = load_recipe("lama", ["pooler.heads=5", "train.optimizer=sgd", "embedder.word2vec_extra=null"])
-    assert recipe["pooler"]["heads"] == 5 and recipe["train"]["optimizer"] == "sgd"
+    recipe = load_recipe("lama", ["pooler.heads=5", "train.optimizer=adagrad", "embedder.word2vec_extra=null"])
+    assert recipe["pooler"]["heads"] == 5 and recipe["train"]["optimizer"] == "adagrad"
     assert recipe["embedder"]["word2vec_extra"] is None
 
 

@@ -1,5 +1,5 @@
 """The training loop: mini-batches bucketed by length, cross-entropy (LAMA paper Eq. 18) and, for wide-and-deep
-models, each channel's own loss; SGD with momentum and weight decay or Adam, gradient clipping, dev accuracy after
+models, each channel's own loss; Adam, ADADELTA or Adagrad with weight decay, gradient clipping, dev accuracy after
 every epoch (or `train.evals_per_epoch` times an epoch), early stopping, best dev point kept; optionally on a moving
 average of the weights (`train.ema_epochs`, attentive/training/averaging.py); word vectors anchored to their
 pretrained values (`embedder.anchor`, attentive/models/embedders.py) are pulled back after each step.
@@ -62,8 +62,6 @@ def _can_fuse(model: torch.nn.Module) -> bool:
 def make_optimizer(model: torch.nn.Module, cfg: dict) -> torch.optim.Optimizer:
     params = parameter_groups(model, cfg)
     name = cfg["optimizer"].lower()
-    if name == "sgd":
-        return torch.optim.SGD(params, lr=cfg["lr"], momentum=cfg["momentum"], weight_decay=cfg["weight_decay"])
     if name == "adam":
         return torch.optim.Adam(params, lr=cfg["lr"], weight_decay=cfg["weight_decay"], fused=_can_fuse(model))
     if name == "adadelta":
@@ -71,7 +69,7 @@ def make_optimizer(model: torch.nn.Module, cfg: dict) -> torch.optim.Optimizer:
                                     weight_decay=cfg["weight_decay"])
     if name == "adagrad":
         return torch.optim.Adagrad(params, lr=cfg["lr"], weight_decay=cfg["weight_decay"])
-    raise ValueError(f"unknown optimizer {cfg['optimizer']!r} (sgd, adam, adadelta, adagrad)")
+    raise ValueError(f"unknown optimizer {cfg['optimizer']!r} (adam, adadelta, adagrad)")
 
 
 def epoch_count(cfg: dict, train_size: int) -> int:
