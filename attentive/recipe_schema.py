@@ -67,8 +67,7 @@ SETTINGS = {
     "train.seed": Setting(int),
     "train.wide_lr": Setting(float, 0, open_low=True, null=True), "train.rho": Setting(float, 0, 1, True, True),
     "train.eps": POSITIVE, "train.batches_per_epoch": Setting(int, 0, null=True),
-    "train.max_updates": Setting(int, 1, null=True), "train.channel_loss": Setting(float, 0),
-    "train.wide_loss": Setting(float, 0),
+    "train.max_updates": Setting(int, 1, null=True),
     "train.evals_per_epoch": COUNT,
     "train.ema_epochs": Setting(float, 0, open_low=True, null=True),
 }
@@ -82,7 +81,8 @@ PARTS = ("embedder", "aspect", "encoder", "align", "pooler", "head")
 # defaults of their day, so a retired setting at that value is dropped on reading; any other value is refused, in a
 # recipe, a --set or a saved folder (whose train.* entries are dropped at any value: a trained network never reads
 # them).
-RETIRED = {"train.label_smoothing": 0.0, "train.lr_decay": 1.0, "train.momentum": 0.9}
+RETIRED = {"train.label_smoothing": 0.0, "train.lr_decay": 1.0, "train.momentum": 0.9,
+           "train.channel_loss": 0.0, "train.wide_loss": 0.0}
 
 
 def drop_retired(recipe: dict, trained: bool = False) -> str | None:

@@ -37,7 +37,6 @@ declare -A CANDIDATES=(
   [pair-h150-ema05]="--set encoder.hidden=150 --set train.ema_epochs=0.5"
   [pair-h150-ema2]="--set encoder.hidden=150 --set train.ema_epochs=2"
   [pair-h150-ema1-words01]="$H150_EMA1 --set wide.type=pair_words --set train.wide_lr=0.01"
-  [pair-h150-ema1-words01-wl1]="$H150_EMA1 --set wide.type=pair_words --set train.wide_lr=0.01 --set train.wide_loss=1"
   [pair-h150-ema1-bs32]="$H150_EMA1 --set train.batch_size=32"
   [pair-h150-ema1-wd01]="$H150_EMA1 --set embedder.word_dropout=0.1"
   [pair-h150-ema1-s2]="$H150_EMA1 --set pooler.score_scale=2"

@@ -1,8 +1,8 @@
-"""The training loop: mini-batches bucketed by length, cross-entropy (LAMA paper Eq. 18) and, for wide-and-deep
-models, each channel's own loss; Adam, ADADELTA or Adagrad with weight decay, gradient clipping, dev accuracy after
-every epoch (or `train.evals_per_epoch` times an epoch), early stopping, best dev point kept; optionally on a moving
-average of the weights (`train.ema_epochs`, attentive/training/averaging.py); word vectors anchored to their
-pretrained values (`embedder.anchor`, attentive/models/embedders.py) are pulled back after each step.
+"""The training loop: mini-batches bucketed by length, cross-entropy (LAMA paper Eq. 18); Adam, ADADELTA or Adagrad
+with weight decay, gradient clipping, dev accuracy after every epoch (or `train.evals_per_epoch` times an epoch),
+early stopping, best dev point kept; optionally on a moving average of the weights (`train.ema_epochs`,
+attentive/training/averaging.py); word vectors anchored to their pretrained values (`embedder.anchor`,
+attentive/models/embedders.py) are pulled back after each step.
 """
 from __future__ import annotations
 
@@ -20,7 +20,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ..data.batching import Item, collate, iterate
 from ..inference import predict_probabilities
-from ..models.classifier import Output
 from ..errors import AttentiveError
 from .anchoring import anchor_starts, anchored_tables, restore_anchor_starts
 from .averaging import averaged_weights, ema_decay, weight_average
@@ -100,22 +99,6 @@ def evals_per_pass(cfg: dict, train_size: int) -> int:
     return max(1, min(cfg.get("evals_per_epoch") or 1, batches_per_pass(cfg, train_size)))
 
 
-def channel_loss(out: Output, target: torch.Tensor, weight: float, wide_weight: float = 0.0) -> torch.Tensor | float:
-    """`train.channel_loss` (w) for a wide-and-deep model: w · (CE(wide logits) + CE(deep logits)), added to the
-    cross-entropy of their sum. Trained on the sum alone, the channel that fits the training set first (the deep
-    one) leaves the other little gradient; a loss of each channel's own keeps both learning to classify, so the sum
-    is an ensemble of two classifiers (the deeply-supervised nets of Lee et al. 2015 apply the same idea to a deep
-    network's layers). `train.wide_loss` (v) adds v · CE(wide logits) alone: the n-gram channel then keeps learning
-    as the logistic regression it is, while the deep channel is trained on the sum only. Zero for a model without a
-    wide channel or with both weights 0."""
-    if not (weight or wide_weight) or out.wide_logits is None:
-        return 0.0
-    loss = (weight + wide_weight) * F.cross_entropy(out.wide_logits, target)
-    if weight:
-        loss = loss + weight * F.cross_entropy(out.logits - out.wide_logits, target)
-    return loss
-
-
 def after_each_step(model: torch.nn.Module, average) -> Callable[[], None] | None:
     """What follows every optimiser step: the anchored word tables' pull towards their starting vectors, then the
     moving average's update; None when there is neither."""
@@ -151,7 +134,6 @@ def train_epoch(model: torch.nn.Module, batches: list[np.ndarray], train_ids: Se
         target = labels[batch].to(device)
         out = model(**inputs)
         loss = F.cross_entropy(out.logits, target)
-        loss = loss + channel_loss(out, target, cfg.get("channel_loss") or 0.0, cfg.get("wide_loss") or 0.0)
         if regularise is not None:
             if out.attention is None:
                 raise AttentiveError("train.regulariser needs a pooler that returns attention")
