@@ -60,7 +60,6 @@ SETTINGS = {
     "tokenizer.pieces": FLAG,
     "embedder.dim": COUNT, "embedder.trainable": FLAG, "embedder.scale": Setting(float, 0, open_low=True, null=True),
     "embedder.distilled_dim": COUNT, "embedder.word2vec_epochs": COUNT, "embedder.word2vec_seed": Setting(int),
-    "embedder.word_dropout": FRACTION, "embedder.anchor": FRACTION,
     "wide.buckets": Setting(int, 0),
     "train.weight_decay": Setting(float, 0), "train.batch_size": COUNT,
     "train.epochs": COUNT, "train.patience": COUNT, "train.clip": Setting(float, 0, null=True),
@@ -82,7 +81,8 @@ PARTS = ("embedder", "aspect", "encoder", "align", "pooler", "head")
 # recipe, a --set or a saved folder (whose train.* entries are dropped at any value: a trained network never reads
 # them).
 RETIRED = {"train.label_smoothing": 0.0, "train.lr_decay": 1.0, "train.momentum": 0.9,
-           "train.channel_loss": 0.0, "train.wide_loss": 0.0}
+           "train.channel_loss": 0.0, "train.wide_loss": 0.0,
+           "embedder.word_dropout": 0.0, "embedder.anchor": 0.0}
 
 
 def drop_retired(recipe: dict, trained: bool = False) -> str | None:

@@ -62,7 +62,7 @@ def available_recipes() -> list[str]:
 
 # Keys a section may hold beyond its DEFAULTS; any other key in these sections is an error (the parts' own sections
 # are checked by the parts, which refuse options they do not take).
-OPTIONAL_KEYS = {"tokenizer": {"type"}, "embedder": {"type", "glove_path", "word_dropout", "anchor"},
+OPTIONAL_KEYS = {"tokenizer": {"type"}, "embedder": {"type", "glove_path"},
                  "train": {"batches_per_epoch", "max_updates", "regulariser",
                            "evals_per_epoch", "ema_epochs"}}
 

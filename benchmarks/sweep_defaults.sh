@@ -43,12 +43,8 @@ declare -A CANDIDATES=(
   [dist-glove-wide-edrop02-b1m-lr5e-4-ema1]="$LR5E4 --set train.ema_epochs=1"
   [dist-glove-wide-edrop02-b1m-lr5e-4-wlr0015]="$DIST --set embedder.vectors=distilled+glove --set wide.type=ngrams --set embedder.dropout=0.2 --set wide.buckets=1048576 --set train.lr=0.0005 --set train.wide_lr=0.015"
   [dist-glove-wide-edrop02-b1m-lr5e-4-wlr006]="$DIST --set embedder.vectors=distilled+glove --set wide.type=ngrams --set embedder.dropout=0.2 --set wide.buckets=1048576 --set train.lr=0.0005 --set train.wide_lr=0.06"
-  [dist-glove-wide-edrop02-b1m-lr5e-4-wd01]="$LR5E4 --set embedder.word_dropout=0.1"
-  [dist-glove-wide-edrop02-b1m-lr5e-4-wd03]="$LR5E4 --set embedder.word_dropout=0.3"
   [dist-glove-wide-edrop02-b1m-lr5e-4-h150]="$LR5E4 --set encoder.hidden=150"
   [dist-glove-wide-edrop02-b1m-lr5e-4-hdrop03]="$LR5E4 --set head.dropout=0.3"
-  [dist-glove-wide-edrop02-b1m-lr5e-4-anc001]="$LR5E4 --set embedder.anchor=0.01"
-  [dist-glove-wide-edrop02-b1m-lr5e-4-anc0001]="$LR5E4 --set embedder.anchor=0.001"
   [dist-glove-wide-edrop02-b1m-lr5e-4-sqrt]="$LR5E4 --set wide.norm=sqrt"
   [dist-glove-wide-edrop02-b1m-lr5e-4-sqrt-wlr01]="$LR5E4 --set wide.norm=sqrt --set train.wide_lr=0.01"
 )

@@ -14,11 +14,15 @@ from attentive.recipe_schema import RETIRED
 from attentive.recipes import load_recipe
 
 FORMAT_1 = Path(__file__).parent / "fixtures" / "model-format-1"
-OTHER = {0.0: 0.5, 1.0: 0.5, None: 1, "none": "gone", False: True}  # a value unlike each neutral one
 
 
 def _other(neutral):
-    return OTHER.get(neutral, 0.25 if isinstance(neutral, float) else "gone")
+    """A value unlike `neutral`, of its kind."""
+    if isinstance(neutral, bool):
+        return not neutral
+    if isinstance(neutral, (int, float)):
+        return 0.5 if neutral != 0.5 else 0.25
+    return "gone"
 
 
 @pytest.mark.parametrize("key", sorted(RETIRED))

@@ -158,8 +158,7 @@ def build_model(recipe: dict, vocab_size: int, classes: int, vectors: np.ndarray
     else:
         dim = vectors.shape[1] if vectors is not None else emb["dim"]
         embedder = WordEmbedder(vocab_size, dim, dropout=emb.get("dropout", 0.0), initial=vectors,
-                                trainable=emb.get("trainable", True), word_dropout=emb.get("word_dropout", 0.0),
-                                anchor=emb.get("anchor", 0.0))
+                                trainable=emb.get("trainable", True))
         resolve_d_model(recipe, dim)
     aspect = _aspect_part(recipe.get("aspect", {}), aspects, dim)
     pooler_options = _options(recipe["pooler"])

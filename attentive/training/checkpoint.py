@@ -33,8 +33,7 @@ class TrainingState:
     """A run after `epoch` completed epochs (rounds, with train.evals_per_epoch > 1). `history` is the list of
     their records; `extra` is the caller's; `pass_start` is numpy's generator state when the current epoch's batches
     were drawn (a run stopped inside an epoch draws them again from it); `average` the moving average of the
-    weights, with `train.ema_epochs` (attentive/training/averaging.py); `anchors` the starting vectors of word tables
-    with `embedder.anchor` (attentive/training/anchoring.py)."""
+    weights, with `train.ema_epochs` (attentive/training/averaging.py)."""
 
     epoch: int
     history: list[dict]
@@ -48,7 +47,6 @@ class TrainingState:
     extra: dict = field(default_factory=dict)
     pass_start: dict | None = None
     average: dict[str, torch.Tensor] | None = None
-    anchors: dict[str, torch.Tensor] | None = None
 
 
 def capture_rng(rng: np.random.Generator) -> dict:
@@ -75,7 +73,6 @@ def write_checkpoint(run: Path, state: TrainingState, tokenizer_json: str) -> No
     tensors = {f"model/{name}": _cpu(t) for name, t in state.model.items()}
     tensors.update({f"best/{name}": _cpu(t) for name, t in (state.best or {}).items()})
     tensors.update({f"average/{name}": _cpu(t) for name, t in (state.average or {}).items()})
-    tensors.update({f"anchor/{name}": _cpu(t) for name, t in (state.anchors or {}).items()})
     optimizer_values: dict = {}
     for index, values in state.optimizer["state"].items():
         for key, value in values.items():
@@ -90,8 +87,7 @@ def write_checkpoint(run: Path, state: TrainingState, tokenizer_json: str) -> No
             "best_dev_accuracy": state.best_dev_accuracy, "stale": state.stale, "has_best": state.best is not None,
             "optimizer": {"param_groups": state.optimizer["param_groups"], "values": optimizer_values},
             "rng": {"numpy": state.rng["numpy"], "python": state.rng["python"]},
-            "extra": state.extra, "pass_start": state.pass_start, "has_average": state.average is not None,
-            "has_anchors": state.anchors is not None}
+            "extra": state.extra, "pass_start": state.pass_start, "has_average": state.average is not None}
     atomic_write_files(run / FOLDER, {TENSORS: safetensors.torch.save(tensors),
                                       STATE: json.dumps(meta).encode("utf-8"),
                                       TOKENIZER: tokenizer_json.encode("utf-8")})
@@ -129,9 +125,7 @@ def read_checkpoint(run: Path) -> tuple[TrainingState, str]:
         optimizer={"state": optimizer_state, "param_groups": meta["optimizer"]["param_groups"]},
         rng=rng, extra=meta["extra"], pass_start=meta.get("pass_start"),
         average=({n[len("average/"):]: t for n, t in tensors.items() if n.startswith("average/")}
-                 if meta.get("has_average") else None),
-        anchors=({n[len("anchor/"):]: t for n, t in tensors.items() if n.startswith("anchor/")}
-                 if meta.get("has_anchors") else None))
+                 if meta.get("has_average") else None))
     return state, tokenizer_json
 
 

@@ -1,8 +1,7 @@
 """The training loop: mini-batches bucketed by length, cross-entropy (LAMA paper Eq. 18); Adam, ADADELTA or Adagrad
 with weight decay, gradient clipping, dev accuracy after every epoch (or `train.evals_per_epoch` times an epoch),
 early stopping, best dev point kept; optionally on a moving average of the weights (`train.ema_epochs`,
-attentive/training/averaging.py); word vectors anchored to their pretrained values (`embedder.anchor`,
-attentive/models/embedders.py) are pulled back after each step.
+attentive/training/averaging.py).
 """
 from __future__ import annotations
 
@@ -21,7 +20,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ..data.batching import Item, collate, iterate
 from ..inference import predict_probabilities
 from ..errors import AttentiveError
-from .anchoring import anchor_starts, anchored_tables, restore_anchor_starts
 from .averaging import averaged_weights, ema_decay, weight_average
 from .checkpoint import TrainingState, capture_rng, restore_rng
 from .frozen import FrozenPooling
@@ -100,18 +98,10 @@ def evals_per_pass(cfg: dict, train_size: int) -> int:
 
 
 def after_each_step(model: torch.nn.Module, average) -> Callable[[], None] | None:
-    """What follows every optimiser step: the anchored word tables' pull towards their starting vectors, then the
-    moving average's update; None when there is neither."""
-    anchored = list(anchored_tables(model).values())
-    if not anchored and average is None:
+    """What follows every optimiser step: the moving average's update; None when there is none."""
+    if average is None:
         return None
-
-    def after_step() -> None:
-        for embedder in anchored:
-            embedder.pull_towards_start()
-        if average is not None:
-            average.update_parameters(model)
-    return after_step
+    return lambda: average.update_parameters(model)
 
 
 def _progress(show: bool) -> Progress:
@@ -197,7 +187,6 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
             if resume.average is None:
                 raise AttentiveError("the checkpoint holds no weight average, but the recipe sets train.ema_epochs")
             average.load_state_dict(resume.average)
-        restore_anchor_starts(model, resume.anchors)
         first = resume.epoch + 1 if stale < patience else rounds + 1  # it had stopped early
         if first <= rounds and (first - 1) % per_pass:  # stopped inside an epoch: draw its batches again
             batches = pass_batches(train_ids, cfg, _generator_at(pass_start))
@@ -237,8 +226,7 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
                 on_epoch_end(TrainingState(step, history.epochs, history.best_epoch, history.best_dev_accuracy,
                                            stale, model.state_dict(), best_state, optimizer.state_dict(),
                                            capture_rng(rng), pass_start=pass_start,
-                                           average=None if average is None else average.state_dict(),
-                                           anchors=anchor_starts(model)))
+                                           average=None if average is None else average.state_dict()))
             if stale >= patience:
                 break
     if best_state is not None:
