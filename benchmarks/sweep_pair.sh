@@ -53,12 +53,10 @@ declare -A CANDIDATES=(
   [gated-ema1-bs32]="$GATED --set train.batch_size=32"
 )
 ORDER=(pair-base pair-edrop02 pair-m5 pair-hdrop05 pair-uvd pair-h150 pair-lr5e-4 pair-hdrop01 pair-bs32 pair-esim
-       pair-esim-drop02 pair-esim-h100 pair-words pair-words-lr01
-       pair-words-lr003 pair-h150-ema1 pair-h150-ema05 pair-h150-ema2
-       pair-h150-ema1-words01 pair-h150-ema1-words01-wl1 pair-h150-ema1-bs32 gated-ema1 gated-ema1-e20
-       gated-ema1-f100 gated-ema1-f150 gated-ema1-off05 gated-ema1-bs32 pair-h150-ema1-wd01 pair-h150-ema1-s2
-       pair-h150-ema1-s10 pair-h150-ema1-lr2e-3 pair-h150-ema1-e15 pair-h200-ema1 minilm-frozen-matching
-       pair-h150-ema1-anc001 pair-h150-ema1-anc0001 pair-h150-ema1-dist)
+       pair-esim-drop02 pair-esim-h100 pair-words pair-words-lr01 pair-words-lr003 pair-h150-ema1 pair-h150-ema05
+       pair-h150-ema2 pair-h150-ema1-words01 pair-h150-ema1-bs32 gated-ema1 gated-ema1-e20 gated-ema1-f100
+       gated-ema1-f150 gated-ema1-off05 gated-ema1-bs32 pair-h150-ema1-s2 pair-h150-ema1-s10 pair-h150-ema1-lr2e-3
+       pair-h150-ema1-e15 pair-h200-ema1 minilm-frozen-matching pair-h150-ema1-dist)
 [[ ${#DATASETS[@]} -gt 0 ]] && ORDER=("${DATASETS[@]}")
 for name in "${ORDER[@]}"; do
   for seed in "${SEEDS[@]}"; do
