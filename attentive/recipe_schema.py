@@ -82,7 +82,8 @@ PARTS = ("embedder", "aspect", "encoder", "align", "pooler", "head")
 # them).
 RETIRED = {"train.label_smoothing": 0.0, "train.lr_decay": 1.0, "train.momentum": 0.9,
            "train.channel_loss": 0.0, "train.wide_loss": 0.0,
-           "embedder.word_dropout": 0.0, "embedder.anchor": 0.0}
+           "embedder.word_dropout": 0.0, "embedder.anchor": 0.0,
+           "wide.norm": "mean"}
 
 
 def drop_retired(recipe: dict, trained: bool = False) -> str | None:

@@ -45,15 +45,12 @@ declare -A CANDIDATES=(
   [dist-glove-wide-edrop02-b1m-lr5e-4-wlr006]="$DIST --set embedder.vectors=distilled+glove --set wide.type=ngrams --set embedder.dropout=0.2 --set wide.buckets=1048576 --set train.lr=0.0005 --set train.wide_lr=0.06"
   [dist-glove-wide-edrop02-b1m-lr5e-4-h150]="$LR5E4 --set encoder.hidden=150"
   [dist-glove-wide-edrop02-b1m-lr5e-4-hdrop03]="$LR5E4 --set head.dropout=0.3"
-  [dist-glove-wide-edrop02-b1m-lr5e-4-sqrt]="$LR5E4 --set wide.norm=sqrt"
-  [dist-glove-wide-edrop02-b1m-lr5e-4-sqrt-wlr01]="$LR5E4 --set wide.norm=sqrt --set train.wide_lr=0.01"
 )
 ORDER=(base dist dist-wide dist-frozen glove-f1 dist-glove-wide dist-wide-lr01 dist-wide-m5-s1 dist-m5-s1 dist-raw
        dist-glove dist-frozen-wide dist-glove-wide-w2v dist-glove-wide-edrop02 dist-glove-wide-edrop02-b1m
        dist-glove-wide-edrop02-m5 dist-glove-wide-edrop02-b1m-lr5e-4 dist-glove-wide-edrop02-b1m-lr5e-4-e2
-       dist-glove-wide-edrop02-b1m-lr5e-4-e4 dist-glove-wide-edrop02-b1m-e2 dist-glove-wide-edrop02-b1m-lr5e-4-sqrt
-       dist-glove-wide-edrop02-b1m-lr5e-4-sqrt-wlr01 dist-glove-wide-b1m-lr5e-4 dist-glove-wide-edrop02-lr5e-4
-       dist-glove-wide-edrop02-b1m-lr5e-4-ema05 dist-glove-wide-edrop02-b1m-lr5e-4-ema1
+       dist-glove-wide-edrop02-b1m-lr5e-4-e4 dist-glove-wide-edrop02-b1m-e2 dist-glove-wide-b1m-lr5e-4
+       dist-glove-wide-edrop02-lr5e-4 dist-glove-wide-edrop02-b1m-lr5e-4-ema05 dist-glove-wide-edrop02-b1m-lr5e-4-ema1
        dist-glove-wide-edrop02-b1m-lr5e-4-wlr0015 dist-glove-wide-edrop02-b1m-lr5e-4-wlr006
        dist-glove-wide-edrop02-b1m-lr5e-4-h150 dist-glove-wide-edrop02-b1m-lr5e-4-hdrop03)
 [[ ${#DATASETS[@]} -gt 0 ]] && ORDER=("${DATASETS[@]}")

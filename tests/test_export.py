@@ -50,13 +50,6 @@ def test_single_text_families_answer_the_same_in_onnx_runtime(sst2_small, recipe
     assert_same_answers(model, runtime.load(export(model, tmp_path / "onnx")), TEXTS * 3)
 
 
-def test_the_root_scaled_ngram_channel_answers_the_same_in_onnx_runtime(sst2_small, tmp_path):
-    overrides = tiny_overrides("default") + ["train.epochs=1", "wide.norm=sqrt"]
-    model = attentive.train(sst2_small, "default", overrides=overrides, show_progress=False)
-    assert model.network.wide.norm == "sqrt"
-    assert_same_answers(model, runtime.load(export(model, tmp_path / "onnx")), TEXTS * 3)
-
-
 def test_aspect_models_answer_the_same_in_onnx_runtime(tmp_path):
     data = small("semeval14_category")
     model = attentive.train(data, "atae_lstm", overrides=tiny_overrides("atae_lstm") + ["train.epochs=1"],

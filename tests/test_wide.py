@@ -29,27 +29,6 @@ def test_word_scores_add_up_to_the_wide_logits_and_padding_scores_nothing():
     assert torch.allclose(channel(ids, mask)[1], by_hand)
 
 
-def test_the_sqrt_norm_divides_the_summed_ngram_scores_by_the_root_of_the_length():
-    torch.manual_seed(0)
-    mean, sqrt = NgramChannel(20, 3, buckets=7), NgramChannel(20, 3, buckets=7, norm="sqrt")
-    for table in (mean.unigrams, mean.bigrams):
-        torch.nn.init.normal_(table.weight)
-    sqrt.load_state_dict(mean.state_dict())
-    ids = torch.tensor([[5, 6, 7, 8], [8, 9, 0, 0]])
-    mask = ids != 0
-    lengths = mask.sum(1, keepdim=True).float()
-    assert torch.allclose(sqrt(ids, mask), mean(ids, mask) * lengths / lengths.sqrt())
-    assert torch.allclose(sqrt.word_scores(ids, mask).sum(1), sqrt(ids, mask))
-
-
-def test_an_unknown_norm_is_a_recipe_error():
-    from attentive.models.classifier import build_model
-    from attentive.recipes import load_recipe
-
-    with pytest.raises(AttentiveError, match="wide.norm must be one of mean, sqrt, not 'l2'"):
-        build_model(load_recipe("lama_ctx", ["wide.type=ngrams", "wide.norm=l2", "embedder.vectors=random"]), 50, 2)
-
-
 def test_a_new_channel_starts_silent():
     channel = NgramChannel(vocab_size=10, classes=2)
     ids = torch.tensor([[2, 3, 4]])

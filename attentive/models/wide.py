@@ -7,10 +7,6 @@ b_h of its hash bucket h(w, w'), and
 
     wide logits = (Σ_j u_{w_j} + Σ_j b_{h(w_j, w_{j+1})}) / n      (n the text's number of tokens)
 
-or, with `norm="sqrt"`, divided by √n instead of n: the scale TF-IDF's L2-normalised rows give a text of n distinct
-terms, so that a long document's evidence adds up rather than being averaged away (a 400-token review's n-grams
-each weigh 1/20 of the logits instead of 1/400).
-
 The rows start at zero, so the model begins as the attention model alone. The hash is computed from the token ids
 inside the network, so nothing outside the model (an export, a server) needs to know about n-grams.
 
@@ -28,19 +24,16 @@ from torch import nn
 from ..token_ids import UNK_ID
 
 HASH_MULTIPLIER = 1_000_003  # a prime larger than any vocabulary; products stay far below 2**63
-NORMS = ("mean", "sqrt")  # what the n-gram scores are divided by: the number of tokens n, or √n
 
 
 class NgramChannel(nn.Module):
     channel = "ngrams"  # its name in explanations
 
-    def __init__(self, vocab_size: int, classes: int, buckets: int = 2**18, norm: str = "mean"):
+    def __init__(self, vocab_size: int, classes: int, buckets: int = 2**18):
         super().__init__()
         if buckets < 1:
             raise ValueError(f"wide.buckets must be positive, not {buckets}")
-        if norm not in NORMS:
-            raise ValueError(f"wide.norm must be one of {', '.join(NORMS)}, not {norm!r}")
-        self.buckets, self.norm = buckets, norm
+        self.buckets = buckets
         self.unigrams = nn.Embedding(vocab_size, classes)
         self.bigrams = nn.Embedding(buckets, classes)
         nn.init.zeros_(self.unigrams.weight)
@@ -55,7 +48,7 @@ class NgramChannel(nn.Module):
             bigrams = self.bigrams((ids[:, :-1] * HASH_MULTIPLIER + ids[:, 1:]) % self.buckets) * both / 2
             scores = scores + nn.functional.pad(bigrams, (0, 0, 0, 1)) + nn.functional.pad(bigrams, (0, 0, 1, 0))
         length = real.sum(1, keepdim=True).clamp(min=1)
-        return scores / (length.sqrt() if self.norm == "sqrt" else length)
+        return scores / length
 
     def forward(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         return self.word_scores(ids, mask).sum(1)
