@@ -77,11 +77,7 @@ def _keep_details(network, items, batch, inputs, out, probs, polarity: bool, loo
 
 
 def _wide_word_scores(network, inputs: dict) -> torch.Tensor:
-    """B x T x classes: each word of the (first) text's share of the wide channel's logits. A pair's second text
-    holds the rest of a pair channel's logits; explanations show the first text's words."""
-    if network.is_pair:
-        first, _ = network.wide.word_scores(inputs["ids"], inputs["mask"], inputs["pair_ids"], inputs["pair_mask"])
-        return first
+    """B x T x classes: each word's share of the wide channel's logits."""
     return network.wide.word_scores(inputs["ids"], inputs["mask"])
 
 

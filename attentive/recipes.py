@@ -28,7 +28,7 @@ DEFAULTS = {
                  "distilled_dim": 256, "word2vec_extra": None, "word2vec_epochs": 5, "word2vec_seed": 0},
     "aspect": {"type": "none"},  # none | ignore | learned | words (attentive/models/aspects.py)
     "align": {"type": "none"},  # none | esim: pairs' cross-attention before pooling (attentive/models/alignment.py)
-    "wide": {"type": "none"},  # none | ngrams | pair_words (attentive/models/wide.py)
+    "wide": {"type": "none"},  # none | ngrams (attentive/models/wide.py)
     "train": {"optimizer": "adam", "lr": 0.001, "weight_decay": 0.0, "batch_size": 64,
               "epochs": 10, "patience": 3, "clip": 5.0, "seed": 0, "wide_lr": None,
               "rho": 0.9, "eps": 1e-6},  # rho, eps: ADADELTA's decay and epsilon (PyTorch's defaults)

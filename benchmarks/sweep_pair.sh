@@ -30,13 +30,9 @@ declare -A CANDIDATES=(
   [pair-esim]="--set align.type=esim"
   [pair-esim-drop02]="--set align.type=esim --set align.dropout=0.2"
   [pair-esim-h100]="--set align.type=esim --set encoder.hidden=100"
-  [pair-words]="--set wide.type=pair_words --set train.wide_lr=0.03"
-  [pair-words-lr01]="--set wide.type=pair_words --set train.wide_lr=0.01"
-  [pair-words-lr003]="--set wide.type=pair_words --set train.wide_lr=0.003"
   [pair-h150-ema1]="$H150_EMA1"
   [pair-h150-ema05]="--set encoder.hidden=150 --set train.ema_epochs=0.5"
   [pair-h150-ema2]="--set encoder.hidden=150 --set train.ema_epochs=2"
-  [pair-h150-ema1-words01]="$H150_EMA1 --set wide.type=pair_words --set train.wide_lr=0.01"
   [pair-h150-ema1-bs32]="$H150_EMA1 --set train.batch_size=32"
   [pair-h150-ema1-s2]="$H150_EMA1 --set pooler.score_scale=2"
   [pair-h150-ema1-s10]="$H150_EMA1 --set pooler.score_scale=10"
@@ -53,10 +49,10 @@ declare -A CANDIDATES=(
   [gated-ema1-bs32]="$GATED --set train.batch_size=32"
 )
 ORDER=(pair-base pair-edrop02 pair-m5 pair-hdrop05 pair-uvd pair-h150 pair-lr5e-4 pair-hdrop01 pair-bs32 pair-esim
-       pair-esim-drop02 pair-esim-h100 pair-words pair-words-lr01 pair-words-lr003 pair-h150-ema1 pair-h150-ema05
-       pair-h150-ema2 pair-h150-ema1-words01 pair-h150-ema1-bs32 gated-ema1 gated-ema1-e20 gated-ema1-f100
-       gated-ema1-f150 gated-ema1-off05 gated-ema1-bs32 pair-h150-ema1-s2 pair-h150-ema1-s10 pair-h150-ema1-lr2e-3
-       pair-h150-ema1-e15 pair-h200-ema1 minilm-frozen-matching pair-h150-ema1-dist)
+       pair-esim-drop02 pair-esim-h100 pair-h150-ema1 pair-h150-ema05 pair-h150-ema2 pair-h150-ema1-bs32 gated-ema1
+       gated-ema1-e20 gated-ema1-f100 gated-ema1-f150 gated-ema1-off05 gated-ema1-bs32 pair-h150-ema1-s2
+       pair-h150-ema1-s10 pair-h150-ema1-lr2e-3 pair-h150-ema1-e15 pair-h200-ema1 minilm-frozen-matching
+       pair-h150-ema1-dist)
 [[ ${#DATASETS[@]} -gt 0 ]] && ORDER=("${DATASETS[@]}")
 for name in "${ORDER[@]}"; do
   for seed in "${SEEDS[@]}"; do

@@ -7,10 +7,9 @@ import pytest
 import torch
 
 import attentive
-from attentive.data.batching import collate
 from attentive.data.example import Dataset
 from attentive.errors import AttentiveError
-from attentive.models.wide import NgramChannel, PairWordChannel
+from attentive.models.wide import NgramChannel
 
 from .conftest import tiny_overrides
 
@@ -53,48 +52,11 @@ def test_a_wide_and_deep_model_explains_each_channels_part_of_the_margin(sst2_sm
     assert f"ngrams {margins['ngrams']:+.2f}" in explanation_html([explanation])
 
 
-def test_each_recipe_kind_refuses_the_other_kinds_wide_channel():
+def test_a_pair_recipe_refuses_the_ngram_channel_and_pair_words_is_unknown():
     from attentive.models.classifier import build_model
     from attentive.recipes import load_recipe
 
-    with pytest.raises(AttentiveError, match="does not fit a pair recipe: take wide.type pair_words"):
+    with pytest.raises(AttentiveError, match="wide.type ngrams reads a single text: pair recipes take none"):
         build_model(load_recipe("lama_pair", ["wide.type=ngrams", "embedder.vectors=random"]), 50, 3)
-    with pytest.raises(AttentiveError, match="does not fit a single-text recipe: take wide.type ngrams"):
+    with pytest.raises(AttentiveError, match="unknown wide type 'pair_words'; known: none, ngrams"):
         build_model(load_recipe("lama_ctx", ["wide.type=pair_words", "embedder.vectors=random"]), 50, 3)
-
-
-def test_a_pair_word_scores_from_shared_when_the_other_text_holds_it_and_the_unknown_token_matches_nothing():
-    torch.manual_seed(0)
-    channel = PairWordChannel(vocab_size=12, classes=2)
-    for table in (channel.first, channel.second, channel.shared):
-        torch.nn.init.normal_(table.weight)
-    ids, pair_ids = torch.tensor([[5, 6, 1, 0]]), torch.tensor([[6, 7, 1]])  # 6 in both; 1 is the unknown token
-    first, second = channel.word_scores(ids, ids != 0, pair_ids, pair_ids != 0)
-    assert not first[0, 3].any()  # padding scores nothing
-    by_hand = (channel.first.weight[5] + channel.shared.weight[6] + channel.first.weight[1]) / 3 + \
-        (channel.shared.weight[6] + channel.second.weight[7] + channel.second.weight[1]) / 3
-    assert torch.allclose(channel(ids, ids != 0, pair_ids, pair_ids != 0)[0], by_hand)
-    assert torch.allclose(first.sum(1) + second.sum(1), channel(ids, ids != 0, pair_ids, pair_ids != 0))
-    padded_pair = torch.tensor([[6, 7, 1, 5]])  # the 5 sits on padding: it must not count as shared
-    masked = channel(ids, ids != 0, padded_pair, torch.tensor([[True, True, True, False]]))
-    assert torch.allclose(masked[0], by_hand)
-
-
-def test_a_pair_model_with_the_word_channel_shows_both_channels(tmp_path):
-    from .test_export import small
-
-    overrides = tiny_overrides("lama_pair") + ["train.epochs=1", "wide.type=pair_words", "train.wide_lr=0.05"]
-    model = attentive.train(small("sick"), "lama_pair", tmp_path, overrides=overrides, show_progress=False)
-    loaded = attentive.load(tmp_path)
-    [explanation] = loaded.explain("a man plays a guitar", pairs=["a man plays an instrument"])
-    assert set(explanation.channel_margins()) == {"attention", "pair_words"}
-    assert explanation.channels["pair_words"].any()
-    # the premise's words carry their share of the channel; the hypothesis's words carry the rest
-    [item], _ = loaded.inputs.items(["a man plays a guitar"], ["a man plays an instrument"], [None])
-    inputs = collate([item])
-    _, hypothesis = loaded.network.wide.word_scores(inputs["ids"], inputs["mask"], inputs["pair_ids"],
-                                                    inputs["pair_mask"])
-    premise = explanation.ngram_words
-    assert premise.shape == (len(explanation.words), len(loaded.labels)) and premise.any()
-    assert premise.sum(0) + hypothesis[0].sum(0).detach().numpy() == pytest.approx(explanation.channels["pair_words"],
-                                                                                    abs=1e-5)

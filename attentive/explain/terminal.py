@@ -47,7 +47,7 @@ def channel_summary(explanation) -> str:
     return "\nmargin over runner-up:\n" + "\n".join(f"  {name} {value:+.2f}" for name, value in margins.items())
 
 
-WIDE_COLUMNS = {"ngrams": "n-grams", "pair_words": "pair words"}  # the wide channel's column in the word table
+WIDE_COLUMNS = {"ngrams": "n-grams"}  # the wide channel's column in the word table
 
 
 def word_table(explanation, labels: list[str]) -> Table:

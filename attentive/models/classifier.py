@@ -16,7 +16,7 @@ from .d_model import resolve_d_model
 from .embedders import WordEmbedder
 from .parts import Encoded, Encoder, Head, Pooler
 from .registry import part
-from .wide import NgramChannel, PairWordChannel
+from .wide import NgramChannel
 
 
 @dataclass
@@ -31,12 +31,12 @@ class Output:
 
 class TextClassifier(nn.Module):
     """`aspect` (optional) makes the aspect vector v_a that AE appends to the words and aspect poolers attend with;
-    `wide` (optional) is a linear channel whose class scores are added to the head's logits: n-grams of a single
-    text, or the words a pair's two texts share and hold alone;
+    `wide` (optional, single texts) is a linear channel over n-grams whose class scores are added to the head's
+    logits;
     `align` (optional, pairs) lets each text's states attend over the other's before both are pooled."""
 
     def __init__(self, embedder: nn.Module, encoder: Encoder, pooler: Pooler, head: Head,
-                 aspect: AspectEmbedder | None = None, wide: NgramChannel | PairWordChannel | None = None,
+                 aspect: AspectEmbedder | None = None, wide: NgramChannel | None = None,
                  align: CrossAlignment | None = None):
         super().__init__()
         self.embedder, self.encoder, self.pooler, self.head = embedder, encoder, pooler, head
@@ -119,8 +119,7 @@ class TextClassifier(nn.Module):
         if self.align is not None:
             encoded, pair_encoded = self.align(encoded, mask, pair_encoded, pair_mask)
         pooled, pair = self.pool_states(encoded, mask, aspect), self.pool_states(pair_encoded, pair_mask)
-        output = Output(self.head(pooled.vector, pair.vector), pooled.attention, pooled.scores, pair.attention)
-        return self._with_wide(output, None if self.wide is None else self.wide(ids, mask, pair_ids, pair_mask))
+        return Output(self.head(pooled.vector, pair.vector), pooled.attention, pooled.scores, pair.attention)
 
     @staticmethod
     def _with_wide(output: Output, wide: torch.Tensor | None) -> Output:
@@ -195,22 +194,15 @@ def _align_part(section: dict, width: int, is_pair: bool) -> CrossAlignment | No
     return _optional_part(CrossAlignment, section, width)
 
 
-WIDE_TYPES = {"ngrams": (NgramChannel, False), "pair_words": (PairWordChannel, True)}  # type: (part, reads pairs)
-
-
-def _wide_part(section: dict, vocab_size: int, classes: int,
-               is_pair: bool) -> NgramChannel | PairWordChannel | None:
+def _wide_part(section: dict, vocab_size: int, classes: int, is_pair: bool) -> NgramChannel | None:
     kind = section.get("type", "none")
     if kind == "none":
         return None
-    if kind not in WIDE_TYPES:
-        raise AttentiveError(f"unknown wide type {kind!r}; known: none, {', '.join(WIDE_TYPES)}")
-    constructor, reads_pairs = WIDE_TYPES[kind]
-    if reads_pairs != is_pair:
-        fits = "pair_words" if is_pair else "ngrams"
-        raise AttentiveError(f"wide.type {kind} does not fit a {'pair' if is_pair else 'single-text'} recipe: "
-                             f"take wide.type {fits} or none")
-    return _optional_part(constructor, section, vocab_size, classes)
+    if kind != "ngrams":
+        raise AttentiveError(f"unknown wide type {kind!r}; known: none, ngrams")
+    if is_pair:
+        raise AttentiveError("wide.type ngrams reads a single text: pair recipes take none")
+    return _optional_part(NgramChannel, section, vocab_size, classes)
 
 
 def _optional_part(constructor, section: dict, *args):

@@ -12,16 +12,11 @@ inside the network, so nothing outside the model (an export, a server) needs to 
 
 `word_scores` splits the wide logits exactly over the words (each bigram's row shared half and half between its two
 words): explanations show how much of the decision came from each channel, and which words moved the wide one.
-
-For text pairs, `PairWordChannel` is the pair bag-of-words baseline (benchmarks.baselines `pair_bow_lr`: logistic
-regression on the bags a and b of the two texts with |a - b| and a * b) as a wide channel; see its docstring.
 """
 from __future__ import annotations
 
 import torch
 from torch import nn
-
-from ..token_ids import UNK_ID
 
 HASH_MULTIPLIER = 1_000_003  # a prime larger than any vocabulary; products stay far below 2**63
 
@@ -52,42 +47,3 @@ class NgramChannel(nn.Module):
 
     def forward(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         return self.word_scores(ids, mask).sum(1)
-
-
-class PairWordChannel(nn.Module):
-    """The wide channel of a pair model: which words the two texts share and which each has alone, the features of
-    the pair bag-of-words baseline (a, b, |a - b|, a * b), as a linear model over the words. A word of the first text
-    takes its row of class scores from `shared` when the second text holds it too and from `first` when it does not;
-    a word of the second text from `shared` or `second`:
-
-        wide logits = Σ_j r(a_j) / n_a + Σ_k r(b_k) / n_b
-
-    The unknown token matches nothing (two different rare words are not one word). The rows start at zero, so the
-    model begins as the pair model alone; the matches are computed from the token ids inside the network, as the
-    n-gram channel's hashes are."""
-
-    channel = "pair_words"  # its name in explanations
-
-    def __init__(self, vocab_size: int, classes: int):
-        super().__init__()
-        self.first, self.second, self.shared = (nn.Embedding(vocab_size, classes) for _ in range(3))
-        for table in (self.first, self.second, self.shared):
-            nn.init.zeros_(table.weight)
-
-    def word_scores(self, ids: torch.Tensor, mask: torch.Tensor, pair_ids: torch.Tensor,
-                    pair_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Each token's share of the wide logits (B x T x classes, B x T' x classes; zero on padding)."""
-        return (self._side(ids, mask, pair_ids, pair_mask, self.first),
-                self._side(pair_ids, pair_mask, ids, mask, self.second))
-
-    def _side(self, ids: torch.Tensor, mask: torch.Tensor, other_ids: torch.Tensor, other_mask: torch.Tensor,
-              alone: nn.Embedding) -> torch.Tensor:
-        found = ((ids.unsqueeze(2) == other_ids.unsqueeze(1)) & other_mask.unsqueeze(1)).any(-1) & (ids != UNK_ID)
-        real = mask.unsqueeze(-1).to(self.shared.weight.dtype)
-        scores = torch.where(found.unsqueeze(-1), self.shared(ids), alone(ids)) * real
-        return scores / real.sum(1, keepdim=True).clamp(min=1)
-
-    def forward(self, ids: torch.Tensor, mask: torch.Tensor, pair_ids: torch.Tensor,
-                pair_mask: torch.Tensor) -> torch.Tensor:
-        first, second = self.word_scores(ids, mask, pair_ids, pair_mask)
-        return first.sum(1) + second.sum(1)
