@@ -41,7 +41,7 @@ SAVED_ENTRIES: dict[str, Check] = {"recipe": OBJECT, "labels": LABELS, "vocab_si
 SAVED_OPTIONAL = {"aspects", "checksums", "model_id", "dataset"}  # folders saved by older versions lack them
 # The recipe's sections a saved model is built from, and those older recipes may lack (attentive/recipes.py)
 RECIPE_SECTIONS, RECIPE_OPTIONAL_SECTIONS = ("tokenizer", "embedder", "aspect", "encoder", "pooler", "head"), (
-    "align", "wide", "train")
+    "wide", "train")
 
 EXPORTED_INPUTS = ("ids", "mask", "pair_ids", "pair_mask", "aspect_ids", "aspect_mask")
 EXPORTED_ENTRIES: dict[str, Check] = {

@@ -74,7 +74,7 @@ SETTINGS = {
 PART_SETTINGS = {"dropout": FRACTION, "hidden": Setting(int, 0, d_model=True),  # 0: no hidden layer
                  "heads": COUNT, "hops": COUNT, "layers": COUNT, "maps": COUNT, "factors": COUNT,
                  "ff": Setting(int, 1, d_model=True), "d_model": Setting(int, 1, d_model=True)}
-PARTS = ("embedder", "aspect", "encoder", "align", "pooler", "head")
+PARTS = ("embedder", "aspect", "encoder", "pooler", "head")
 
 # Settings earlier versions had, each with the value at which it did nothing. Saved config.json files hold the
 # defaults of their day, so a retired setting at that value is dropped on reading; any other value is refused, in a
@@ -83,12 +83,14 @@ PARTS = ("embedder", "aspect", "encoder", "align", "pooler", "head")
 RETIRED = {"train.label_smoothing": 0.0, "train.lr_decay": 1.0, "train.momentum": 0.9,
            "train.channel_loss": 0.0, "train.wide_loss": 0.0,
            "embedder.word_dropout": 0.0, "embedder.anchor": 0.0,
-           "wide.norm": "mean"}
+           "wide.norm": "mean", "align.type": "none"}
+RETIRED_SECTIONS = ("align",)  # sections earlier versions had: dropped once empty of their retired settings
 
 
 def drop_retired(recipe: dict, trained: bool = False) -> str | None:
     """Remove from `recipe` (in place) each retired setting at its neutral value, and with `trained` every retired
-    train.* setting; the first one left, as "key=value", or None when there is none."""
+    train.* setting, then each retired section left empty; the first setting left, as "key=value", or None when
+    there is none."""
     for key, neutral in RETIRED.items():
         section, name = key.split(".")
         values = recipe.get(section)
@@ -98,6 +100,11 @@ def drop_retired(recipe: dict, trained: bool = False) -> str | None:
             del values[name]
         else:
             return f"{key}={values[name]!r}"
+    for section in RETIRED_SECTIONS:
+        values = recipe.pop(section, None) or {}
+        if values:
+            return (f"{section}.{next(iter(values))}={next(iter(values.values()))!r}" if isinstance(values, dict)
+                    else f"{section}={values!r}")
     return None
 
 

@@ -16,10 +16,10 @@ from pathlib import Path
 import yaml
 
 from .errors import AttentiveError
-from .recipe_schema import drop_retired, problems
+from .recipe_schema import RETIRED_SECTIONS, drop_retired, problems
 
 RECIPE_DIR = Path(__file__).parent / "recipes"
-SECTIONS = ("tokenizer", "embedder", "aspect", "encoder", "align", "pooler", "head", "wide", "train")
+SECTIONS = ("tokenizer", "embedder", "aspect", "encoder", "pooler", "head", "wide", "train")
 
 DEFAULTS = {
     "tokenizer": {"min_frequency": 5, "lowercase": True, "max_length": 400, "max_vocab": None,
@@ -27,7 +27,6 @@ DEFAULTS = {
     "embedder": {"vectors": "word2vec", "dim": 100, "dropout": 0.0, "trainable": True, "scale": None,
                  "distilled_dim": 256, "word2vec_extra": None, "word2vec_epochs": 5, "word2vec_seed": 0},
     "aspect": {"type": "none"},  # none | ignore | learned | words (attentive/models/aspects.py)
-    "align": {"type": "none"},  # none | esim: pairs' cross-attention before pooling (attentive/models/alignment.py)
     "wide": {"type": "none"},  # none | ngrams (attentive/models/wide.py)
     "train": {"optimizer": "adam", "lr": 0.001, "weight_decay": 0.0, "batch_size": 64,
               "epochs": 10, "patience": 3, "clip": 5.0, "seed": 0, "wide_lr": None,
@@ -143,12 +142,12 @@ def check_shape(recipe, where: str | Path) -> None:
     if not isinstance(recipe, dict):
         raise AttentiveError(f"{where}: a recipe is a mapping of sections ({', '.join(SECTIONS)}), not a "
                              f"{type(recipe).__name__}")
-    unknown = [key for key in recipe if key not in TOP_LEVEL]
+    unknown = [key for key in recipe if key not in TOP_LEVEL and key not in RETIRED_SECTIONS]
     if unknown:
         raise AttentiveError(f"{where}: unknown top-level key {str(unknown[0])[:60]!r} (a recipe holds "
                              f"{', '.join(TOP_LEVEL)})")
     for key, value in recipe.items():
-        if key in SECTIONS and not isinstance(value, (dict, type(None))):
+        if key in (*SECTIONS, *RETIRED_SECTIONS) and not isinstance(value, (dict, type(None))):
             raise AttentiveError(f"{where}: {key} must be a mapping of settings, not a {type(value).__name__}")
         if key in ("name", "description") and not isinstance(value, str):
             raise AttentiveError(f"{where}: {key} must be text, not a {type(value).__name__}")
@@ -178,7 +177,7 @@ def apply_override(recipe: dict, override: str) -> None:
     """Set `section.key=value`, or a nested entry `section.key.subkey=value` (e.g. train.regulariser.weight=0)."""
     key, sep, raw = override.partition("=")
     path = key.strip().split(".")
-    if not sep or len(path) < 2 or path[0] not in SECTIONS:
+    if not sep or len(path) < 2 or path[0] not in (*SECTIONS, *RETIRED_SECTIONS):  # a retired one: refused by name
         raise AttentiveError(f"--set {override!r}: expected section.key=value with section in {', '.join(SECTIONS)}")
     target = recipe.setdefault(path[0], {})
     for name in path[1:-1]:

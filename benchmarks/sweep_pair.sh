@@ -27,9 +27,6 @@ declare -A CANDIDATES=(
   [pair-lr5e-4]="--set train.lr=0.0005"
   [pair-hdrop01]="--set head.dropout=0.1"
   [pair-bs32]="--set train.batch_size=32"
-  [pair-esim]="--set align.type=esim"
-  [pair-esim-drop02]="--set align.type=esim --set align.dropout=0.2"
-  [pair-esim-h100]="--set align.type=esim --set encoder.hidden=100"
   [pair-h150-ema1]="$H150_EMA1"
   [pair-h150-ema05]="--set encoder.hidden=150 --set train.ema_epochs=0.5"
   [pair-h150-ema2]="--set encoder.hidden=150 --set train.ema_epochs=2"
@@ -48,11 +45,10 @@ declare -A CANDIDATES=(
   [gated-ema1-off05]="$GATED --set head.offset=0.5"
   [gated-ema1-bs32]="$GATED --set train.batch_size=32"
 )
-ORDER=(pair-base pair-edrop02 pair-m5 pair-hdrop05 pair-uvd pair-h150 pair-lr5e-4 pair-hdrop01 pair-bs32 pair-esim
-       pair-esim-drop02 pair-esim-h100 pair-h150-ema1 pair-h150-ema05 pair-h150-ema2 pair-h150-ema1-bs32 gated-ema1
-       gated-ema1-e20 gated-ema1-f100 gated-ema1-f150 gated-ema1-off05 gated-ema1-bs32 pair-h150-ema1-s2
-       pair-h150-ema1-s10 pair-h150-ema1-lr2e-3 pair-h150-ema1-e15 pair-h200-ema1 minilm-frozen-matching
-       pair-h150-ema1-dist)
+ORDER=(pair-base pair-edrop02 pair-m5 pair-hdrop05 pair-uvd pair-h150 pair-lr5e-4 pair-hdrop01 pair-bs32
+       pair-h150-ema1 pair-h150-ema05 pair-h150-ema2 pair-h150-ema1-bs32 gated-ema1 gated-ema1-e20 gated-ema1-f100
+       gated-ema1-f150 gated-ema1-off05 gated-ema1-bs32 pair-h150-ema1-s2 pair-h150-ema1-s10 pair-h150-ema1-lr2e-3
+       pair-h150-ema1-e15 pair-h200-ema1 minilm-frozen-matching pair-h150-ema1-dist)
 [[ ${#DATASETS[@]} -gt 0 ]] && ORDER=("${DATASETS[@]}")
 for name in "${ORDER[@]}"; do
   for seed in "${SEEDS[@]}"; do

@@ -105,8 +105,8 @@ def test_unknown_top_level_keys_are_refused_naming_them(tmp_path):
 
 
 @pytest.mark.parametrize("text, message", [
-    ("- encoder\n- pooler\n", "a recipe is a mapping of sections (tokenizer, embedder, aspect, encoder, align, "
-                              "pooler, head, wide, train), not a list"),
+    ("- encoder\n- pooler\n", "a recipe is a mapping of sections (tokenizer, embedder, aspect, encoder, pooler, "
+                              "head, wide, train), not a list"),
     ("encoder: [1, 2]\npooler: {type: lama}\nhead: {type: mlp}\n", "encoder must be a mapping of settings, not a list"),
     ("encoder: {type: bigru}\npooler: {type: lama}\nhead: {type: mlp}\ndescription: [1]\n",
      "description must be text, not a list"),

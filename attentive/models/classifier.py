@@ -10,7 +10,6 @@ import torch
 from torch import nn
 
 from ..errors import AttentiveError
-from .alignment import CrossAlignment
 from .aspects import ASPECT_TYPES, AspectEmbedder, aspect_input
 from .d_model import resolve_d_model
 from .embedders import WordEmbedder
@@ -32,17 +31,14 @@ class Output:
 class TextClassifier(nn.Module):
     """`aspect` (optional) makes the aspect vector v_a that AE appends to the words and aspect poolers attend with;
     `wide` (optional, single texts) is a linear channel over n-grams whose class scores are added to the head's
-    logits;
-    `align` (optional, pairs) lets each text's states attend over the other's before both are pooled."""
+    logits."""
 
     def __init__(self, embedder: nn.Module, encoder: Encoder, pooler: Pooler, head: Head,
-                 aspect: AspectEmbedder | None = None, wide: NgramChannel | None = None,
-                 align: CrossAlignment | None = None):
+                 aspect: AspectEmbedder | None = None, wide: NgramChannel | None = None):
         super().__init__()
         self.embedder, self.encoder, self.pooler, self.head = embedder, encoder, pooler, head
         self.aspect = aspect
         self.wide = wide
-        self.align = align
 
     @property
     def is_pair(self) -> bool:
@@ -116,8 +112,6 @@ class TextClassifier(nn.Module):
             output = Output(self.head(pooled.vector), pooled.attention, pooled.scores, states=encoded.states)
             return self._with_wide(output, None if self.wide is None else self.wide(ids, mask))
         pair_encoded = self.states(pair_ids, pair_mask)
-        if self.align is not None:
-            encoded, pair_encoded = self.align(encoded, mask, pair_encoded, pair_mask)
         pooled, pair = self.pool_states(encoded, mask, aspect), self.pool_states(pair_encoded, pair_mask)
         return Output(self.head(pooled.vector, pair.vector), pooled.attention, pooled.scores, pair.attention)
 
@@ -179,19 +173,7 @@ def build_model(recipe: dict, vocab_size: int, classes: int, vectors: np.ndarray
     except ValueError as exc:  # a part's own check of its options
         raise AttentiveError(f"recipe: {exc}") from None
     wide = _wide_part(recipe.get("wide", {}), vocab_size, classes, is_pair=head.takes_pair)
-    align = _align_part(recipe.get("align", {}), encoder.output_dim, is_pair=head.takes_pair)
-    return TextClassifier(embedder, encoder, pooler, head, aspect, wide, align)
-
-
-def _align_part(section: dict, width: int, is_pair: bool) -> CrossAlignment | None:
-    kind = section.get("type", "none")
-    if kind == "none":
-        return None
-    if kind != "esim":
-        raise AttentiveError(f"unknown align type {kind!r}; known: none, esim")
-    if not is_pair:
-        raise AttentiveError("align.type esim relates the two texts of a pair: single-text recipes take none")
-    return _optional_part(CrossAlignment, section, width)
+    return TextClassifier(embedder, encoder, pooler, head, aspect, wide)
 
 
 def _wide_part(section: dict, vocab_size: int, classes: int, is_pair: bool) -> NgramChannel | None:
@@ -206,7 +188,7 @@ def _wide_part(section: dict, vocab_size: int, classes: int, is_pair: bool) -> N
 
 
 def _optional_part(constructor, section: dict, *args):
-    """An optional part (wide, align) built from its recipe section, its errors made recipe errors."""
+    """An optional part (wide) built from its recipe section, its errors made recipe errors."""
     try:
         return constructor(*args, **_options(section))
     except TypeError as exc:  # an option the part does not take
