@@ -83,7 +83,8 @@ PARTS = ("embedder", "aspect", "encoder", "pooler", "head")
 RETIRED = {"train.label_smoothing": 0.0, "train.lr_decay": 1.0, "train.momentum": 0.9,
            "train.channel_loss": 0.0, "train.wide_loss": 0.0,
            "embedder.word_dropout": 0.0, "embedder.anchor": 0.0,
-           "wide.norm": "mean", "align.type": "none"}
+           "wide.norm": "mean", "align.type": "none",
+           "head.affine": False}
 RETIRED_SECTIONS = ("align",)  # sections earlier versions had: dropped once empty of their retired settings
 
 

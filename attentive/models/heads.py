@@ -81,8 +81,8 @@ class GatedPairHead(Head):
     `same_start: true` starts W_fp as a copy of W_fh (they are still two parameters and train apart). With two
     independent random starts, Σ_f F_h[i,f] F_p[i,f] is a random bilinear form of the two rows, unrelated to
     whether the texts agree; from one start it is m_h W Wᵀ m_p, a similarity of the two texts' i-th rows, so the
-    MLP reads from the first step how alike the two texts are, which entailment turns on. `affine: true` gives the
-    normalisation a learned gain and bias per factor (benchmarks/notes.md, the SICK note, has what each option did).
+    MLP reads from the first step how alike the two texts are, which entailment turns on (benchmarks/notes.md, the SICK
+    note, has what each option did).
 
     `offset: c` adds a learned bias per row and factor to each side, started at +c on F_h and -c on F_p. A product
     of factors alone cannot say which of two texts has what the other lacks; offset factors can:
@@ -93,8 +93,7 @@ class GatedPairHead(Head):
     takes_pair, needs_rows = True, True
 
     def __init__(self, input_dim: int, classes: int, rows: int, factors: int = 50, hidden: int = 300,
-                 dropout: float = 0.0, normalise: bool = False, same_start: bool = False,
-                 affine: bool = False, offset: float = 0.0):
+                 dropout: float = 0.0, normalise: bool = False, same_start: bool = False, offset: float = 0.0):
         super().__init__()
         if input_dim % rows:
             raise ValueError(f"pair head: pooled size {input_dim} is not {rows} rows")
@@ -106,7 +105,7 @@ class GatedPairHead(Head):
                 nn.init.xavier_uniform_(row)
         if same_start:
             self.W_fp.data.copy_(self.W_fh.data)
-        self.norm = nn.LayerNorm(factors, elementwise_affine=affine) if normalise else nn.Identity()
+        self.norm = nn.LayerNorm(factors, elementwise_affine=False) if normalise else nn.Identity()
         self.offset_h = self.offset_p = None
         if offset:
             self.offset_h = nn.Parameter(torch.full((rows, factors), float(offset)))
