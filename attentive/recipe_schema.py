@@ -67,7 +67,6 @@ SETTINGS = {
     "train.wide_lr": Setting(float, 0, open_low=True, null=True), "train.rho": Setting(float, 0, 1, True, True),
     "train.eps": POSITIVE, "train.batches_per_epoch": Setting(int, 0, null=True),
     "train.max_updates": Setting(int, 1, null=True),
-    "train.evals_per_epoch": COUNT,
     "train.ema_epochs": Setting(float, 0, open_low=True, null=True),
 }
 # Settings of the same name in every part (encoder, pooler, head, aspect): widths and counts, dropout rates.
@@ -84,7 +83,7 @@ RETIRED = {"train.label_smoothing": 0.0, "train.lr_decay": 1.0, "train.momentum"
            "train.channel_loss": 0.0, "train.wide_loss": 0.0,
            "embedder.word_dropout": 0.0, "embedder.anchor": 0.0,
            "wide.norm": "mean", "align.type": "none",
-           "head.affine": False}
+           "head.affine": False, "train.evals_per_epoch": 1}
 RETIRED_SECTIONS = ("align",)  # sections earlier versions had: dropped once empty of their retired settings
 
 

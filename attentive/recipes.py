@@ -63,7 +63,7 @@ def available_recipes() -> list[str]:
 # are checked by the parts, which refuse options they do not take).
 OPTIONAL_KEYS = {"tokenizer": {"type"}, "embedder": {"type", "glove_path"},
                  "train": {"batches_per_epoch", "max_updates", "regulariser",
-                           "evals_per_epoch", "ema_epochs"}}
+                           "ema_epochs"}}
 
 
 def load_recipe(name_or_path: str | dict, overrides: list[str] | None = None, settings: dict | None = None) -> dict:

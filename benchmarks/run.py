@@ -6,7 +6,7 @@ The epoch is chosen on dev (the training loop keeps the best dev epoch); test is
 
 `--held-out-dev F` (for sweeps) keeps a stratified fraction F of dev away from training: the epoch is chosen on the
 rest, and the result's `held_dev` is the accuracy on the held part. The dev accuracy at the chosen epoch is the best
-of every dev measurement a run made, so it rises with their number (more epochs, `train.evals_per_epoch`) even where
+of every dev measurement a run made, so it rises with their number (more epochs) even where
 the model does not improve; the held part, which chose nothing, compares candidates that measure dev differently.
 """
 from __future__ import annotations

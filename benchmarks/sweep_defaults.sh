@@ -34,9 +34,6 @@ declare -A CANDIDATES=(
   [dist-glove-wide-edrop02-b1m]="$DIST --set embedder.vectors=distilled+glove --set wide.type=ngrams --set train.wide_lr=0.03 --set embedder.dropout=0.2 --set wide.buckets=1048576"
   [dist-glove-wide-edrop02-m5]="$DIST --set embedder.vectors=distilled+glove --set wide.type=ngrams --set train.wide_lr=0.03 --set embedder.dropout=0.2 --set pooler.heads=5"
   [dist-glove-wide-edrop02-b1m-lr5e-4]="$LR5E4"
-  [dist-glove-wide-edrop02-b1m-lr5e-4-e2]="$LR5E4 --set train.evals_per_epoch=2"
-  [dist-glove-wide-edrop02-b1m-lr5e-4-e4]="$LR5E4 --set train.evals_per_epoch=4"
-  [dist-glove-wide-edrop02-b1m-e2]="$DIST --set embedder.vectors=distilled+glove --set wide.type=ngrams --set train.wide_lr=0.03 --set embedder.dropout=0.2 --set wide.buckets=1048576 --set train.evals_per_epoch=2"
   [dist-glove-wide-b1m-lr5e-4]="$DIST --set embedder.vectors=distilled+glove --set wide.type=ngrams --set train.wide_lr=0.03 --set wide.buckets=1048576 --set train.lr=0.0005"
   [dist-glove-wide-edrop02-lr5e-4]="$DIST --set embedder.vectors=distilled+glove --set wide.type=ngrams --set train.wide_lr=0.03 --set embedder.dropout=0.2 --set train.lr=0.0005"
   [dist-glove-wide-edrop02-b1m-lr5e-4-ema05]="$LR5E4 --set train.ema_epochs=0.5"
@@ -48,8 +45,7 @@ declare -A CANDIDATES=(
 )
 ORDER=(base dist dist-wide dist-frozen glove-f1 dist-glove-wide dist-wide-lr01 dist-wide-m5-s1 dist-m5-s1 dist-raw
        dist-glove dist-frozen-wide dist-glove-wide-w2v dist-glove-wide-edrop02 dist-glove-wide-edrop02-b1m
-       dist-glove-wide-edrop02-m5 dist-glove-wide-edrop02-b1m-lr5e-4 dist-glove-wide-edrop02-b1m-lr5e-4-e2
-       dist-glove-wide-edrop02-b1m-lr5e-4-e4 dist-glove-wide-edrop02-b1m-e2 dist-glove-wide-b1m-lr5e-4
+       dist-glove-wide-edrop02-m5 dist-glove-wide-edrop02-b1m-lr5e-4 dist-glove-wide-b1m-lr5e-4
        dist-glove-wide-edrop02-lr5e-4 dist-glove-wide-edrop02-b1m-lr5e-4-ema05 dist-glove-wide-edrop02-b1m-lr5e-4-ema1
        dist-glove-wide-edrop02-b1m-lr5e-4-wlr0015 dist-glove-wide-edrop02-b1m-lr5e-4-wlr006
        dist-glove-wide-edrop02-b1m-lr5e-4-h150 dist-glove-wide-edrop02-b1m-lr5e-4-hdrop03)

@@ -30,14 +30,12 @@ FILES = frozenset({TENSORS, STATE, TOKENIZER})  # all a checkpoint folder holds 
 
 @dataclass
 class TrainingState:
-    """A run after `epoch` completed epochs (rounds, with train.evals_per_epoch > 1). `history` is the list of
-    their records; `extra` is the caller's; `pass_start` is numpy's generator state when the current epoch's batches
-    were drawn (a run stopped inside an epoch draws them again from it); `average` the moving average of the
-    weights, with `train.ema_epochs` (attentive/training/averaging.py)."""
+    """A run after `epoch` completed epochs. `history` is the list of their records; `extra` is the caller's;
+    `average` the moving average of the weights, with `train.ema_epochs` (attentive/training/averaging.py)."""
 
     epoch: int
     history: list[dict]
-    best_epoch: int | float
+    best_epoch: int
     best_dev_accuracy: float
     stale: int
     model: dict[str, torch.Tensor]
@@ -45,7 +43,6 @@ class TrainingState:
     optimizer: dict
     rng: dict
     extra: dict = field(default_factory=dict)
-    pass_start: dict | None = None
     average: dict[str, torch.Tensor] | None = None
 
 
@@ -87,7 +84,7 @@ def write_checkpoint(run: Path, state: TrainingState, tokenizer_json: str) -> No
             "best_dev_accuracy": state.best_dev_accuracy, "stale": state.stale, "has_best": state.best is not None,
             "optimizer": {"param_groups": state.optimizer["param_groups"], "values": optimizer_values},
             "rng": {"numpy": state.rng["numpy"], "python": state.rng["python"]},
-            "extra": state.extra, "pass_start": state.pass_start, "has_average": state.average is not None}
+            "extra": state.extra, "has_average": state.average is not None}
     atomic_write_files(run / FOLDER, {TENSORS: safetensors.torch.save(tensors),
                                       STATE: json.dumps(meta).encode("utf-8"),
                                       TOKENIZER: tokenizer_json.encode("utf-8")})
@@ -123,7 +120,7 @@ def read_checkpoint(run: Path) -> tuple[TrainingState, str]:
         model={n[len("model/"):]: t for n, t in tensors.items() if n.startswith("model/")},
         best={n[len("best/"):]: t for n, t in tensors.items() if n.startswith("best/")} if meta["has_best"] else None,
         optimizer={"state": optimizer_state, "param_groups": meta["optimizer"]["param_groups"]},
-        rng=rng, extra=meta["extra"], pass_start=meta.get("pass_start"),
+        rng=rng, extra=meta["extra"],
         average=({n[len("average/"):]: t for n, t in tensors.items() if n.startswith("average/")}
                  if meta.get("has_average") else None))
     return state, tokenizer_json

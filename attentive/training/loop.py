@@ -1,6 +1,5 @@
 """The training loop: mini-batches bucketed by length, cross-entropy (LAMA paper Eq. 18); Adam, ADADELTA or Adagrad
-with weight decay, gradient clipping, dev accuracy after every epoch (or `train.evals_per_epoch` times an epoch),
-early stopping, best dev point kept; optionally on a moving average of the weights (`train.ema_epochs`,
+with weight decay, gradient clipping, dev accuracy after every epoch, early stopping, best dev point kept; optionally on a moving average of the weights (`train.ema_epochs`,
 attentive/training/averaging.py).
 """
 from __future__ import annotations
@@ -30,7 +29,7 @@ from .regularisers import regulariser_from
 @dataclass
 class History:
     epochs: list[dict] = field(default_factory=list)
-    best_epoch: int | float = 0  # a fraction of epochs with train.evals_per_epoch > 1
+    best_epoch: int = 0
     best_dev_accuracy: float = -1.0
 
     @property
@@ -90,11 +89,6 @@ def pass_batches(train_ids: Sequence[Item], cfg: dict, rng: np.random.Generator)
     if cfg.get("batches_per_epoch"):
         batches = [batches[i] for i in rng.integers(len(batches), size=cfg["batches_per_epoch"])]
     return batches
-
-
-def evals_per_pass(cfg: dict, train_size: int) -> int:
-    """How many times an epoch dev accuracy is measured (`train.evals_per_epoch`, at most once per batch)."""
-    return max(1, min(cfg.get("evals_per_epoch") or 1, batches_per_pass(cfg, train_size)))
 
 
 def after_each_step(model: torch.nn.Module, average) -> Callable[[], None] | None:
@@ -158,57 +152,45 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
     With `batches_per_epoch`, an "epoch" is that many batches drawn at random (with replacement) instead of one
     pass over the data (Ambartsoumian & Popowich 2018 §5: a fixed number of randomly sampled batches, the best dev
     model kept). A model whose only trainable part is its head (a frozen pretrained encoder) pools each text once
-    (attentive/training/frozen.py). With `evals_per_epoch` k > 1 each epoch's batches are cut into k consecutive
-    rounds, and dev accuracy is measured after each round: a model that fits its data within an epoch or two can
-    be kept at its best point inside one. Each round's record (epoch, as a fraction when k > 1; train loss
-    including any penalty, train and dev accuracy, seconds, lr) is appended to `log_path` as a JSON line; training
-    stops after `patience` epochs (patience · k rounds) without a better dev accuracy. After each round
-    `on_epoch_end` gets the whole TrainingState (to checkpoint it); a run given such a state as `resume` continues
-    after its round exactly as the uninterrupted run would have (the epoch's batches are drawn again from the
-    random state its first round started from). With `ema_epochs`, dev accuracy is measured on a moving average of
-    the weights, and the best point kept (and given to `on_improve`) is that average.
+    (attentive/training/frozen.py). Each epoch's record (epoch; train loss including any penalty, train and dev
+    accuracy, seconds, lr) is appended to `log_path` as a JSON line; training stops after `patience` epochs without
+    a better dev accuracy. After each epoch `on_epoch_end` gets the whole TrainingState (to checkpoint it); a run
+    given such a state as `resume` continues after its epoch exactly as the uninterrupted run would have. With
+    `ema_epochs`, dev accuracy is measured on a moving average of the weights, and the best point kept (and given to
+    `on_improve`) is that average.
     """
     model.to(device)
     optimizer = make_optimizer(model, cfg)
     labels = torch.as_tensor(np.asarray(train_labels), dtype=torch.long)
     dev_gold = np.asarray(dev_labels)
-    history, best_state, stale, first, pass_start, batches = History(), None, 0, 1, None, []
-    per_pass = evals_per_pass(cfg, len(train_ids))
+    history, best_state, stale, first = History(), None, 0, 1
     average = (weight_average(model, ema_decay(cfg["ema_epochs"], batches_per_pass(cfg, len(train_ids))))
                if cfg.get("ema_epochs") else None)
-    rounds, patience = epoch_count(cfg, len(train_ids)) * per_pass, cfg["patience"] * per_pass
+    epochs, patience = epoch_count(cfg, len(train_ids)), cfg["patience"]
     if resume is not None:
         model.load_state_dict(resume.model)
         optimizer.load_state_dict(resume.optimizer)
         restore_rng(resume.rng, rng)
         history = History(list(resume.history), resume.best_epoch, resume.best_dev_accuracy)
-        best_state, stale, pass_start = resume.best, resume.stale, resume.pass_start
+        best_state, stale = resume.best, resume.stale
         if average is not None:
             if resume.average is None:
                 raise AttentiveError("the checkpoint holds no weight average, but the recipe sets train.ema_epochs")
             average.load_state_dict(resume.average)
-        first = resume.epoch + 1 if stale < patience else rounds + 1  # it had stopped early
-        if first <= rounds and (first - 1) % per_pass:  # stopped inside an epoch: draw its batches again
-            batches = pass_batches(train_ids, cfg, _generator_at(pass_start))
+        first = resume.epoch + 1 if stale < patience else epochs + 1  # it had stopped early
     after_step = after_each_step(model, average)
     learner = FrozenPooling(model) if getattr(model, "frozen_below_head", False) else model  # pools each text once
     with _progress(show_progress) as progress:
-        for step in range(first, rounds + 1):
-            epoch, part = divmod(step - 1, per_pass)
-            if part == 0:
-                pass_start = copy.deepcopy(rng.bit_generator.state)
-                batches = pass_batches(train_ids, cfg, rng)
-            chunk = np.array_split(np.arange(len(batches)), per_pass)[part]
-            label = epoch + 1 if per_pass == 1 else round(step / per_pass, 6)
+        for epoch in range(first, epochs + 1):
+            batches = pass_batches(train_ids, cfg, rng)
             best = "…" if history.best_dev_accuracy < 0 else f"{history.best_dev_accuracy:.4f}"
-            task = progress.add_task("train", total=len(chunk), epoch=f"{label:.4g}/{rounds // per_pass}", loss=0.0,
-                                     dev=best)
-            stats = train_epoch(learner, [batches[i] for i in chunk], train_ids, labels, optimizer, cfg, device,
+            task = progress.add_task("train", total=len(batches), epoch=f"{epoch}/{epochs}", loss=0.0, dev=best)
+            stats = train_epoch(learner, batches, train_ids, labels, optimizer, cfg, device,
                                 lambda loss: progress.update(task, advance=1, loss=loss), after_step)
             with averaged_weights(model, average):
                 dev_probs = predict_probabilities(learner, dev_ids, device=device)
                 dev_accuracy = float((dev_probs.argmax(1) == dev_gold).mean()) if len(dev_gold) else 0.0
-                record = {"epoch": label, **stats, "dev_accuracy": dev_accuracy,
+                record = {"epoch": epoch, **stats, "dev_accuracy": dev_accuracy,
                           "lr": optimizer.param_groups[0]["lr"]}
                 history.epochs.append(record)
                 improved = dev_accuracy > history.best_dev_accuracy
@@ -216,26 +198,19 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
                 if log_path is not None:
                     append_record(log_path, record)
                 if improved:
-                    history.best_dev_accuracy, history.best_epoch, stale = dev_accuracy, label, 0
+                    history.best_dev_accuracy, history.best_epoch, stale = dev_accuracy, epoch, 0
                     best_state = copy.deepcopy(model.state_dict())
                     if on_improve is not None:
                         on_improve(model, record)
                 else:
                     stale += 1
             if on_epoch_end is not None:
-                on_epoch_end(TrainingState(step, history.epochs, history.best_epoch, history.best_dev_accuracy,
+                on_epoch_end(TrainingState(epoch, history.epochs, history.best_epoch, history.best_dev_accuracy,
                                            stale, model.state_dict(), best_state, optimizer.state_dict(),
-                                           capture_rng(rng), pass_start=pass_start,
+                                           capture_rng(rng),
                                            average=None if average is None else average.state_dict()))
             if stale >= patience:
                 break
     if best_state is not None:
         model.load_state_dict(best_state)
     return history
-
-
-def _generator_at(state: dict) -> np.random.Generator:
-    """A generator of the same kind as the run's, at a state the run's generator was in."""
-    bit_generator = getattr(np.random, state["bit_generator"])()
-    bit_generator.state = state
-    return np.random.Generator(bit_generator)

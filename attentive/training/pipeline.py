@@ -226,7 +226,7 @@ def _train(data: Dataset, recipe: str | dict, out: Path | None, overrides: list[
                   resume=state)
     config["training"] = {"best_epoch": history.best_epoch, "dev_accuracy": history.best_dev_accuracy,
                           "epochs_run": history.epochs[-1]["epoch"] if history.epochs else 0,
-                          "epoch_seconds": history.epoch_times}  # per round with train.evals_per_epoch > 1
+                          "epoch_seconds": history.epoch_times}
     model.history = history
     if out is not None:
         model.save(out)
