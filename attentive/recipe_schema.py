@@ -79,11 +79,10 @@ PARTS = ("embedder", "aspect", "encoder", "pooler", "head")
 # defaults of their day, so a retired setting at that value is dropped on reading; any other value is refused, in a
 # recipe, a --set or a saved folder (whose train.* entries are dropped at any value: a trained network never reads
 # them).
-RETIRED = {"train.label_smoothing": 0.0, "train.lr_decay": 1.0, "train.momentum": 0.9,
-           "train.channel_loss": 0.0, "train.wide_loss": 0.0,
-           "embedder.word_dropout": 0.0, "embedder.anchor": 0.0,
-           "wide.norm": "mean", "align.type": "none",
-           "head.affine": False, "train.evals_per_epoch": 1}
+RETIRED = {"embedder.word_dropout": 0.0, "embedder.anchor": 0.0, "wide.norm": "mean", "align.type": "none",
+           "head.affine": False,
+           "train.label_smoothing": 0.0, "train.lr_decay": 1.0, "train.momentum": 0.9, "train.channel_loss": 0.0,
+           "train.wide_loss": 0.0, "train.evals_per_epoch": 1}
 RETIRED_SECTIONS = ("align",)  # sections earlier versions had: dropped once empty of their retired settings
 
 

@@ -1,5 +1,6 @@
 """Settings this version no longer has (recipe_schema.RETIRED): a saved folder or a recipe holding one at the value at
-which it did nothing reads as if it were absent; at any other value it is a one-line error naming it."""
+which it did nothing reads as if it were absent; at any other value it is a one-line error naming it, except a saved
+folder's train.* settings, which a trained network never reads."""
 from __future__ import annotations
 
 import json
