@@ -3,7 +3,9 @@
 Written after every epoch as one atomic set of files (`io_utils.atomic_write_files`): `state.safetensors` (the
 model's weights, the best epoch's weights, the optimizer's tensors, torch's RNG state) and `state.json` (epoch and
 early-stopping counters, the history, the optimizer's other settings, numpy's and Python's RNG
-states, and whatever the caller adds: recipe, labels, data fingerprint), plus `tokenizer.json`. Nothing is pickled.
+states, and whatever the caller adds: recipe, labels, data fingerprint), plus `tokenizer.json`. Each loss term's
+and step hook's state (attentive/training/terms.py, hooks.py) is kept under its name: its tensors as
+`states/NAME/KEY`, its other values in `state.json`. Nothing is pickled.
 Resuming from the checkpoint of epoch k and training on gives, on CPU, the same model as an uninterrupted run.
 `remove_checkpoint` removes these files alone: a `checkpoint/` folder holding anything else is refused before a
 run starts (attentive/output_folder.py, `TRAINING_RUN` in attentive/training/pipeline.py).
@@ -31,7 +33,7 @@ FILES = frozenset({TENSORS, STATE, TOKENIZER})  # all a checkpoint folder holds 
 @dataclass
 class TrainingState:
     """A run after `epoch` completed epochs. `history` is the list of their records; `extra` is the caller's;
-    `average` the moving average of the weights, with `train.ema_epochs` (attentive/training/averaging.py)."""
+    `states` each loss term's and step hook's state by name (e.g. `moving_average`, with `train.ema_epochs`)."""
 
     epoch: int
     history: list[dict]
@@ -43,7 +45,7 @@ class TrainingState:
     optimizer: dict
     rng: dict
     extra: dict = field(default_factory=dict)
-    average: dict[str, torch.Tensor] | None = None
+    states: dict[str, dict] = field(default_factory=dict)
 
 
 def capture_rng(rng: np.random.Generator) -> dict:
@@ -69,7 +71,13 @@ def _cpu(tensor: torch.Tensor) -> torch.Tensor:
 def write_checkpoint(run: Path, state: TrainingState, tokenizer_json: str) -> None:
     tensors = {f"model/{name}": _cpu(t) for name, t in state.model.items()}
     tensors.update({f"best/{name}": _cpu(t) for name, t in (state.best or {}).items()})
-    tensors.update({f"average/{name}": _cpu(t) for name, t in (state.average or {}).items()})
+    state_values: dict[str, dict] = {}
+    for owner, values in state.states.items():
+        for key, value in values.items():
+            if isinstance(value, torch.Tensor):
+                tensors[f"states/{owner}/{key}"] = _cpu(value)
+            else:
+                state_values.setdefault(owner, {})[key] = value
     optimizer_values: dict = {}
     for index, values in state.optimizer["state"].items():
         for key, value in values.items():
@@ -84,7 +92,7 @@ def write_checkpoint(run: Path, state: TrainingState, tokenizer_json: str) -> No
             "best_dev_accuracy": state.best_dev_accuracy, "stale": state.stale, "has_best": state.best is not None,
             "optimizer": {"param_groups": state.optimizer["param_groups"], "values": optimizer_values},
             "rng": {"numpy": state.rng["numpy"], "python": state.rng["python"]},
-            "extra": state.extra, "has_average": state.average is not None}
+            "extra": state.extra, "states": {owner: state_values.get(owner, {}) for owner in state.states}}
     atomic_write_files(run / FOLDER, {TENSORS: safetensors.torch.save(tensors),
                                       STATE: json.dumps(meta).encode("utf-8"),
                                       TOKENIZER: tokenizer_json.encode("utf-8")})
@@ -120,10 +128,21 @@ def read_checkpoint(run: Path) -> tuple[TrainingState, str]:
         model={n[len("model/"):]: t for n, t in tensors.items() if n.startswith("model/")},
         best={n[len("best/"):]: t for n, t in tensors.items() if n.startswith("best/")} if meta["has_best"] else None,
         optimizer={"state": optimizer_state, "param_groups": meta["optimizer"]["param_groups"]},
-        rng=rng, extra=meta["extra"],
-        average=({n[len("average/"):]: t for n, t in tensors.items() if n.startswith("average/")}
-                 if meta.get("has_average") else None))
+        rng=rng, extra=meta["extra"], states=_part_states(meta, tensors))
     return state, tokenizer_json
+
+
+def _part_states(meta: dict, tensors: dict[str, torch.Tensor]) -> dict[str, dict]:
+    """Each term's and hook's state by name; a checkpoint written before states existed kept only the moving
+    average, as `average/KEY` tensors with `has_average`."""
+    states = {owner: dict(values) for owner, values in meta.get("states", {}).items()}
+    for name, tensor in tensors.items():
+        if name.startswith("states/"):
+            _, owner, key = name.split("/", 2)
+            states.setdefault(owner, {})[key] = tensor
+    if meta.get("has_average"):
+        states["moving_average"] = {n[len("average/"):]: t for n, t in tensors.items() if n.startswith("average/")}
+    return states
 
 
 def remove_checkpoint(run: Path) -> None:

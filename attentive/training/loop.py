@@ -1,9 +1,11 @@
-"""The training loop: mini-batches bucketed by length, cross-entropy (LAMA paper Eq. 18); Adam, ADADELTA or Adagrad
-with weight decay, gradient clipping, dev accuracy after every epoch, early stopping, best dev point kept; optionally on a moving average of the weights (`train.ema_epochs`,
-attentive/training/averaging.py).
+"""The training loop: mini-batches bucketed by length; Adam, ADADELTA or Adagrad with weight decay, gradient
+clipping, dev accuracy after every epoch, early stopping, best dev point kept. The loss is the sum of loss terms
+(attentive/training/terms.py: cross-entropy, the attention regulariser) and what follows each step is a step hook's
+(attentive/training/hooks.py: the moving average of the weights); each keeps its own checkpoint state.
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import math
 import time
@@ -13,17 +15,16 @@ from pathlib import Path
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from ..data.batching import Item, collate, iterate
 from ..inference import predict_probabilities
 from ..errors import AttentiveError
-from .averaging import averaged_weights, ema_decay, weight_average
 from .checkpoint import TrainingState, capture_rng, restore_rng
 from .frozen import FrozenPooling
+from .hooks import StepHook, hooks_from
 from .log import append_record
-from .regularisers import regulariser_from
+from .terms import LossTerm, terms_from
 
 
 @dataclass
@@ -91,11 +92,28 @@ def pass_batches(train_ids: Sequence[Item], cfg: dict, rng: np.random.Generator)
     return batches
 
 
-def after_each_step(model: torch.nn.Module, average) -> Callable[[], None] | None:
-    """What follows every optimiser step: the moving average's update; None when there is none."""
-    if average is None:
-        return None
-    return lambda: average.update_parameters(model)
+def unique_names(parts: Sequence[LossTerm | StepHook]) -> dict[str, LossTerm | StepHook]:
+    """The terms and hooks by name; the checkpoint keeps each one's state under its name, so names must differ."""
+    named: dict[str, LossTerm | StepHook] = {}
+    for part in parts:
+        if "/" in part.name or part.name in named:
+            raise AttentiveError(f"loss term or step hook name {part.name!r} is taken or holds '/'; each needs its own")
+        named[part.name] = part
+    return named
+
+
+def part_states(parts: Sequence[LossTerm | StepHook]) -> dict[str, dict]:
+    """Each term's and hook's state, by name (those with none left out)."""
+    return {part.name: state for part in parts if (state := part.state_dict())}
+
+
+def restore_part_states(parts: Sequence[LossTerm | StepHook], states: dict[str, dict]) -> None:
+    """Give each term and hook its state back; one that has state but finds none in the checkpoint is an error."""
+    for part in parts:
+        if part.name in states:
+            part.load_state_dict(states[part.name])
+        elif part.state_dict():
+            raise AttentiveError(f"the checkpoint holds no state for {part.name!r}, which this run trains with")
 
 
 def _progress(show: bool) -> Progress:
@@ -107,32 +125,31 @@ def _progress(show: bool) -> Progress:
 
 def train_epoch(model: torch.nn.Module, batches: list[np.ndarray], train_ids: Sequence[Item], labels: torch.Tensor,
                 optimizer: torch.optim.Optimizer, cfg: dict, device, advance: Callable[[float], None],
-                after_step: Callable[[], None] | None = None) -> dict:
-    """One pass over `batches`: cross-entropy plus the recipe's attention regulariser, clipped gradient steps
-    (`after_step` is called after each)."""
-    regularise = regulariser_from(cfg.get("regulariser"))
+                terms: Sequence[LossTerm], hooks: Sequence[StepHook] = (), stepped: torch.nn.Module | None = None
+                ) -> dict:
+    """One pass over `batches`: the sum of the loss `terms`, clipped gradient steps, each followed by every hook's
+    `after_step(stepped)` (`stepped`: the model itself where `model` wraps it; default `model`). `penalty` in the
+    record is the mean of the terms that count as penalties (all but the data term)."""
+    stepped = model if stepped is None else stepped
     model.train()
     start, total_loss, total_penalty, seen, correct = time.perf_counter(), 0.0, 0.0, 0, 0
     for batch in batches:
         inputs = collate([train_ids[i] for i in batch], device)
         target = labels[batch].to(device)
         out = model(**inputs)
-        loss = F.cross_entropy(out.logits, target)
-        if regularise is not None:
-            if out.attention is None:
-                raise AttentiveError("train.regulariser needs a pooler that returns attention")
-            penalty = regularise(out.attention, inputs["mask"])
-            if out.pair_attention is not None:
-                penalty = penalty + regularise(out.pair_attention, inputs["pair_mask"])
-            total_penalty += penalty.item() * len(batch)
-            loss = loss + penalty
+        loss = None
+        for term in terms:
+            value = term(out, target, inputs)
+            if term.penalty:
+                total_penalty += value.item() * len(batch)
+            loss = value if loss is None else loss + value
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         if cfg.get("clip"):
             torch.nn.utils.clip_grad_norm_(model.parameters(), cfg["clip"])
         optimizer.step()
-        if after_step is not None:
-            after_step()
+        for hook in hooks:
+            hook.after_step(stepped)
         total_loss += loss.item() * len(batch)
         seen += len(batch)
         correct += (out.logits.argmax(-1) == target).sum().item()
@@ -146,7 +163,8 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
         device: str | torch.device = "cpu", log_path: Path | None = None, show_progress: bool = True,
         on_improve: Callable[[torch.nn.Module, dict], None] | None = None,
         on_epoch_end: Callable[[TrainingState], None] | None = None,
-        resume: TrainingState | None = None) -> History:
+        resume: TrainingState | None = None, terms: Sequence[LossTerm] = (),
+        hooks: Sequence[StepHook] = ()) -> History:
     """Train `model` in place; at the end it holds the weights of the epoch with the best dev accuracy.
 
     With `batches_per_epoch`, an "epoch" is that many batches drawn at random (with replacement) instead of one
@@ -155,17 +173,21 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
     (attentive/training/frozen.py). Each epoch's record (epoch; train loss including any penalty, train and dev
     accuracy, seconds, lr) is appended to `log_path` as a JSON line; training stops after `patience` epochs without
     a better dev accuracy. After each epoch `on_epoch_end` gets the whole TrainingState (to checkpoint it); a run
-    given such a state as `resume` continues after its epoch exactly as the uninterrupted run would have. With
-    `ema_epochs`, dev accuracy is measured on a moving average of the weights, and the best point kept (and given to
-    `on_improve`) is that average.
+    given such a state as `resume` continues after its epoch exactly as the uninterrupted run would have.
+
+    The loss is the sum of the recipe's loss terms (`terms_from`) and the caller's `terms`; after each step every
+    hook of the recipe's (`hooks_from`) and the caller's `hooks` runs. Dev accuracy is measured, and the best point
+    kept (and given to `on_improve`), inside every hook's `evaluation` context: with `ema_epochs`, on the moving
+    average of the weights. The checkpoint holds each term's and hook's state under its name.
     """
     model.to(device)
     optimizer = make_optimizer(model, cfg)
     labels = torch.as_tensor(np.asarray(train_labels), dtype=torch.long)
     dev_gold = np.asarray(dev_labels)
     history, best_state, stale, first = History(), None, 0, 1
-    average = (weight_average(model, ema_decay(cfg["ema_epochs"], batches_per_pass(cfg, len(train_ids))))
-               if cfg.get("ema_epochs") else None)
+    terms = [*terms_from(cfg), *terms]
+    hooks = [*hooks_from(model, cfg, batches_per_pass(cfg, len(train_ids))), *hooks]
+    parts = list(unique_names([*terms, *hooks]).values())
     epochs, patience = epoch_count(cfg, len(train_ids)), cfg["patience"]
     if resume is not None:
         model.load_state_dict(resume.model)
@@ -173,12 +195,8 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
         restore_rng(resume.rng, rng)
         history = History(list(resume.history), resume.best_epoch, resume.best_dev_accuracy)
         best_state, stale = resume.best, resume.stale
-        if average is not None:
-            if resume.average is None:
-                raise AttentiveError("the checkpoint holds no weight average, but the recipe sets train.ema_epochs")
-            average.load_state_dict(resume.average)
+        restore_part_states(parts, resume.states)
         first = resume.epoch + 1 if stale < patience else epochs + 1  # it had stopped early
-    after_step = after_each_step(model, average)
     learner = FrozenPooling(model) if getattr(model, "frozen_below_head", False) else model  # pools each text once
     with _progress(show_progress) as progress:
         for epoch in range(first, epochs + 1):
@@ -186,8 +204,10 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
             best = "…" if history.best_dev_accuracy < 0 else f"{history.best_dev_accuracy:.4f}"
             task = progress.add_task("train", total=len(batches), epoch=f"{epoch}/{epochs}", loss=0.0, dev=best)
             stats = train_epoch(learner, batches, train_ids, labels, optimizer, cfg, device,
-                                lambda loss: progress.update(task, advance=1, loss=loss), after_step)
-            with averaged_weights(model, average):
+                                lambda loss: progress.update(task, advance=1, loss=loss), terms, hooks, model)
+            with contextlib.ExitStack() as evaluation:
+                for hook in hooks:
+                    evaluation.enter_context(hook.evaluation(model))
                 dev_probs = predict_probabilities(learner, dev_ids, device=device)
                 dev_accuracy = float((dev_probs.argmax(1) == dev_gold).mean()) if len(dev_gold) else 0.0
                 record = {"epoch": epoch, **stats, "dev_accuracy": dev_accuracy,
@@ -207,8 +227,7 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
             if on_epoch_end is not None:
                 on_epoch_end(TrainingState(epoch, history.epochs, history.best_epoch, history.best_dev_accuracy,
                                            stale, model.state_dict(), best_state, optimizer.state_dict(),
-                                           capture_rng(rng),
-                                           average=None if average is None else average.state_dict()))
+                                           capture_rng(rng), states=part_states(parts)))
             if stale >= patience:
                 break
     if best_state is not None:

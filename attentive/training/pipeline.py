@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from tokenizers import Tokenizer
@@ -28,9 +29,11 @@ from ..text.embeddings import WordVectors
 from ..text.sources import build_vocabulary, initial_vectors, vocabulary_report
 from .checkpoint import FILES as CHECKPOINT_FILES, FOLDER as CHECKPOINT
 from .checkpoint import TrainingState, read_checkpoint, remove_checkpoint, write_checkpoint
+from .hooks import StepHook
 from .log import LOG, start_run
 from .loop import fit
 from .seed import seed_everything
+from .terms import LossTerm
 
 FIRST_BATCH = 64  # training texts whose token vectors give the parts their starting values
 
@@ -160,7 +163,8 @@ def resume_source(out: str | Path) -> dict:
 def train(dataset: str | Dataset, recipe: str | dict = "default", out: str | Path | None = None,
           overrides: list[str] | None = None, data_dir: str | Path | None = None, device: str | None = None,
           show_progress: bool = True, overwrite: bool = False, resume: bool = False,
-          source: dict | None = None, settings: dict | None = None) -> Model:
+          source: dict | None = None, settings: dict | None = None, terms: Sequence[LossTerm] = (),
+          hooks: Sequence[StepHook] = ()) -> Model:
     """Train a recipe on a dataset's train split, select the epoch on dev, save to `out` (if given).
 
     A folder that holds a model is refused unless `overwrite` (the old model stays until the new one's first epoch
@@ -169,20 +173,24 @@ def train(dataset: str | Dataset, recipe: str | dict = "default", out: str | Pat
     does not write is refused unless `overwrite`, and even then only the model's files, metrics.jsonl and
     checkpoint/ are written there (`TRAINING_RUN`); one run at a time writes to a folder. `settings` are keyword
     settings (`{"heads": 5}`, see `recipes.load_recipe`). `source` (JSON) is kept in the checkpoint to tell a later
-    resume where the data came from."""
+    resume where the data came from. `terms` and `hooks` (attentive/training/terms.py, hooks.py) are added to the
+    recipe's loss terms and step hooks; they are code, not recipe, so a resume must be given them again."""
     data = resolve_dataset(dataset, data_dir)
     check_training_labels(data)  # one class is an error; labels only dev/test has are in data.warnings
     out = Path(out) if out is not None else None
     if resume and out is None:
         raise AttentiveError("resume needs the folder of the run to continue (--out / --resume RUN)")
     if out is None:
-        return _train(data, recipe, None, overrides, data_dir, device, show_progress, False, source, settings)
+        return _train(data, recipe, None, overrides, data_dir, device, show_progress, False, source, settings,
+                      terms, hooks)
     with claim(out, TRAINING_RUN, overwrite=overwrite, continuing=resume):  # one writer, nothing of others replaced
-        return _train(data, recipe, out, overrides, data_dir, device, show_progress, resume, source, settings)
+        return _train(data, recipe, out, overrides, data_dir, device, show_progress, resume, source, settings,
+                      terms, hooks)
 
 
 def _train(data: Dataset, recipe: str | dict, out: Path | None, overrides: list[str] | None, data_dir,
-           device: str | None, show_progress: bool, resume: bool, source: dict | None, settings: dict | None) -> Model:
+           device: str | None, show_progress: bool, resume: bool, source: dict | None, settings: dict | None,
+           terms: Sequence[LossTerm] = (), hooks: Sequence[StepHook] = ()) -> Model:
     """`train` once its output folder, if any, is claimed."""
     device = pick_device(device)
     if resume:
@@ -223,7 +231,7 @@ def _train(data: Dataset, recipe: str | dict, out: Path | None, overrides: list[
                   [label_index[ex.label] for ex in train_examples], model.encode_examples(dev_examples),
                   [label_index[ex.label] for ex in dev_examples], recipe["train"], rng, device, log_path,
                   show_progress, on_improve=save_best, on_epoch_end=checkpoint if out is not None else None,
-                  resume=state)
+                  resume=state, terms=terms, hooks=hooks)
     config["training"] = {"best_epoch": history.best_epoch, "dev_accuracy": history.best_dev_accuracy,
                           "epochs_run": history.epochs[-1]["epoch"] if history.epochs else 0,
                           "epoch_seconds": history.epoch_times}
