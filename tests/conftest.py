@@ -38,9 +38,11 @@ class Stop(Exception):
     """Raised after a checkpoint is written, as a killed run would stop there."""
 
 
-def stopped_then_resumed(data: Dataset, recipe: str, out, overrides: list[str], stop_after: int, monkeypatch):
+def stopped_then_resumed(data: Dataset, recipe: str, out, overrides: list[str], stop_after: int, monkeypatch,
+                         stopped: dict | None = None, resumed: dict | None = None):
     """Train `recipe` into `out`, stopped right after the checkpoint of round `stop_after` is written, then resume it
-    to the end; the resumed model."""
+    to the end; the resumed model. `stopped` and `resumed`: further keywords of `attentive.train` for each half (the
+    step hooks a run is given again when it resumes, say)."""
     import attentive
     from attentive.training import pipeline
 
@@ -53,9 +55,9 @@ def stopped_then_resumed(data: Dataset, recipe: str, out, overrides: list[str], 
 
     monkeypatch.setattr(pipeline, "write_checkpoint", write_then_stop)
     with pytest.raises(Stop):
-        attentive.train(data, recipe, out, overrides=overrides, show_progress=False)
+        attentive.train(data, recipe, out, overrides=overrides, show_progress=False, **(stopped or {}))
     monkeypatch.setattr(pipeline, "write_checkpoint", write)
-    return attentive.train(data, out=out, resume=True, show_progress=False)
+    return attentive.train(data, out=out, resume=True, show_progress=False, **(resumed or {}))
 
 
 @pytest.fixture(scope="session")

@@ -18,7 +18,7 @@ from attentive.training.hooks import MovingAverage, StepHook, hooks_from
 from attentive.training.log import read_metrics_log
 from attentive.training.terms import AttentionPenalty, CrossEntropy, LossTerm, terms_from
 
-from .conftest import Stop, tiny_overrides
+from .conftest import Stop, stopped_then_resumed, tiny_overrides
 
 TINY = tiny_overrides("lama_ctx") + ["train.epochs=3", "train.patience=5"]
 
@@ -79,22 +79,6 @@ def test_a_term_from_outside_the_package_changes_training_the_way_it_pushes(sst2
     assert all(record["penalty"] > 0.0 for record in pushed.history.epochs)  # the term's mean, as a penalty
 
 
-def stopped_then_resumed_with(data, out, stop_after: int, monkeypatch, hooks_then, hooks_after, overrides=TINY):
-    """conftest.stopped_then_resumed, with step hooks given to the stopped run and to the resumed one."""
-    write = pipeline.write_checkpoint
-
-    def write_then_stop(run, state, tokenizer_json):
-        write(run, state, tokenizer_json)
-        if state.epoch == stop_after:
-            raise Stop
-
-    monkeypatch.setattr(pipeline, "write_checkpoint", write_then_stop)
-    with pytest.raises(Stop):
-        attentive.train(data, "lama_ctx", out, overrides=overrides, show_progress=False, hooks=hooks_then)
-    monkeypatch.setattr(pipeline, "write_checkpoint", write)
-    return attentive.train(data, out=out, resume=True, show_progress=False, hooks=hooks_after)
-
-
 def test_a_hook_from_outside_the_package_runs_after_each_step_and_its_state_survives_a_resume(
         sst2_small, tmp_path, monkeypatch):
     whole = StepCounter()
@@ -102,7 +86,8 @@ def test_a_hook_from_outside_the_package_runs_after_each_step_and_its_state_surv
     steps_per_epoch = -(-len(sst2_small.splits["train"]) // 32)
     assert whole.steps == 3 * steps_per_epoch
     stopped, resumed = StepCounter(), StepCounter()
-    stopped_then_resumed_with(sst2_small, tmp_path / "stopped", 1, monkeypatch, [stopped], [resumed])
+    stopped_then_resumed(sst2_small, "lama_ctx", tmp_path / "stopped", TINY, 1, monkeypatch, {"hooks": [stopped]},
+                         {"hooks": [resumed]})
     assert stopped.steps == steps_per_epoch
     assert resumed.steps == whole.steps  # it went on from the checkpoint's count, not from zero
     first, second = read_metrics_log(tmp_path / "whole"), read_metrics_log(tmp_path / "stopped")
@@ -111,7 +96,7 @@ def test_a_hook_from_outside_the_package_runs_after_each_step_and_its_state_surv
 
 def test_a_hook_with_state_refuses_a_checkpoint_that_lacks_it(sst2_small, tmp_path, monkeypatch):
     with pytest.raises(attentive.errors.AttentiveError, match="no state for 'step_counter'"):
-        stopped_then_resumed_with(sst2_small, tmp_path, 1, monkeypatch, [], [StepCounter()])
+        stopped_then_resumed(sst2_small, "lama_ctx", tmp_path, TINY, 1, monkeypatch, resumed={"hooks": [StepCounter()]})
 
 
 def test_two_terms_of_one_name_are_refused(sst2_small):
