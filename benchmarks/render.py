@@ -29,7 +29,7 @@ from benchmarks.render_defaults import defaults_section
 from benchmarks.render_deploy import deploy_section
 from benchmarks.render_lama import heads_section, lama_section, parameters_section
 from benchmarks.render_pruned import pruned_section
-from benchmarks.render_runs import APPENDIX_TITLE, RUNS_TITLE, appendix_section, footnotes_section
+from benchmarks.render_runs import RUNS_TITLE, appendix_section, footnotes_section
 from benchmarks.render_ssan import characteristics_section, ssan_section
 from benchmarks.render_summary import summary_section
 from benchmarks.render_targets import TARGETS, Target, targets_section
