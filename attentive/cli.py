@@ -203,7 +203,8 @@ def predict(
     pair: list[str] = PairOption,
     aspect: list[str] = AspectOption,
     top_k: int = typer.Option(5, "--top-k", min=0, help="most attended words to report"),
-    batch_size: int = typer.Option(256, "--batch-size", min=1),
+    batch_size: int = typer.Option(256, "--batch-size", min=1, help="texts answered at a time: the network's batch, "
+                                                                    "and how many lines are read before answering"),
     on_error: str = OnErrorOption,
 ):
     """Label, probabilities and top attended words as JSON lines, one per text (per text and aspect), streamed."""

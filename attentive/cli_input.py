@@ -143,15 +143,16 @@ def answer(model, chunk: list[Wanted], method: str, **options) -> list:
 
 def answered_in_batches(model, wanted: Iterable[Wanted | BadLine], batch_size: int, on_error: str, method: str,
                         warn, **options) -> Iterator[tuple[dict, object]]:
-    """(record, answer) in input order, a batch at a time. At a bad line the answers of every good line before it
-    are given first; then `on_error` "stop" raises its one-line error, "skip" calls `warn` with a line naming it and
-    goes on."""
+    """(record, answer) in input order, `batch_size` at a time (also the network's batch). At a bad line the answers
+    of every good line before it are given first; then `on_error` "stop" raises its one-line error, "skip" calls
+    `warn` with a line naming it and goes on."""
     if on_error not in ("stop", "skip"):
         raise AttentiveError(f"--on-error {on_error!r}: use stop or skip")
     chunk: list[Wanted] = []
 
     def answered() -> Iterator[tuple[dict, object]]:
-        yield from zip((record for record, _ in chunk), answer(model, chunk, method, **options) if chunk else [])
+        answers = answer(model, chunk, method, batch_size=batch_size, **options) if chunk else []
+        yield from zip((record for record, _ in chunk), answers)
         chunk.clear()
 
     for item in wanted:

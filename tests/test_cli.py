@@ -128,6 +128,21 @@ def test_predict_stops_at_a_bad_line_after_answering_every_line_before_it(run_di
     assert 'in.jsonl:3: empty or missing "text"' in captured.err
 
 
+def test_predict_batch_size_is_the_networks_batch(run_dir, tmp_path, capsys, monkeypatch):
+    """--batch-size reaches the network: the model is asked to answer that many texts at a time."""
+    from attentive.model import Model
+
+    asked, predict = [], Model.predict
+
+    def predict_asked(self, *args, **options):
+        asked.append(options["batch_size"])
+        return predict(self, *args, **options)
+
+    monkeypatch.setattr(Model, "predict", predict_asked)
+    assert main(["predict", str(run_dir), "--batch-size", "3", "a gorgeous film", "a dull one"]) == 0
+    assert asked == [3] and len(capsys.readouterr().out.splitlines()) == 2
+
+
 def test_predict_on_error_skip_answers_every_good_line_and_counts_the_bad(run_dir, tmp_path, capsys):
     assert main(["predict", str(run_dir), "--input", str(bad_line_input(tmp_path)), "--on-error", "skip"]) == 0
     captured = capsys.readouterr()
