@@ -19,6 +19,20 @@ console = Console()
 err = Console(stderr=True)
 
 DataDir = typer.Option(None, "--data-dir", help="benchmark data folder (default: $ATTENTIVE_DATA or ../shared/data)")
+ThreadsOption = typer.Option(None, "--threads", min=1, envvar="ATTENTIVE_THREADS",
+                             help="threads to compute with (default: $OMP_NUM_THREADS, else the usable cores divided "
+                                  "by the local processes)")
+
+
+def _use_threads(threads: int | None, torch_needed: bool = True) -> int:
+    """Set the threads (attentive.threads) and say on stderr, in one line, when the machine is oversubscribed."""
+    from .threads import machine_warning, use_threads
+
+    threads = use_threads(threads, torch_needed)
+    warning = machine_warning(threads)
+    if warning:
+        err.print(Text("warning: ", style="yellow") + Text(warning), soft_wrap=True)
+    return threads
 
 
 def _dataset(dataset, train_file, dev_file, test_file, text_column, label_column, data_dir, pair_column=None,
@@ -63,11 +77,13 @@ def train(
     resume: Optional[Path] = typer.Option(None, "--resume", help="continue the killed run in this folder from its "
                                                                  "last checkpoint (same data, recipe and seed)"),
     device: str = typer.Option("auto", "--device", help="cpu, cuda or auto"),
+    threads: Optional[int] = ThreadsOption,
     data_dir: Optional[Path] = DataDir,
 ):
     """Train a recipe on a dataset; the best dev epoch is kept and saved to OUT, with a checkpoint after every epoch."""
     from .api import train as train_model
 
+    _use_threads(threads)
     source = {"dataset": dataset, "train_file": train_file, "dev_file": dev_file, "test_file": test_file,
               "text_column": text_column, "label_column": label_column, "pair_column": pair_column,
               "aspect_column": aspect_column, "data_dir": data_dir}
@@ -134,6 +150,7 @@ def evaluate(
     pair_column: Optional[str] = typer.Option(None, "--pair-column", help="second-text column, for pair models"),
     aspect_column: Optional[str] = typer.Option(None, "--aspect-column", help="aspect column, for aspect models"),
     output: Optional[Path] = typer.Option(None, "--output", help="JSON file (default RUN/eval-DATASET-SPLIT.json)"),
+    threads: Optional[int] = ThreadsOption,
     data_dir: Optional[Path] = DataDir,
 ):
     """Accuracy, macro-F1, per-class report and confusion matrix; printed and written as JSON."""
@@ -141,6 +158,7 @@ def evaluate(
     from .io_utils import atomic_write_json
     from .saved import mark_stale_results
 
+    _use_threads(threads)
     model = load(run)
     if test_file is not None:
         from .data.registry import load_test_file
@@ -172,16 +190,18 @@ OnErrorOption = typer.Option("stop", "--on-error", help="a bad input line: stop 
                                                      "before it) or skip it with a warning")
 
 
-def _load_any(run: Path):
-    """A saved model folder (PyTorch) or an exported one (ONNX Runtime, see `attentive export`)."""
+def _load_any(run: Path, threads: int | None = None):
+    """A saved model folder (PyTorch) or an exported one (ONNX Runtime, see `attentive export`), computing with
+    `threads` (None: attentive.threads.default_threads())."""
     from .runtime import is_exported
 
     if is_exported(run):
         from .runtime import load as load_exported
 
-        return load_exported(run)
+        return load_exported(run, threads=_use_threads(threads, torch_needed=False))
     from .api import load
 
+    _use_threads(threads)
     return load(run)
 
 
@@ -206,11 +226,12 @@ def predict(
     batch_size: int = typer.Option(256, "--batch-size", min=1, help="texts answered at a time: the network's batch, "
                                                                     "and how many lines are read before answering"),
     on_error: str = OnErrorOption,
+    threads: Optional[int] = ThreadsOption,
 ):
     """Label, probabilities and top attended words as JSON lines, one per text (per text and aspect), streamed."""
     from .cli_input import answered_in_batches
 
-    model = _load_any(run)
+    model = _load_any(run, threads)
     echo_record = input_file is not None  # a JSONL line's own fields come back with its answer
     skipped = []
 
@@ -238,13 +259,14 @@ def explain(
     per_word: bool = typer.Option(False, "--words", help="per word: attention score, weight and polarity score"),
     html_file: Optional[Path] = typer.Option(None, "--html", help="also write a self-contained HTML page"),
     png_file: Optional[Path] = typer.Option(None, "--png", help="also write a PNG heatmap (words x heads)"),
+    threads: Optional[int] = ThreadsOption,
 ):
     """Prediction and an attention heatmap of each text: in the terminal, and as HTML and PNG files."""
     from .cli_input import BadLine, answer
     from .explain.terminal import explanation_table, word_table
     from .io_utils import atomic_write_text
 
-    model = _load_any(run)
+    model = _load_any(run, threads)
     wanted = []
     for item in _wanted(model, texts, pair, input_file, aspect):  # the first bad line stops the reading
         if isinstance(item, BadLine):
@@ -274,12 +296,14 @@ def export(
     int8: bool = typer.Option(False, "--int8", help="also write model.int8.onnx (dynamic int8 quantisation)"),
     overwrite: bool = typer.Option(False, "--overwrite", help="replace the export OUT holds, or write beside other "
                                                             "files (only the export's own four are replaced)"),
+    threads: Optional[int] = ThreadsOption,
 ):
     """An ONNX graph (probabilities and attention) that `attentive predict`/`explain` and attentive.runtime run
     without PyTorch."""
     from .api import load
     from .export import GRAPH, GRAPH_INT8, export as export_model
 
+    _use_threads(threads)
     folder = export_model(load(run), out, int8, overwrite=overwrite)
     graphs = [folder / GRAPH] + ([folder / GRAPH_INT8] if int8 else [])
     sizes = ", ".join(f"{p.name} {p.stat().st_size / 1e6:.1f} MB" for p in graphs)
@@ -295,6 +319,7 @@ def serve(
                                           help="required on every request (X-API-Key header)"),
     max_texts: int = typer.Option(256, "--max-texts", min=1, help="texts a request may hold"),
     max_body: int = typer.Option(1_000_000, "--max-body", min=1, help="bytes a request body may hold"),
+    threads: Optional[int] = ThreadsOption,
 ):
     """An HTTP API (POST /predict, /explain; GET /health, /info, /metrics) and a page at / showing the attention."""
     import uvicorn
@@ -306,7 +331,7 @@ def serve(
                              "ATTENTIVE_API_KEY)")
     sock = bound_socket(host, port)  # a bad or busy port fails here, before anything says "serving"
     with sock:
-        app_ = create_app(_load_any(run), api_key=api_key, max_body=max_body, max_texts=max_texts)
+        app_ = create_app(_load_any(run, threads), api_key=api_key, max_body=max_body, max_texts=max_texts)
         console.print(f"serving {run} on http://{host}:{port}/")
         uvicorn.Server(uvicorn.Config(app_, host=host, port=port, log_level="warning")).run(sockets=[sock])
 
@@ -328,11 +353,13 @@ def analyze(
     deletion: bool = typer.Option(True, "--deletion/--no-deletion", help="run the deletion test"),
     overwrite: bool = typer.Option(False, "--overwrite", help="write the report into a folder holding other files "
                                                             "(only the report's own files are replaced)"),
+    threads: Optional[int] = ThreadsOption,
     data_dir: Optional[Path] = DataDir,
 ):
     """What a model attends to over a whole split, and whether its attention explains its decisions."""
     from .api import load
 
+    _use_threads(threads)
     model = load(run)
     if test_file is not None:
         from .data.registry import load_test_file
