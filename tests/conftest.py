@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import resource
 from pathlib import Path
 
@@ -12,6 +13,8 @@ from attentive.data.example import Dataset
 from attentive.data.registry import load_dataset
 
 torch.set_num_threads(1)
+# The CLI's --threads default in tests: one thread, so no oversubscription warning joins a command's stderr.
+os.environ["ATTENTIVE_THREADS"] = "1"
 
 # A fast recipe for tests: small parts, random vectors, two epochs.
 TINY = ["embedder.vectors=random", "embedder.dim=24", "tokenizer.min_frequency=2", "train.epochs=2",
