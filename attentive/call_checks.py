@@ -63,12 +63,6 @@ def texts_argument(texts, name: str = "texts") -> str | list[str]:
     return texts
 
 
-def texts_and_pairs(texts, pairs=None) -> tuple[str | list[str], str | list[str] | None]:
-    """`texts` and `pairs` (second texts, or None) as `predict`, `predict_proba` and `explain` take them, checked by
-    `texts_argument`."""
-    return texts_argument(texts), None if pairs is None else texts_argument(pairs, "pairs")
-
-
 def _integer(value, name: str, least: int) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < least:
         raise ArgumentError(f"{name}={value!r}: must be an integer ≥ {least}")

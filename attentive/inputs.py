@@ -11,13 +11,14 @@ its own one-line error naming it, before it is batched with others.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from tokenizers import Encoding, Tokenizer
 
 from .answers import Explanation, Prediction
+from .call_checks import as_list, texts_argument
 from .errors import AttentiveError
 from .text.encoding import Item, encode, encode_batch, truncated_ids
 from .text.tokenizer import UNK_ID
@@ -52,10 +53,12 @@ class Inputs:
         """(texts, pairs, aspects), one of each per answer: a single string is one text; a single aspect applies to
         every text; an aspect model given none answers for each category it knows (text-major order), and a model
         without aspects takes none. A pair model needs a second text for every text, and a single-text model takes
-        none. Each text, second text and aspect is checked (`check_texts`): a bad one is an AttentiveError naming
-        it."""
-        texts = check_texts(_as_list(texts, "texts"))
-        pairs = None if pairs is None else _as_list(pairs, "pairs")
+        none. The texts and second texts are taken as `call_checks.texts_argument` takes them (a string or a list of
+        strings), and each text, second text and aspect is checked (`check_texts`): a bad one is an AttentiveError
+        naming it."""
+        texts, pairs = texts_argument(texts), None if pairs is None else texts_argument(pairs, "pairs")
+        texts = check_texts([texts] if isinstance(texts, str) else texts)
+        pairs = [pairs] if isinstance(pairs, str) else pairs
         if self.is_pair and pairs is None:
             raise AttentiveError("this model classifies text pairs: give a second text (--pair) for every text")
         if not self.is_pair and pairs is not None:
@@ -65,7 +68,7 @@ class Inputs:
         if isinstance(aspects, str):
             aspects = [aspects] * len(texts)
         elif aspects is not None:
-            aspects = _as_list(aspects, "aspects")
+            aspects = as_list(aspects, "aspects")
         if not self.uses_aspect and aspects is not None and any(a is not None for a in aspects):
             raise AttentiveError("this model classifies texts without an aspect: give no aspects")
         check_unicode(aspects or [], "aspect")
@@ -83,26 +86,14 @@ class Inputs:
 
     def items(self, texts: list[str], pairs: list[str] | None, aspects: list) -> tuple[list[Item], list[Encoding]]:
         """The items to feed the network, and the first texts' encodings (for their words' character offsets);
-        `texts`, `pairs` and `aspects` as `expand` returns them (one of each per answer, checked there, and again
-        here: a text reaches the tokenizer only checked). A text longer than the model reads is tokenized only as far
-        as it reads (attentive.text.encoding.encode_batch)."""
-        check_texts(texts)
-        check_texts(pairs or [], "second text")
+        `texts`, `pairs` and `aspects` as `expand` returns them (one of each per answer, checked there). A text
+        longer than the model reads is tokenized only as far as it reads (attentive.text.encoding.encode_batch)."""
         encodings = encode_batch(self.tokenizer, texts, self.max_length, self.special_tokens)
         ids = truncated_ids(encodings, self.max_length)
         second = encode(self.tokenizer, pairs, self.max_length, self.special_tokens) if pairs is not None \
             else [None] * len(ids)
         aspect_ids = self.aspect_ids(aspects) or [None] * len(ids)
         return [Item(*parts) for parts in zip(ids, second, aspect_ids)], encodings
-
-
-def _as_list(values, what: str) -> list:
-    """A single string as a list of one, any other iterable as a list; anything else is an AttentiveError."""
-    if isinstance(values, str):
-        return [values]
-    if values is None or isinstance(values, (bytes, dict)) or not isinstance(values, Iterable):
-        raise AttentiveError(f"{what}: give a string or a list of strings, not {type(values).__name__}")
-    return list(values)
 
 
 def text_problem(text) -> str | None:

@@ -8,7 +8,7 @@ import numpy as np
 import torch
 
 from .answers import Explanation, Prediction
-from .call_checks import check_call, texts_and_pairs
+from .call_checks import check_call
 from .data.batching import encode_items
 from .data.example import Dataset
 from .errors import AttentiveError
@@ -85,7 +85,7 @@ class Model:
         then holds len(texts) x len(self.aspects) explanations. A single string is one text."""
         check_call(batch_size=batch_size, top_k=top_k)
         inputs = self.inputs
-        texts, pairs, aspects = inputs.expand(*texts_and_pairs(texts, pairs), aspects)
+        texts, pairs, aspects = inputs.expand(texts, pairs, aspects)
         items, encodings = inputs.items(texts, pairs, aspects)
         looked = infer(self.network, items, batch_size, self.device, details=True, polarity=with_polarity).looked
         return [explanation(text, enc, item, self.labels, seen.probabilities, seen.attention, aspect, top_k,
@@ -111,7 +111,7 @@ class Model:
         give an array of 0 rows and one column per label."""
         check_call(batch_size=batch_size)
         inputs = self.inputs
-        items, _ = inputs.items(*inputs.expand(*texts_and_pairs(texts, pairs), aspects))
+        items, _ = inputs.items(*inputs.expand(texts, pairs, aspects))
         if not items:
             return np.zeros((0, len(self.labels)), dtype=np.float32)
         return predict_probabilities(self.network, items, batch_size, self.device)

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from .answers import Explanation, Prediction
-from .call_checks import check_call, check_folder, texts_and_pairs
+from .call_checks import check_call, check_folder
 from .errors import AttentiveError
 from .inputs import Inputs, apply_threshold, explanation
 from .text.encoding import Item, batch_order, pad_numpy
@@ -72,7 +72,7 @@ class RuntimeModel:
         """As `attentive.Model.explain` (without the per-word polarity, which the graph does not compute)."""
         check_call(batch_size=batch_size, top_k=top_k)
         inputs = self.inputs
-        texts, pairs, aspects = inputs.expand(*texts_and_pairs(texts, pairs), aspects)
+        texts, pairs, aspects = inputs.expand(texts, pairs, aspects)
         items, encodings = inputs.items(texts, pairs, aspects)
         probabilities, attention = self.run(items, batch_size)
         return [explanation(text, enc, item, self.labels, probs, weights, aspect, top_k)
@@ -90,7 +90,7 @@ class RuntimeModel:
         """As `attentive.Model.predict_proba`."""
         check_call(batch_size=batch_size)
         inputs = self.inputs
-        items, _ = inputs.items(*inputs.expand(*texts_and_pairs(texts, pairs), aspects))
+        items, _ = inputs.items(*inputs.expand(texts, pairs, aspects))
         return self.run(items, batch_size)[0]
 
 
