@@ -25,7 +25,7 @@ from .exported_folder import GRAPH, GRAPH_INT8
 from .io_utils import json_text
 from .model import Model
 from .output_folder import OutputKind, claim, read_config
-from .runtime import FORMAT
+from .runtime import FORMAT, is_exported
 from .saved import CONFIG, TOKENIZER, WEIGHTS
 
 def earlier_export(folder: Path) -> dict | None:
@@ -35,13 +35,13 @@ def earlier_export(folder: Path) -> dict | None:
 
 
 def _trained_model(folder: Path) -> str | None:
-    if (folder / WEIGHTS).exists() and (folder / CONFIG).exists() and earlier_export(folder) is None:
+    if (folder / WEIGHTS).exists() and (folder / CONFIG).exists() and not is_exported(folder):
         return f"a trained model ({WEIGHTS} with its {CONFIG})"
     return None
 
 
 EXPORT = OutputKind(command="export", output="an export", files=frozenset({GRAPH, GRAPH_INT8, TOKENIZER, CONFIG}),
-                    holds_output=lambda folder: earlier_export(folder) is not None, clash=_trained_model)
+                    holds_output=is_exported, clash=_trained_model)
 
 
 class ExportedNetwork(nn.Module):

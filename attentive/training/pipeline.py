@@ -21,9 +21,9 @@ from ..model import Model, pick_device, resolve_dataset
 from ..models.classifier import build_model
 from ..models.d_model import resolve_d_model
 from ..models.pretrained import pretrained_config, pretrained_tokenizer
-from ..output_folder import OutputKind, claim, read_config
+from ..output_folder import OutputKind, claim
 from ..recipes import load_recipe
-from ..runtime import FORMAT
+from ..runtime import is_exported
 from ..saved import MODEL_FILES, holds_model
 from ..text.embeddings import WordVectors
 from ..text.sources import build_vocabulary, initial_vectors, vocabulary_report
@@ -39,8 +39,7 @@ FIRST_BATCH = 64  # training texts whose token vectors give the parts their star
 
 
 def _export_in(folder: Path) -> str | None:
-    config = read_config(folder)
-    return "an exported model (attentive export's)" if config is not None and config.get("format") == FORMAT else None
+    return "an exported model (attentive export's)" if is_exported(folder) else None
 
 
 TRAINING_RUN = OutputKind(command="train", output="a model", files=frozenset({*MODEL_FILES, LOG}),
