@@ -57,7 +57,7 @@ POSITIVE = Setting(float, 0, open_low=True)
 SETTINGS = {
     "tokenizer.min_frequency": COUNT, "tokenizer.max_length": Setting(int, 1, null=True),
     "tokenizer.max_vocab": Setting(int, 1, null=True), "tokenizer.lowercase": FLAG, "tokenizer.keep_known": FLAG,
-    "tokenizer.pieces": FLAG,
+    "tokenizer.pieces": FLAG, "tokenizer.prune_pieces": FLAG,
     "embedder.dim": COUNT, "embedder.trainable": FLAG, "embedder.scale": Setting(float, 0, open_low=True, null=True),
     "embedder.distilled_dim": COUNT, "embedder.word2vec_epochs": COUNT, "embedder.word2vec_seed": Setting(int),
     "wide.buckets": Setting(int, 0),

@@ -23,7 +23,7 @@ SECTIONS = ("tokenizer", "embedder", "aspect", "encoder", "pooler", "head", "wid
 
 DEFAULTS = {
     "tokenizer": {"min_frequency": 5, "lowercase": True, "max_length": 400, "max_vocab": None,
-                  "keep_known": False, "pieces": False},  # attentive/text/sources.py
+                  "keep_known": False, "pieces": False, "prune_pieces": False},  # attentive/text/sources.py
     "embedder": {"vectors": "word2vec", "dim": 100, "dropout": 0.0, "trainable": True, "scale": None,
                  "distilled_dim": 256, "word2vec_extra": None, "word2vec_epochs": 5, "word2vec_seed": 0},
     "aspect": {"type": "none"},  # none | ignore | learned | words (attentive/models/aspects.py)

@@ -7,7 +7,8 @@ source's table so that its entries' standard deviation is that number: sources o
 an equal footing, at the scale the random initialisation has (0.144 for U(-0.25, 0.25)).
 
 `tokenizer.keep_known` keeps any word a pretrained source has a vector for, however rare; `tokenizer.pieces` splits
-every other word into the encoder's WordPiece pieces (attentive.text.tokenizer).
+every other word into the encoder's WordPiece pieces, and `tokenizer.prune_pieces` keeps only the pieces the training
+texts use (attentive.text.tokenizer).
 """
 from __future__ import annotations
 
@@ -56,7 +57,8 @@ def build_vocabulary(recipe: dict, texts: list[str]) -> Tokenizer:
     names = source_names(recipe["embedder"])
     keep = known_to(names) if tok.get("keep_known") else None
     pieces = encoder_pieces() if tok.get("pieces") else None
-    return build_tokenizer(texts, tok["min_frequency"], tok["lowercase"], tok.get("max_vocab"), keep, pieces)
+    return build_tokenizer(texts, tok["min_frequency"], tok["lowercase"], tok.get("max_vocab"), keep, pieces,
+                           prune=bool(tok.get("prune_pieces")))
 
 
 def initial_vectors(recipe: dict, tokenizer: Tokenizer, texts: list[str], dataset_name: str,

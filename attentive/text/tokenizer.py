@@ -11,6 +11,17 @@ later, is split into pieces ("unwatchable" -> "un", "##watch", "##able") instead
 (every character seen in training is a piece too, so a training word always splits; only a word with a character
 never seen in training, e.g. another script, can still be unknown). The
 fallback lives in tokenizer.json, so every path that reads the folder splits words the same way.
+
+With `pieces` and `prune` (the recipe setting `tokenizer.prune_pieces`), the vocabulary keeps only the pieces the
+training texts use: those WordPiece picks when the texts are tokenized with the full vocabulary, plus every
+character alone and as a `##` piece, plus the kept words and PAD and UNK. A compact model (a distilled student) then
+stores a few thousand embedding rows instead of the encoder's ~30,000. This is exact for the training texts: WordPiece
+takes, at each position of a word, the longest vocabulary entry that matches there. Every entry it picked for a
+training word is kept, and the pruned vocabulary is a subset of the full one, so at each position the entry picked
+before is still there and nothing longer is; by induction over the positions, each training word splits into the
+same tokens (the same strings; their ids are renumbered). No training word is unknown either way, since each of its
+characters is kept (only a word over `max_input_chars_per_word` is, in both). A word never seen in training may
+split differently, into shorter pieces or characters, than with the full vocabulary.
 """
 from __future__ import annotations
 
@@ -47,21 +58,45 @@ def _trained(texts: Iterable[str], min_frequency: int, lowercase: bool, max_voca
 
 def build_tokenizer(texts: Iterable[str], min_frequency: int = 5, lowercase: bool = True,
                     max_vocab: int | None = None, keep: Callable[[str], bool] | None = None,
-                    pieces: Sequence[str] | None = None) -> Tokenizer:
+                    pieces: Sequence[str] | None = None, prune: bool = False) -> Tokenizer:
     """Learn the vocabulary of `texts`: words with at least `min_frequency` occurrences, plus (with `keep`) any rarer
-    word `keep` accepts; with `pieces`, a WordPiece fallback for every other word (see the module docstring)."""
+    word `keep` accepts; with `pieces`, a WordPiece fallback for every other word, and with `prune` too, only the
+    pieces `texts` use (see the module docstring; without `pieces`, `prune` changes nothing)."""
     if keep is None and pieces is None:
         return _trained(texts, min_frequency, lowercase, max_vocab)
+    texts = list(texts)
     words, counts = word_counts(texts, lowercase)
     chosen = [w for w, c in zip(words, counts) if c >= min_frequency or (keep is not None and keep(w))]
     chosen = chosen[:max_vocab] if max_vocab else chosen
     vocab = {PAD: PAD_ID, UNK: UNK_ID}
-    for token in chosen + list(pieces or ()) + (_characters(words) if pieces is not None else []):
+    characters = _characters(words) if pieces is not None else []
+    for token in chosen + list(pieces or ()) + characters:
         vocab.setdefault(token, len(vocab))
     if pieces is None:
         return _empty_tokenizer(WordLevel(vocab, unk_token=UNK), lowercase)
+    tokenizer = _word_pieces(vocab, lowercase)
+    return prune_unused(tokenizer, texts, {PAD, UNK, *chosen, *characters}) if prune else tokenizer
+
+
+def _word_pieces(vocab: dict[str, int], lowercase: bool) -> Tokenizer:
     return _empty_tokenizer(WordPiece(vocab, unk_token=UNK, continuing_subword_prefix=PIECE_PREFIX,
                                       max_input_chars_per_word=100), lowercase)
+
+
+def prune_unused(tokenizer: Tokenizer, texts: Iterable[str], keep: set[str]) -> Tokenizer:
+    """The WordPiece `tokenizer` with only the tokens in `keep` and those it produces for `texts`: ids renumbered
+    densely in their old order, the same normalizer, pre-tokenizer and WordPiece settings. Each of `texts` splits into
+    the same token strings as before when `keep` holds every character of their words, alone and as a `##` piece (the
+    module docstring says why)."""
+    used = token_counts(tokenizer, texts) > 0
+    vocab = tokenizer.get_vocab()
+    kept = sorted((token for token, i in vocab.items() if used[i] or token in keep), key=vocab.__getitem__)
+    model = tokenizer.model
+    pruned = Tokenizer(WordPiece({token: i for i, token in enumerate(kept)}, unk_token=model.unk_token,
+                                 continuing_subword_prefix=model.continuing_subword_prefix,
+                                 max_input_chars_per_word=model.max_input_chars_per_word))
+    pruned.normalizer, pruned.pre_tokenizer = tokenizer.normalizer, tokenizer.pre_tokenizer
+    return pruned
 
 
 def _characters(words: Sequence[str]) -> list[str]:
