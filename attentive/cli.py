@@ -109,6 +109,54 @@ def train(
                   f"saved to {out}")
 
 
+@app.command()
+def distill(
+    teachers: list[Path] = typer.Argument(..., help="the teacher model folders (saved or exported); several are "
+                                                     "averaged"),
+    out: Path = typer.Option(..., "--out", help="folder for the student model"),
+    dataset: Optional[str] = typer.Option(None, "--dataset", help="a dataset name from `attentive datasets`"),
+    train_file: Optional[Path] = typer.Option(None, "--train", help="your own training file (CSV/TSV/JSONL)"),
+    dev_file: Optional[Path] = typer.Option(None, "--dev"),
+    test_file: Optional[Path] = typer.Option(None, "--test"),
+    text_column: str = typer.Option("text", "--text-column"),
+    label_column: str = typer.Option("label", "--label-column"),
+    student: str = typer.Option("student", "--student", help="the student's recipe (a name or a YAML file)"),
+    set_: list[str] = typer.Option([], "--set", help="override a student recipe entry: section.key=value"),
+    unlabelled: Optional[str] = typer.Option(None, "--unlabelled", help="more in-domain texts to distil on: a JSONL "
+                                                                        "file with a \"text\" field, or a dataset "
+                                                                        "name (imdb_unsup)"),
+    temperature: float = typer.Option(2.0, "--temperature", min=0.01),
+    soft_weight: float = typer.Option(1.0, "--soft-weight", min=0.0, help="weight of the soft labels' loss beside "
+                                                                          "the hard labels' (1)"),
+    loss: str = typer.Option("kl", "--loss", help="kl (at --temperature) or mse (of the logits, Tang et al.)"),
+    copies: int = typer.Option(2, "--augment", min=0, help="augmented copies of each training text"),
+    augment_seed: int = typer.Option(0, "--augment-seed", min=0),
+    overwrite: bool = typer.Option(False, "--overwrite", help="replace the model OUT already holds"),
+    device: str = typer.Option("auto", "--device", help="cpu, cuda or auto"),
+    threads: Optional[int] = ThreadsOption,
+    data_dir: Optional[Path] = DataDir,
+):
+    """Train a small student on the teachers' probabilities over the training texts, seeded augmentations of them
+    and any unlabelled texts; its epoch is chosen on dev and it is saved like any model."""
+    from .augment import Augmentation
+    from .distill import Distillation, distill as distill_student
+    from .recipes import load_recipe
+
+    _use_threads(threads)
+    load_recipe(student, set_)  # a bad recipe or --set fails before the data is read
+    try:
+        how = Distillation(temperature, soft_weight, loss, Augmentation(copies=copies), augment_seed)
+    except ValueError as exc:
+        raise AttentiveError(str(exc)) from exc
+    data = _dataset(dataset, train_file, dev_file, test_file, text_column, label_column, data_dir)
+    _report_data(data)
+    model = distill_student(teachers, data, out, student, how, unlabelled, set_, data_dir, device,
+                            overwrite=overwrite)
+    summary, transfer = model.config["training"], model.config["distillation"]["transfer"]
+    console.print(f"distilled on {transfer['labelled']} labelled and {transfer['added']} transfer texts; best dev "
+                  f"accuracy {summary['dev_accuracy']:.4f} at epoch {summary['best_epoch']}; saved to {out}")
+
+
 def _check_resume(run: Path, out: Path | None, overrides: list[str], source: dict) -> Path:
     """The folder to resume; the data options default to those the run was started with (updated in place)."""
     from .training.pipeline import resume_source

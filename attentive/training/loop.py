@@ -24,7 +24,7 @@ from .checkpoint import TrainingState, capture_rng, restore_rng
 from .frozen import FrozenPooling
 from .hooks import StepHook, hooks_from
 from .log import append_record
-from .terms import LossTerm, terms_from
+from .terms import UNLABELLED, LossTerm, terms_from
 
 
 @dataclass
@@ -129,14 +129,16 @@ def train_epoch(model: torch.nn.Module, batches: list[np.ndarray], train_ids: Se
                 ) -> dict:
     """One pass over `batches`: the sum of the loss `terms`, clipped gradient steps, each followed by every hook's
     `after_step(stepped)` (`stepped`: the model itself where `model` wraps it; default `model`). `penalty` in the
-    record is the mean of the terms that count as penalties (all but the data term)."""
+    record is the mean of the terms that count as penalties (all but the data term); `train_accuracy` counts the
+    labelled rows alone."""
     stepped = model if stepped is None else stepped
     model.train()
-    start, total_loss, total_penalty, seen, correct = time.perf_counter(), 0.0, 0.0, 0, 0
+    start, total_loss, total_penalty, seen, correct, counted = time.perf_counter(), 0.0, 0.0, 0, 0, 0
     for batch in batches:
         inputs = collate([train_ids[i] for i in batch], device)
         target = labels[batch].to(device)
         out = model(**inputs)
+        inputs["rows"] = torch.as_tensor(batch)
         loss = None
         for term in terms:
             value = term(out, target, inputs)
@@ -152,9 +154,11 @@ def train_epoch(model: torch.nn.Module, batches: list[np.ndarray], train_ids: Se
             hook.after_step(stepped)
         total_loss += loss.item() * len(batch)
         seen += len(batch)
-        correct += (out.logits.argmax(-1) == target).sum().item()
+        labelled = target != UNLABELLED
+        counted += int(labelled.sum())
+        correct += (out.logits.argmax(-1) == target)[labelled].sum().item()
         advance(total_loss / seen)
-    return {"train_loss": total_loss / seen, "train_accuracy": correct / seen,
+    return {"train_loss": total_loss / seen, "train_accuracy": correct / max(counted, 1),
             "penalty": total_penalty / seen, "seconds": time.perf_counter() - start}
 
 

@@ -33,7 +33,7 @@ from .hooks import StepHook
 from .log import LOG, start_run
 from .loop import fit
 from .seed import seed_everything
-from .terms import LossTerm
+from .terms import UNLABELLED, LossTerm
 
 FIRST_BATCH = 64  # training texts whose token vectors give the parts their starting values
 
@@ -163,7 +163,7 @@ def train(dataset: str | Dataset, recipe: str | dict = "default", out: str | Pat
           overrides: list[str] | None = None, data_dir: str | Path | None = None, device: str | None = None,
           show_progress: bool = True, overwrite: bool = False, resume: bool = False,
           source: dict | None = None, settings: dict | None = None, terms: Sequence[LossTerm] = (),
-          hooks: Sequence[StepHook] = ()) -> Model:
+          hooks: Sequence[StepHook] = (), described: dict | None = None, reads: Sequence[Path] = ()) -> Model:
     """Train a recipe on a dataset's train split, select the epoch on dev, save to `out` (if given).
 
     A folder that holds a model is refused unless `overwrite` (the old model stays until the new one's first epoch
@@ -173,23 +173,30 @@ def train(dataset: str | Dataset, recipe: str | dict = "default", out: str | Pat
     checkpoint/ are written there (`TRAINING_RUN`); one run at a time writes to a folder. `settings` are keyword
     settings (`{"heads": 5}`, see `recipes.load_recipe`). `source` (JSON) is kept in the checkpoint to tell a later
     resume where the data came from. `terms` and `hooks` (attentive/training/terms.py, hooks.py) are added to the
-    recipe's loss terms and step hooks; they are code, not recipe, so a resume must be given them again."""
+    recipe's loss terms and step hooks; they are code, not recipe, so a resume must be given them again. Training
+    rows without a label are taken only with a term that `uses_unlabelled` (distillation's transfer texts).
+    `described` (JSON) joins the model's config.json, e.g. what a student was distilled from. `reads` are model
+    folders the run reads (a student's teachers): `out` is never one of them or a folder holding one."""
     data = resolve_dataset(dataset, data_dir)
     check_training_labels(data)  # one class is an error; labels only dev/test has are in data.warnings
+    unlabelled = sum(ex.label is None for ex in data.splits["train"])
+    if unlabelled and not any(term.uses_unlabelled for term in terms):
+        raise AttentiveError(f"{data.name}: {unlabelled} training rows have no label, and only a distillation term "
+                             "learns from unlabelled texts (attentive distill)")
     out = Path(out) if out is not None else None
     if resume and out is None:
         raise AttentiveError("resume needs the folder of the run to continue (--out / --resume RUN)")
     if out is None:
         return _train(data, recipe, None, overrides, data_dir, device, show_progress, False, source, settings,
-                      terms, hooks)
-    with claim(out, TRAINING_RUN, overwrite=overwrite, continuing=resume):  # one writer, nothing of others replaced
+                      terms, hooks, described)
+    with claim(out, TRAINING_RUN, overwrite=overwrite, continuing=resume, inputs=reads):  # one writer, nothing of others replaced
         return _train(data, recipe, out, overrides, data_dir, device, show_progress, resume, source, settings,
-                      terms, hooks)
+                      terms, hooks, described)
 
 
 def _train(data: Dataset, recipe: str | dict, out: Path | None, overrides: list[str] | None, data_dir,
            device: str | None, show_progress: bool, resume: bool, source: dict | None, settings: dict | None,
-           terms: Sequence[LossTerm] = (), hooks: Sequence[StepHook] = ()) -> Model:
+           terms: Sequence[LossTerm] = (), hooks: Sequence[StepHook] = (), described: dict | None = None) -> Model:
     """`train` once its output folder, if any, is claimed."""
     device = pick_device(device)
     if resume:
@@ -202,9 +209,10 @@ def _train(data: Dataset, recipe: str | dict, out: Path | None, overrides: list[
         if not data.splits["train"] or not data.splits["dev"]:
             raise AttentiveError(f"dataset {data.name!r} needs non-empty train and dev splits")
         model, state = new_model(data, recipe, data_dir, device, rng), None
+        model.config.update(described or {})
     config = model.config
     label_index = {label: i for i, label in enumerate(config["labels"])}
-    unknown = sorted({ex.label for split in ("train", "dev") for ex in data.splits[split]} - set(label_index))
+    unknown = sorted({ex.label for split in ("train", "dev") for ex in data.splits[split]} - {*label_index, None})
     if unknown:
         raise AttentiveError(f"{data.name}: label(s) {', '.join(map(repr, unknown))} unknown to the checkpoint")
     log_path = None
@@ -227,7 +235,8 @@ def _train(data: Dataset, recipe: str | dict, out: Path | None, overrides: list[
 
     train_examples, dev_examples = data.splits["train"], data.splits["dev"]
     history = fit(model.network, model.encode_examples(train_examples),
-                  [label_index[ex.label] for ex in train_examples], model.encode_examples(dev_examples),
+                  [UNLABELLED if ex.label is None else label_index[ex.label] for ex in train_examples],
+                  model.encode_examples(dev_examples),
                   [label_index[ex.label] for ex in dev_examples], recipe["train"], rng, device, log_path,
                   show_progress, on_improve=save_best, on_epoch_end=checkpoint if out is not None else None,
                   resume=state, terms=terms, hooks=hooks)

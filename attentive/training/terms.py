@@ -5,14 +5,20 @@ output (logits, attention, pair attention), `target` the batch's label ids and `
 mask, pair_mask, ...). A term that keeps state across steps returns it from `state_dict()` and takes it back in
 `load_state_dict()`; the checkpoint stores it under the term's name, so a resumed run continues it. The loop
 (attentive/training/loop.py) names no loss: the recipe's terms come from `terms_from`, a caller's are added to them.
+`inputs["rows"]` holds the batch's row numbers in the training set, for a term that keeps something per row (the
+teacher's probabilities of `SoftTargets`). A transfer text (distillation) has the label id `UNLABELLED`: the data
+term skips it, and only a term that `uses_unlabelled` learns from it.
 """
 from __future__ import annotations
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
 from ..errors import AttentiveError
 from .regularisers import regulariser_from
+
+UNLABELLED = -100  # the label id of a text without a label (a distillation transfer text)
 
 
 class LossTerm:
@@ -21,6 +27,7 @@ class LossTerm:
 
     name: str = "term"
     penalty: bool = True
+    uses_unlabelled: bool = False
 
     def __call__(self, out, target: torch.Tensor, inputs: dict) -> torch.Tensor:
         raise NotImplementedError
@@ -34,12 +41,48 @@ class LossTerm:
 
 
 class CrossEntropy(LossTerm):
-    """Cross-entropy of the logits against the labels (LAMA paper Eq. 18): the data term."""
+    """Cross-entropy of the logits against the labels (LAMA paper Eq. 18): the data term, averaged over the batch's
+    labelled rows (0 for a batch of transfer texts alone)."""
 
     name, penalty = "cross_entropy", False
 
     def __call__(self, out, target, inputs):
-        return F.cross_entropy(out.logits, target)
+        labelled = target != UNLABELLED
+        if bool(labelled.all()):
+            return F.cross_entropy(out.logits, target)
+        if not bool(labelled.any()):
+            return out.logits.sum() * 0.0
+        return F.cross_entropy(out.logits[labelled], target[labelled])
+
+
+class SoftTargets(LossTerm):
+    """Knowledge distillation's soft loss: the student's logits against a teacher's probabilities for each training
+    row. `loss="kl"`: KL(teacher || student) at temperature T, times T^2 so that its gradients keep their size as T
+    changes (Hinton et al. 2015, §2); `loss="mse"`: the squared distance between the student's and the teacher's
+    logits (Tang et al. 2019, Eq. 3), each centred over the classes, since probabilities fix logits only up to a
+    constant per row. Times `weight`; the hard-label cross-entropy stays beside it at weight 1, on labelled rows."""
+
+    name, penalty, uses_unlabelled = "distillation", False, True
+
+    def __init__(self, teacher: np.ndarray, temperature: float = 2.0, weight: float = 1.0, loss: str = "kl"):
+        if loss not in ("kl", "mse"):
+            raise AttentiveError(f"distillation loss must be 'kl' or 'mse', not {loss!r}")
+        if not temperature > 0 or not weight >= 0:
+            raise AttentiveError(f"distillation needs a temperature > 0 and a weight ≥ 0, not {temperature}, {weight}")
+        probabilities = torch.as_tensor(np.asarray(teacher), dtype=torch.float32)
+        self.log_teacher = probabilities.clamp_min(1e-30).log()  # rows x classes, in training order
+        self.temperature, self.weight, self.loss = float(temperature), float(weight), loss
+
+    def __call__(self, out, target, inputs):
+        teacher = self.log_teacher[inputs["rows"].cpu()].to(out.logits.device)
+        logits = out.logits.float()
+        if self.loss == "mse":
+            value = F.mse_loss(logits - logits.mean(-1, keepdim=True), teacher - teacher.mean(-1, keepdim=True))
+        else:
+            t = self.temperature
+            value = F.kl_div(F.log_softmax(logits / t, -1), F.log_softmax(teacher / t, -1), reduction="batchmean",
+                             log_target=True) * t * t
+        return self.weight * value
 
 
 class AttentionPenalty(LossTerm):

@@ -1,0 +1,174 @@
+"""Knowledge distillation (issue 33): a small, recurrence-free student learns from one or several trained teachers.
+
+    student = attentive.distill(["runs/sst2"], "sst2", out="runs/sst2-student")
+    attentive distill runs/sst2 --dataset sst2 --out runs/sst2-student [--unlabelled more.jsonl]
+
+The student is trained on transfer texts: the training texts (with their labels), seeded augmentations of them
+(attentive/augment.py: word deletion, vector-neighbour replacement, n-gram sampling; Tang et al. 2019, §3.2) and
+any unlabelled in-domain texts, each with the teachers' averaged probabilities as its soft label. The loss is the
+hard-label cross-entropy on labelled rows plus the `SoftTargets` term (attentive/training/terms.py) on every row, so
+distillation is a loss term of the trainer and no branch of its loop. The student's epoch is chosen on dev, as any
+model's. Soft labels are computed once per content: the cache key is a digest of the teachers' files, the labels and
+the transfer texts (ATTENTIVE_CACHE, default ~/.cache/attentive).
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .augment import Augmentation, augment, glove_neighbours, words
+from .data.example import Dataset, Example
+from .errors import AttentiveError
+from .exported_folder import GRAPH
+from .io_utils import atomic_write_bytes
+from .model import Model, resolve_dataset
+from .output_folder import check_destination
+from .runtime import is_exported
+from .saved import TOKENIZER, WEIGHTS
+from .text.embeddings import cache_dir
+from .training.pipeline import train as train_dataset
+from .training.terms import SoftTargets
+
+SOFT_LABELS_VERSION = 1  # bump when the computation of soft labels changes, so that old caches are not reused
+
+
+@dataclass(frozen=True)
+class Distillation:
+    """How the student learns: `SoftTargets`' loss (`kl` at `temperature`, or Tang et al.'s logit `mse`) weighted
+    by `soft_weight` beside the hard labels' cross-entropy (weight 1), over the transfer texts that `augmentation`
+    (seeded by `seed`) adds to the training texts."""
+
+    temperature: float = 2.0
+    soft_weight: float = 1.0
+    loss: str = "kl"
+    augmentation: Augmentation = field(default_factory=Augmentation)
+    seed: int = 0
+
+    def __post_init__(self):
+        if self.loss not in ("kl", "mse"):
+            raise ValueError(f"the distillation loss is kl or mse, not {self.loss!r}")
+        if not self.temperature > 0 or not self.soft_weight >= 0:
+            raise ValueError("distillation needs a temperature above 0 and a soft weight of at least 0")
+
+
+def load_teacher(folder: str | Path):
+    """A saved model (PyTorch) or an exported one (ONNX Runtime): whatever answers `predict_proba` and `labels`."""
+    folder = Path(folder)
+    if is_exported(folder):
+        from .runtime import load as load_exported
+
+        return load_exported(folder)
+    from .api import load
+
+    return load(folder)
+
+
+def teacher_digest(folder: str | Path) -> str:
+    """A digest of what decides a teacher's answers: its weights (or graph) and its tokenizer."""
+    folder = Path(folder)
+    digest = hashlib.sha256()
+    for name in (GRAPH if is_exported(folder) else WEIGHTS, TOKENIZER):
+        with open(folder / name, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
+
+
+def soft_labels(teachers: Sequence[str | Path], texts: Sequence[str], labels: Sequence[str],
+                batch_size: int = 256) -> np.ndarray:
+    """The teachers' mean probabilities for `texts` (texts x labels, columns in the order of `labels`), computed
+    once per content and then read from the cache; every teacher must know exactly these labels."""
+    key = hashlib.sha256(json.dumps([SOFT_LABELS_VERSION, [teacher_digest(t) for t in teachers], list(labels)])
+                         .encode("utf-8"))
+    for text in texts:
+        key.update(text.encode("utf-8", "surrogatepass") + b"\0")
+    path = cache_dir() / f"soft-labels-{key.hexdigest()[:24]}.npy"
+    if path.exists():
+        cached = np.load(path, allow_pickle=False)
+        if cached.shape == (len(texts), len(labels)):
+            return cached
+    total = np.zeros((len(texts), len(labels)), dtype=np.float64)
+    for folder in teachers:
+        teacher = load_teacher(folder)
+        if sorted(teacher.labels) != sorted(labels):
+            raise AttentiveError(f"teacher {folder} knows the labels {sorted(teacher.labels)}, the data "
+                                 f"{sorted(labels)}: a teacher must be trained on the same labels")
+        columns = [teacher.labels.index(label) for label in labels]
+        total += teacher.predict_proba(list(texts), batch_size=batch_size)[:, columns]
+    probabilities = (total / len(teachers)).astype(np.float32)
+    buffer = io.BytesIO()
+    np.save(buffer, probabilities, allow_pickle=False)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(path, buffer.getvalue())
+    return probabilities
+
+
+def unlabelled_texts(source: str | Path, data_dir: str | Path | None = None) -> list[str]:
+    """The texts of a JSONL file (a "text" field a line; a bad line is an error naming it) or of a named dataset's
+    train split (e.g. imdb_unsup), labels ignored."""
+    path = Path(source)
+    if not path.exists():
+        return [ex.text for ex in resolve_dataset(str(source), data_dir).splits["train"]]
+    from .cli_input import BadLine, jsonl_records
+
+    texts = []
+    for record in jsonl_records(path, ("text",)):
+        if isinstance(record, BadLine):
+            raise record.error()
+        texts.append(record[1]["text"])
+    if not texts:
+        raise AttentiveError(f"{path}: no texts to distil on")
+    return texts
+
+
+def transfer_set(data: Dataset, how: Distillation, unlabelled: Sequence[str] = ()) -> Dataset:
+    """`data` with the transfer texts added to train, unlabelled: the augmentations of each training text (in
+    order), then `unlabelled`. Texts the augmentation leaves unchanged are not added twice."""
+    train = data.splits["train"]
+    if any(ex.aspect is not None or ex.text_pair is not None for ex in train):
+        raise AttentiveError(f"{data.name}: distillation takes single texts; this data has pairs or aspects")
+    texts = [ex.text for ex in train]
+    neighbours = None
+    if how.augmentation.copies and how.augmentation.replace:
+        neighbours = glove_neighbours(sorted({w.lower() for text in texts for w in words(text)}))
+    seen = set(texts)
+    added = []
+    for text in [*augment(texts, how.augmentation, how.seed, neighbours), *unlabelled]:
+        if text.strip() and text not in seen:
+            seen.add(text)
+            added.append(Example(text))
+    splits = {**data.splits, "train": [*train, *added]}
+    return Dataset(data.name, splits, data.labels, data.skipped, data.notes, data.warnings)
+
+
+def distill(teachers: Sequence[str | Path] | str | Path, dataset: str | Dataset, out: str | Path | None = None,
+            student: str | dict = "student", how: Distillation | None = None,
+            unlabelled: str | Path | Sequence[str] | None = None, overrides: list[str] | None = None,
+            data_dir: str | Path | None = None, device: str | None = None, show_progress: bool = True,
+            overwrite: bool = False, **settings) -> Model:
+    """Train the `student` recipe on `dataset` and its transfer texts with the `teachers`' soft labels (see the
+    module docstring); saved to `out` as any model, with what it was distilled from in its config.json."""
+    teachers = [teachers] if isinstance(teachers, (str, Path)) else list(teachers)
+    if not teachers:
+        raise AttentiveError("distill needs at least one teacher model folder")
+    how = how or Distillation()
+    if out is not None:
+        check_destination(Path(out), teachers)  # before any teacher is run: never over a teacher
+    data = resolve_dataset(dataset, data_dir)
+    extra = unlabelled_texts(unlabelled, data_dir) if isinstance(unlabelled, (str, Path)) else list(unlabelled or ())
+    transfer = transfer_set(data, how, extra)
+    texts = [ex.text for ex in transfer.splits["train"]]
+    soft = soft_labels(teachers, texts, transfer.labels)
+    term = SoftTargets(soft, how.temperature, how.soft_weight, how.loss)
+    described = {"distillation": {**asdict(how), "teachers": [str(t) for t in teachers],
+                                  "transfer": {"labelled": len(data.splits["train"]),
+                                               "added": len(texts) - len(data.splits["train"]),
+                                               "unlabelled_given": len(extra)}}}
+    return train_dataset(transfer, student, out, overrides, data_dir, device, show_progress, overwrite,
+                         settings=settings, terms=[term], described=described, reads=teachers)

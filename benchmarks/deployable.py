@@ -1,0 +1,135 @@
+"""The deployable table (issue 33): on one dataset, the default model, its distilled student, TF-IDF + LR and
+fastText side by side: test accuracy over seeds, folder sizes, batched texts/s, p50 of one text, training time.
+
+    python -m benchmarks.deployable --dataset sst2 --seeds 0 1 2 [--runs runs/deployable] [--student student]
+
+Per seed: the default model is trained (or read back from RUNS/DATASET/default-sSEED), the student distilled from it
+(`attentive.distill`, the student's seed and augmentation seed = SEED), and TF-IDF + LR and fastText tuned on dev
+(benchmarks/baselines.py). Then, in this one process on a quiet machine, the seed-0 models are timed on the first
+`--n` test texts: batched texts/s with 2 threads (batches of 128; ONNX Runtime int8 for ours), p50 of one sentence
+with 1 thread. Writes results/deployable-DATASET[-VARIANT].json, `"kind": "deployable"`, with per system the keys
+`accuracy`, `int8_mb`, `docs_per_s`, `p50_ms`, `train_s`. Nothing else may run beside it.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import attentive
+from attentive import runtime
+from attentive.distill import Distillation, distill
+from attentive.export import export
+from benchmarks.baselines import run_fasttext, run_tfidf_lr, split_xy
+from benchmarks.common import write_result
+from benchmarks.deploy_speed import SENTENCE, docs_per_second, fasttext_text, latency_ms, train_peers
+
+
+def trained(folder: Path, make) -> tuple[attentive.Model, float]:
+    """The model in `folder`, trained by `make(folder)` unless it is there; with its training seconds."""
+    if not (folder / "config.json").exists():
+        start = time.perf_counter()
+        make(folder)
+        (folder / "train_seconds.txt").write_text(f"{time.perf_counter() - start:.1f}\n")
+    return attentive.load(folder, device="cpu"), float((folder / "train_seconds.txt").read_text())
+
+
+def summary(values: list[float]) -> dict:
+    return {"mean": round(statistics.fmean(values), 4),
+            "std": round(statistics.stdev(values), 4) if len(values) > 1 else 0.0, "values": values}
+
+
+def folder_mb(folder: Path, names: tuple[str, ...]) -> float:
+    return round(sum((folder / name).stat().st_size for name in names if (folder / name).exists()) / 1e6, 2)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--dataset", required=True)
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--runs", type=Path, default=Path("runs/deployable"))
+    parser.add_argument("--student", default="student", help="the student recipe")
+    parser.add_argument("--set", dest="overrides", nargs="*", default=[], help="student recipe overrides")
+    parser.add_argument("--variant", default=None, help="names a student other than the shipped one")
+    parser.add_argument("--n", type=int, default=5000)
+    parser.add_argument("--repeats", type=int, default=300)
+    args = parser.parse_args(argv)
+    data = attentive.api.resolve_dataset(args.dataset)
+    test_texts, test_gold = split_xy(data, "test")
+    runs = args.runs / data.name
+    accuracy = {name: [] for name in ("default", "student", "tfidf_lr", "fasttext")}
+    train_s = {name: [] for name in accuracy}
+    models = {}
+    for seed in args.seeds:
+        teacher_dir = runs / f"default-s{seed}"
+        teacher, seconds = trained(teacher_dir, lambda out: attentive.train(
+            data, "default", out, [f"train.seed={seed}"], show_progress=False))
+        student_dir = runs / f"{args.variant or args.student}-s{seed}"
+        student, student_seconds = trained(student_dir, lambda out: distill(
+            [teacher_dir], data, out, args.student, Distillation(seed=seed),
+            overrides=[f"train.seed={seed}", *args.overrides], show_progress=False))
+        for name, model, spent in (("default", teacher, seconds), ("student", student, student_seconds)):
+            accuracy[name].append(round(model.evaluate(data, "test")["accuracy"], 4))
+            train_s[name].append(spent)
+            models.setdefault(name, (model, {"default": teacher_dir, "student": student_dir}[name]))
+        for name, run in (("tfidf_lr", run_tfidf_lr), ("fasttext", run_fasttext)):
+            start = time.perf_counter()
+            accuracy[name].append(round(run(data, seed=seed)["test"]["accuracy"], 4))
+            train_s[name].append(round(time.perf_counter() - start, 1))
+        print(f"seed {seed}: " + ", ".join(f"{name} {values[-1]:.4f}" for name, values in accuracy.items()), flush=True)
+    texts = test_texts[: args.n]
+    systems = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        answerers = {}
+        for name, (model, folder) in models.items():
+            exported = export(model, Path(tmp) / name, int8=True)
+            sizes = {"int8_mb": folder_mb(exported, ("model.int8.onnx", "tokenizer.json", "config.json")),
+                     "fp32_mb": folder_mb(folder, ("model.safetensors", "tokenizer.json", "config.json"))}
+            answerers[name] = (exported, sizes)
+        peers = train_peers(*split_xy(data, "train"))
+        vectorizer, linear, fast = peers["vectorizer"], peers["linear"], peers["fasttext"]
+        peer_sizes = peer_megabytes(peers, Path(tmp))
+        for threads, measure in ((1, "p50_ms"), (2, "docs_per_s")):
+            calls = {name: runtime.load(folder, int8=True, threads=threads) for name, (folder, _) in answerers.items()}
+            one = {**{name: (lambda t, m=m: m.predict_proba([t])) for name, m in calls.items()},
+                   "tfidf_lr": lambda t: linear.predict_proba(vectorizer.transform([t])),
+                   "fasttext": lambda t: fast.predict(fasttext_text(t))}
+            batch = {**{name: (lambda ts, m=m: m.predict_proba(ts, batch_size=128)) for name, m in calls.items()},
+                     "tfidf_lr": lambda ts: linear.predict_proba(vectorizer.transform(ts)),
+                     "fasttext": lambda ts: fast.predict([fasttext_text(t) for t in ts])}
+            for name in accuracy:
+                value = latency_ms(one[name], [SENTENCE], args.repeats)["p50_ms"] if measure == "p50_ms" \
+                    else docs_per_second(batch[name], texts)
+                systems.setdefault(name, {})[measure] = value
+    for name in accuracy:
+        sizes = answerers[name][1] if name in answerers else peer_sizes[name]
+        systems[name].update(accuracy=summary(accuracy[name]), train_s=round(statistics.fmean(train_s[name]), 1),
+                             **sizes)
+    payload = {"kind": "deployable", "dataset": data.name, "seeds": args.seeds, "student": args.student,
+               "student_overrides": args.overrides, "variant": args.variant, "n_texts": len(texts),
+               "selected_on": "dev (epochs, C, fastText's grid); never test", "systems": systems}
+    name = f"deployable-{data.name}" + (f"-{args.variant}" if args.variant else "")
+    path = write_result(name, payload)
+    for system, values in systems.items():
+        print(f"{system:9s} acc {values['accuracy']['mean']:.4f} ± {values['accuracy']['std']:.4f}  "
+              f"int8 {values['int8_mb']:7.2f} MB  {values['docs_per_s']:9.1f} texts/s  p50 {values['p50_ms']:.3f} ms"
+              f"  train {values['train_s']:.1f} s")
+    print(path)
+    return 0
+
+
+def peer_megabytes(peers: dict, tmp: Path) -> dict:
+    """The size of each peer as its own library saves it: the pickled vectorizer and model, fastText's .bin."""
+    import pickle
+
+    linear_file = tmp / "tfidf_lr.pkl"
+    linear_file.write_bytes(pickle.dumps((peers["vectorizer"], peers["linear"])))
+    peers["fasttext"].save_model(str(tmp / "fasttext.bin"))
+    sizes = {"tfidf_lr": linear_file.stat().st_size, "fasttext": (tmp / "fasttext.bin").stat().st_size}
+    return {name: {"int8_mb": round(size / 1e6, 2), "fp32_mb": round(size / 1e6, 2)} for name, size in sizes.items()}
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
