@@ -1,0 +1,77 @@
+"""BENCHMARKS.md's deployable table (issue 33), from the results of `python -m benchmarks.deployable`: per dataset the
+default model, its distilled student, TF-IDF + LR and fastText side by side, each row measured in one process; then
+the student variants tried, by dev accuracy (what chooses a student; test is shown, never used to choose)."""
+from __future__ import annotations
+
+from benchmarks.results_io import DEFAULTS_DATASETS, machine_short
+
+SYSTEMS = (("default", "default model"), ("student", "student (distilled)"), ("tfidf_lr", "TF-IDF + LR"),
+           ("fasttext", "fastText"))
+TARGET = {"student_int8_mb": 5.0, "below_default": 0.005}
+
+
+def _accuracy(cell: dict) -> str:
+    return f"{100 * cell['mean']:.2f} ± {100 * cell['std']:.2f}"
+
+
+def _order(result: dict) -> tuple:
+    dataset = result["dataset"]
+    return (DEFAULTS_DATASETS.index(dataset) if dataset in DEFAULTS_DATASETS else len(DEFAULTS_DATASETS), dataset)
+
+
+def _verdict(systems: dict) -> str:
+    """Issue 33's accuracy target on one dataset: the student ≥ the better peer and ≥ the default − 0.5."""
+    student, default = systems["student"]["accuracy"]["mean"], systems["default"]["accuracy"]["mean"]
+    peer = max(systems["tfidf_lr"]["accuracy"]["mean"], systems["fasttext"]["accuracy"]["mean"])
+    misses = []
+    if student < peer:
+        misses.append(f"{100 * (peer - student):.2f} below the better peer")
+    if student < default - TARGET["below_default"]:
+        misses.append(f"{100 * (default - student):.2f} below the default")
+    if systems["student"]["int8_mb"] > TARGET["student_int8_mb"]:
+        misses.append(f"int8 {systems['student']['int8_mb']} MB")
+    if systems["student"]["docs_per_s"] < systems["tfidf_lr"]["docs_per_s"]:
+        misses.append(f"{systems['student']['docs_per_s'] / systems['tfidf_lr']['docs_per_s']:.2f}× TF-IDF + LR's "
+                      "texts/s")
+    return "reached" if not misses else "not reached: " + "; ".join(misses)
+
+
+def deployable_section(results: list[dict]) -> list[str]:
+    """The `deployable` results: the shipped student's rows, then every student variant's accuracy."""
+    shipped = sorted((r for r in results if r.get("kind") == "deployable" and not r.get("variant")), key=_order)
+    variants = sorted((r for r in results if r.get("kind") == "deployable"), key=lambda r: (_order(r), r["name"]))
+    if not shipped:
+        return []
+    lines = ["## Deployable: the default, its distilled student, TF-IDF + LR, fastText", "",
+             "Per dataset, one `python -m benchmarks.deployable` run: test accuracy as mean ± std over its seeds (the "
+             "student of each seed distilled from that seed's default model, `attentive distill`); sizes of the "
+             "int8 ONNX export (model.int8.onnx, tokenizer.json, config.json) and of the saved folder (fp32; for "
+             "the peers, the pickled vectorizer and model, fastText's .bin); batched texts/s with 2 threads "
+             "(batches of 128) and p50 of one sentence with 1 thread, all four in the same process on the same "
+             "test texts; training time per seed (the student's excludes its teacher's). Issue 33's target: the "
+             "student ≥ the better peer, ≥ the default − 0.5, int8 ≤ 5 MB, texts/s ≥ TF-IDF + LR's.", "",
+             "| dataset | system | test acc | int8 MB | saved MB | texts/s | p50 ms | train s |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    verdicts = []
+    for result in shipped:
+        systems = result["systems"]
+        for key, label in SYSTEMS:
+            cell = systems[key]
+            lines.append(f"| {result['dataset']} | {label} | {_accuracy(cell['accuracy'])} | {cell['int8_mb']:.2f} | "
+                         f"{cell['fp32_mb']:.2f} | {cell['docs_per_s']:,.0f} | {cell['p50_ms']:.3f} | "
+                         f"{cell['train_s']:.1f} |")
+        verdicts.append(f"{result['dataset']} ({len(result['seeds'])} seeds, {machine_short(result)}): "
+                        f"{_verdict(systems)}")
+    lines += ["", "Target: " + " · ".join(verdicts) + ".", ""]
+    lines += ["Student variants (the student recipe with `--set` overrides, or other distillation settings), by "
+              "mean dev accuracy; the shipped student is the row without a variant name.", "",
+              "| dataset | variant | settings | dev acc | test acc | int8 MB | texts/s |",
+              "| --- | --- | --- | ---: | ---: | ---: | ---: |"]
+    for result in variants:
+        student = result["systems"]["student"]
+        settings = " ".join([*result.get("student_overrides", []),
+                             f"soft weight {result.get('soft_weight', 1.0)}, {result.get('augment', 2)} copies"])
+        dev = _accuracy(student["dev_accuracy"]) if "dev_accuracy" in student else "—"
+        lines.append(f"| {result['dataset']} | {result.get('variant') or '(shipped)'} | {settings} | {dev} | "
+                     f"{_accuracy(student['accuracy'])} | {student['int8_mb']:.2f} | {student['docs_per_s']:,.0f} |")
+    return lines + [""]
