@@ -84,11 +84,13 @@ class Inputs:
             raise AttentiveError(f"{len(pairs)} second texts for {len(texts)} texts: give one per text")
         return texts, pairs, list(aspects) if aspects is not None else [None] * len(texts)
 
-    def items(self, texts: list[str], pairs: list[str] | None, aspects: list) -> tuple[list[Item], list[Encoding]]:
-        """The items to feed the network, and the first texts' encodings (for their words' character offsets);
-        `texts`, `pairs` and `aspects` as `expand` returns them (one of each per answer, checked there). A text
-        longer than the model reads is tokenized only as far as it reads (attentive.text.encoding.encode_batch)."""
-        encodings = encode_batch(self.tokenizer, texts, self.max_length, self.special_tokens)
+    def items(self, texts: list[str], pairs: list[str] | None, aspects: list,
+              offsets: bool = True) -> tuple[list[Item], list[Encoding]]:
+        """The items to feed the network, and the first texts' encodings (for their words' character offsets, which
+        only explanations need: without `offsets` the encodings hold ids alone); `texts`, `pairs` and `aspects` as
+        `expand` returns them (one of each per answer, checked there). A text longer than the model reads is
+        tokenized only as far as it reads (attentive.text.encoding.encode_batch)."""
+        encodings = encode_batch(self.tokenizer, texts, self.max_length, self.special_tokens, offsets)
         ids = truncated_ids(encodings, self.max_length)
         second = encode(self.tokenizer, pairs, self.max_length, self.special_tokens) if pairs is not None \
             else [None] * len(ids)

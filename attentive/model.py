@@ -111,7 +111,7 @@ class Model:
         give an array of 0 rows and one column per label."""
         check_call(batch_size=batch_size)
         inputs = self.inputs
-        items, _ = inputs.items(*inputs.expand(texts, pairs, aspects))
+        items, _ = inputs.items(*inputs.expand(texts, pairs, aspects), offsets=False)
         if not items:
             return np.zeros((0, len(self.labels)), dtype=np.float32)
         return predict_probabilities(self.network, items, batch_size, self.device)

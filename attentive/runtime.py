@@ -90,7 +90,7 @@ class RuntimeModel:
         """As `attentive.Model.predict_proba`."""
         check_call(batch_size=batch_size)
         inputs = self.inputs
-        items, _ = inputs.items(*inputs.expand(texts, pairs, aspects))
+        items, _ = inputs.items(*inputs.expand(texts, pairs, aspects), offsets=False)
         return self.run(items, batch_size)[0]
 
 

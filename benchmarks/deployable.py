@@ -8,7 +8,8 @@ Per seed: the default model is trained (or read back from RUNS/DATASET/default-s
 (benchmarks/baselines.py). Then, in this one process on a quiet machine, the seed-0 models are timed on the first
 `--n` test texts: batched texts/s with 2 threads (batches of 128; ONNX Runtime int8 for ours), p50 of one sentence
 with 1 thread. Writes results/deployable-DATASET[-VARIANT].json, `"kind": "deployable"`, with per system the keys
-`accuracy`, `int8_mb`, `docs_per_s`, `p50_ms`, `train_s`. Nothing else may run beside it.
+`accuracy` (test), `int8_mb`, `docs_per_s`, `p50_ms`, `train_s`, and `dev_accuracy` (what a student family is chosen
+by). Nothing else may run beside it.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from pathlib import Path
 
 import attentive
 from attentive import runtime
-from attentive.distill import Distillation, distill
+from attentive.distill import Augmentation, Distillation, distill
 from attentive.export import export
 from benchmarks.baselines import run_fasttext, run_tfidf_lr, split_xy
 from benchmarks.common import write_result
@@ -53,6 +54,9 @@ def main(argv=None) -> int:
     parser.add_argument("--student", default="student", help="the student recipe")
     parser.add_argument("--set", dest="overrides", nargs="*", default=[], help="student recipe overrides")
     parser.add_argument("--variant", default=None, help="names a student other than the shipped one")
+    parser.add_argument("--soft-weight", type=float, default=1.0, help="0 with --augment 0: the student trained "
+                                                                       "alone on the hard labels")
+    parser.add_argument("--augment", type=int, default=2, help="augmented copies of each training text")
     parser.add_argument("--n", type=int, default=5000)
     parser.add_argument("--repeats", type=int, default=300)
     args = parser.parse_args(argv)
@@ -60,6 +64,7 @@ def main(argv=None) -> int:
     test_texts, test_gold = split_xy(data, "test")
     runs = args.runs / data.name
     accuracy = {name: [] for name in ("default", "student", "tfidf_lr", "fasttext")}
+    dev_accuracy = {name: [] for name in accuracy}
     train_s = {name: [] for name in accuracy}
     models = {}
     for seed in args.seeds:
@@ -68,16 +73,20 @@ def main(argv=None) -> int:
             data, "default", out, [f"train.seed={seed}"], show_progress=False))
         student_dir = runs / f"{args.variant or args.student}-s{seed}"
         student, student_seconds = trained(student_dir, lambda out: distill(
-            [teacher_dir], data, out, args.student, Distillation(seed=seed),
+            [teacher_dir], data, out, args.student,
+            Distillation(soft_weight=args.soft_weight, augmentation=Augmentation(copies=args.augment), seed=seed),
             overrides=[f"train.seed={seed}", *args.overrides], show_progress=False))
         for name, model, spent in (("default", teacher, seconds), ("student", student, student_seconds)):
             accuracy[name].append(round(model.evaluate(data, "test")["accuracy"], 4))
+            dev_accuracy[name].append(round(model.config["training"]["dev_accuracy"], 4))
             train_s[name].append(spent)
             models.setdefault(name, (model, {"default": teacher_dir, "student": student_dir}[name]))
         for name, run in (("tfidf_lr", run_tfidf_lr), ("fasttext", run_fasttext)):
             start = time.perf_counter()
-            accuracy[name].append(round(run(data, seed=seed)["test"]["accuracy"], 4))
+            scores = run(data, seed=seed)
             train_s[name].append(round(time.perf_counter() - start, 1))
+            accuracy[name].append(round(scores["test"]["accuracy"], 4))
+            dev_accuracy[name].append(round(scores["dev"]["accuracy"], 4))
         print(f"seed {seed}: " + ", ".join(f"{name} {values[-1]:.4f}" for name, values in accuracy.items()), flush=True)
     texts = test_texts[: args.n]
     systems = {}
@@ -105,10 +114,11 @@ def main(argv=None) -> int:
                 systems.setdefault(name, {})[measure] = value
     for name in accuracy:
         sizes = answerers[name][1] if name in answerers else peer_sizes[name]
-        systems[name].update(accuracy=summary(accuracy[name]), train_s=round(statistics.fmean(train_s[name]), 1),
+        systems[name].update(accuracy=summary(accuracy[name]), dev_accuracy=summary(dev_accuracy[name]), train_s=round(statistics.fmean(train_s[name]), 1),
                              **sizes)
     payload = {"kind": "deployable", "dataset": data.name, "seeds": args.seeds, "student": args.student,
-               "student_overrides": args.overrides, "variant": args.variant, "n_texts": len(texts),
+               "student_overrides": args.overrides, "variant": args.variant, "soft_weight": args.soft_weight,
+               "augment": args.augment, "n_texts": len(texts),
                "selected_on": "dev (epochs, C, fastText's grid); never test", "systems": systems}
     name = f"deployable-{data.name}" + (f"-{args.variant}" if args.variant else "")
     path = write_result(name, payload)

@@ -202,6 +202,8 @@ def test_reading_a_prefix_gives_the_tokens_and_offsets_of_the_whole_text(model, 
     whole = tokenizer.encode(text)
     assert prefix.ids[:max_length] == whole.ids[:max_length]
     assert prefix.offsets[:max_length] == whole.offsets[:max_length]
+    [ids_alone] = encode_batch(tokenizer, [text], max_length, offsets=False)  # predict_proba's and training's
+    assert ids_alone.ids[:max_length] == whole.ids[:max_length]
 
 
 def test_an_input_line_over_the_limit_is_a_bad_line_never_read_whole(tmp_path):

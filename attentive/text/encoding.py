@@ -40,7 +40,7 @@ def encode(tokenizer: Tokenizer, texts: Sequence[str], max_length: int | None = 
     unknown token.
 
     `special_tokens` adds the tokenizer's own ([CLS] ... [SEP] for a pretrained WordPiece tokenizer)."""
-    return truncated_ids(encode_batch(tokenizer, texts, max_length, special_tokens), max_length)
+    return truncated_ids(encode_batch(tokenizer, texts, max_length, special_tokens, offsets=False), max_length)
 
 
 def kept_tokens(max_length: int | None) -> int:
@@ -56,19 +56,23 @@ def truncated_ids(encodings: Sequence[Encoding], max_length: int | None = None) 
 
 
 def encode_batch(tokenizer: Tokenizer, texts: Sequence[str], max_length: int | None = None,
-                 special_tokens: bool = False) -> list[Encoding]:
+                 special_tokens: bool = False, offsets: bool = True) -> list[Encoding]:
     """The tokenizer's encodings of `texts`, whose first `kept_tokens(max_length)` tokens (and their character
-    offsets) are those of the whole text; a long text is encoded only as far as those tokens need.
+    offsets) are those of the whole text; a long text is encoded only as far as those tokens need. Without
+    `offsets` the encodings hold the ids alone (no offsets, no word ids), which the tokenizer computes a quarter
+    faster: what answering without explanations and training need.
 
     A text longer than `PREFIX_CHARS_PER_TOKEN` characters per kept token is first encoded cut to that many
     characters, and the cut prefix stands for the text when its kept tokens all belong to words before its last
     word (the only one the cut can have split: the tokenizer splits words on whitespace and punctuation); otherwise
     a prefix four times as long is tried, up to the whole text."""
     keep = kept_tokens(max_length)
-    encodings = tokenizer.encode_batch(
-        [text[:keep * PREFIX_CHARS_PER_TOKEN] for text in texts], add_special_tokens=special_tokens)
+    encode = tokenizer.encode_batch if offsets else tokenizer.encode_batch_fast
+    encodings = encode([text[:keep * PREFIX_CHARS_PER_TOKEN] for text in texts], add_special_tokens=special_tokens)
     for index, text in enumerate(texts):
         cut = keep * PREFIX_CHARS_PER_TOKEN
+        if cut < len(text) and not offsets:  # the check below needs the word ids
+            encodings[index] = tokenizer.encode(text[:cut], add_special_tokens=special_tokens)
         while cut < len(text) and not _holds_kept_tokens(encodings[index], keep):
             cut *= 4
             encodings[index] = tokenizer.encode(text[:cut], add_special_tokens=special_tokens)
