@@ -174,8 +174,9 @@ def _check_resume(run: Path, out: Path | None, overrides: list[str], source: dic
 
 
 def print_metrics(metrics: dict) -> None:
+    calibration = f"  ECE {metrics['ece']:.4f} (T={metrics.get('temperature', 1.0):.3g})" if "ece" in metrics else ""
     console.print(f"[bold]{metrics['dataset']}/{metrics['split']}[/] n={metrics['n']}  "
-                  f"accuracy [bold]{metrics['accuracy']:.4f}[/]  macro-F1 {metrics['macro_f1']:.4f}")
+                  f"accuracy [bold]{metrics['accuracy']:.4f}[/]  macro-F1 {metrics['macro_f1']:.4f}{calibration}")
     table = Table("class", "precision", "recall", "F1", "support")
     for label, row in metrics["per_class"].items():
         table.add_row(label, f"{row['precision']:.3f}", f"{row['recall']:.3f}", f"{row['f1']:.3f}",

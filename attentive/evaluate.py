@@ -1,21 +1,61 @@
-"""Classification metrics: accuracy, macro-F1, per-class precision/recall/F1 and the confusion matrix (scikit-learn)."""
+"""Classification metrics: accuracy, macro-F1, per-class precision/recall/F1 and the confusion matrix (scikit-learn),
+and how well the probabilities are calibrated: the expected calibration error (Guo et al. 2017, §2) and the negative
+log-likelihood."""
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 from sklearn.metrics import accuracy_score, confusion_matrix, f1_score, precision_recall_fscore_support
 
+ECE_BINS = 15  # equal-width confidence bins of the expected calibration error (Guo et al. 2017)
 
-def compute_metrics(gold: Sequence[str], predicted: Sequence[str], labels: Sequence[str]) -> dict:
-    """Metrics of `predicted` against `gold`, both given as label strings; `labels` fixes the class order."""
+
+def macro_f1(gold: Sequence, predicted: Sequence, labels: Sequence) -> float:
+    """The unweighted mean of the per-class F1 over `labels` (a class never predicted nor present counts 0)."""
+    return float(f1_score(gold, predicted, labels=list(labels), average="macro", zero_division=0))
+
+
+def expected_calibration_error(probabilities: np.ndarray, gold: Sequence[int], bins: int = ECE_BINS) -> float:
+    """ECE: the confidences (each row's largest probability) cut into `bins` equal-width bins (lo, hi] of [0, 1];
+    the mean over rows of |accuracy - mean confidence| of each row's bin (Guo et al. 2017, Eq. 3). 0 for no rows."""
+    probabilities, gold = np.asarray(probabilities, dtype=np.float64), np.asarray(gold)
+    if len(gold) == 0:
+        return 0.0
+    confidence = probabilities.max(1)
+    correct = (probabilities.argmax(1) == gold).astype(np.float64)
+    which = np.clip(np.ceil(confidence * bins).astype(int) - 1, 0, bins - 1)  # (lo, hi]; a confidence of 0 in the first
+    total = 0.0
+    for b in range(bins):
+        in_bin = which == b
+        if in_bin.any():
+            total += in_bin.sum() * abs(correct[in_bin].mean() - confidence[in_bin].mean())
+    return float(total / len(gold))
+
+
+def negative_log_likelihood(logits: np.ndarray, gold: Sequence[int], temperature: float = 1.0) -> float:
+    """The mean of -log softmax(logits / temperature)[gold] over rows, in float64 (0 for no rows)."""
+    scaled = np.asarray(logits, dtype=np.float64) / temperature
+    gold = np.asarray(gold, dtype=np.int64)
+    if len(gold) == 0:
+        return 0.0
+    top = scaled.max(1, keepdims=True)
+    log_norm = top[:, 0] + np.log(np.exp(scaled - top).sum(1))
+    return float((log_norm - scaled[np.arange(len(gold)), gold]).mean())
+
+
+def compute_metrics(gold: Sequence[str], predicted: Sequence[str], labels: Sequence[str],
+                    probabilities: np.ndarray | None = None) -> dict:
+    """Metrics of `predicted` against `gold`, both given as label strings; `labels` fixes the class order. With
+    `probabilities` (rows x labels, in `labels`' order) also `ece`, the expected calibration error."""
     labels = list(labels)
     precision, recall, f1, support = precision_recall_fscore_support(
         gold, predicted, labels=labels, zero_division=0
     )
-    return {
+    metrics = {
         "n": len(gold),
         "accuracy": float(accuracy_score(gold, predicted)),
-        "macro_f1": float(f1_score(gold, predicted, labels=labels, average="macro", zero_division=0)),
+        "macro_f1": macro_f1(gold, predicted, labels),
         "per_class": {
             label: {
                 "precision": float(precision[i]),
@@ -28,3 +68,7 @@ def compute_metrics(gold: Sequence[str], predicted: Sequence[str], labels: Seque
         "labels": labels,
         "confusion": confusion_matrix(gold, predicted, labels=labels).tolist(),
     }
+    if probabilities is not None:
+        index = {label: i for i, label in enumerate(labels)}
+        metrics["ece"] = expected_calibration_error(probabilities, [index[label] for label in gold])
+    return metrics

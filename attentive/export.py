@@ -22,6 +22,7 @@ import torch
 from torch import nn
 
 from .exported_folder import GRAPH, GRAPH_INT8
+from .inference import temperature_of
 from .io_utils import json_text
 from .model import Model
 from .output_folder import OutputKind, claim, read_config
@@ -46,19 +47,23 @@ EXPORT = OutputKind(command="export", output="an export", files=frozenset({GRAPH
 
 class ExportedNetwork(nn.Module):
     """The network as the graph sees it: its inputs positional, in the order of `names` (ids, mask, then
-    pair_ids/pair_mask or aspect_ids/aspect_mask; masks as int64, 1 on real tokens); its outputs the probabilities
-    and the attention (zeros, one head, for a pooler without attention)."""
+    pair_ids/pair_mask or aspect_ids/aspect_mask; masks as int64, 1 on real tokens); its outputs the probabilities,
+    softmax(logits / temperature) at the model's calibrated temperature (attentive/inference.py), and the attention
+    (zeros, one head, for a pooler without attention)."""
 
-    def __init__(self, network: nn.Module, names: list[str]):
+    def __init__(self, network: nn.Module, names: list[str], temperature: float = 1.0):
         super().__init__()
-        self.network, self.names = network, names
+        self.network, self.names, self.temperature = network, names, float(temperature)
 
     def forward(self, *tensors):
         inputs = {name: tensor.bool() if name.endswith("mask") else tensor for name, tensor in zip(self.names, tensors)}
         out = self.network(**inputs)
         mask = inputs["mask"]
         attention = out.attention if out.attention is not None else torch.zeros_like(mask, dtype=torch.float32)[:, None]
-        return torch.softmax(out.logits.float(), -1), attention.float()
+        logits = out.logits.float()
+        if self.temperature != 1.0:  # a constant of the graph: the runtime and the server need nothing of their own
+            logits = logits / self.temperature
+        return torch.softmax(logits, -1), attention.float()
 
 
 def _example(model: Model) -> tuple[dict[str, torch.Tensor], dict[str, dict[int, str]]]:
@@ -99,7 +104,7 @@ def export(model: Model, out: str | Path, int8: bool = False, overwrite: bool = 
 def _exported_files(model: Model, scratch: Path, int8: bool) -> dict[str, bytes]:
     """The export's files, by name: the graphs are written (traced, quantised) in `scratch`."""
     inputs, axes = _example(model)
-    network = ExportedNetwork(model.network.cpu().eval(), list(inputs))
+    network = ExportedNetwork(model.network.cpu().eval(), list(inputs), temperature_of(model.config))
     with torch.no_grad():
         has_attention = bool(network(*inputs.values())[1].sum() > 0)  # zeros stand in for a pooler without any
         torch.onnx.export(network, tuple(inputs.values()), str(scratch / GRAPH), input_names=list(inputs),
@@ -116,6 +121,8 @@ def _exported_files(model: Model, scratch: Path, int8: bool) -> dict[str, bytes]
         "aspect_type": recipe["aspect"]["type"], "is_pair": model.is_pair, "uses_aspect": model.uses_aspect,
         "recipe": recipe, "model_id": model.config.get("model_id"), "graphs": [GRAPH] + ([GRAPH_INT8] if int8 else []),
     }
+    if "calibration" in model.config:  # for the record: the graph applies the temperature itself
+        config["calibration"] = model.config["calibration"]
     graphs = {name: (scratch / name).read_bytes() for name in config["graphs"]}
     return {**graphs, TOKENIZER: model.tokenizer.to_str().encode("utf-8"),
             CONFIG: (json_text(config, scratch / CONFIG) + "\n").encode("utf-8")}

@@ -5,16 +5,24 @@ it is the boundary that export and serving attach to.
 `infer` returns the class probabilities (N x classes) and, with `details=True`, what the explanations show of each
 text: each head's attention and pre-softmax scores, each word's polarity (TextClassifier.word_polarity, only with
 `polarity=True`: it runs the head once per word), and, for wide-and-deep models, each channel's logits.
+
+A trained model's probabilities are softmax(logits / T), T its temperature (temperature scaling, Guo et al. 2017,
+fitted on dev after training: attentive/training/calibration.py), kept in config.json as `calibration.temperature`;
+a folder saved before calibration existed has none and answers with T = 1. Dividing by T > 0 changes no argmax, so
+no predicted label, and no attention.
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import math
+
 import numpy as np
 import torch
 
 from .data.batching import Item, collate, iterate
+from .errors import AttentiveError
 
 
 @dataclass
@@ -33,6 +41,20 @@ class Looked:
 class Inference:
     probabilities: np.ndarray  # N x classes, in input order
     looked: list[Looked] | None = None  # per text, with details=True
+    logits: np.ndarray | None = None  # N x classes, in input order, before the temperature
+
+
+def temperature_of(config: dict) -> float:
+    """The temperature a model's probabilities are computed at: config.json's `calibration.temperature`, 1 where
+    there is no `calibration` (a folder saved before it existed); a value that is not a finite number > 0 is one
+    line naming the entry."""
+    calibration = config.get("calibration")
+    if calibration is None:
+        return 1.0
+    value = calibration.get("temperature") if isinstance(calibration, dict) else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise AttentiveError(f"config.json: 'calibration.temperature' must be a number > 0, not {value!r}"[:200])
+    return float(value)
 
 
 def _rows(tensor: torch.Tensor | None, row: int, length: int, words_last: bool = True) -> np.ndarray | None:
@@ -44,23 +66,27 @@ def _rows(tensor: torch.Tensor | None, row: int, length: int, words_last: bool =
 
 @torch.no_grad()
 def infer(network: torch.nn.Module, items: Sequence[Item], batch_size: int = 128, device: str | torch.device = "cpu",
-          details: bool = False, polarity: bool = False) -> Inference:
-    """Run `network` (in eval mode) over `items`; see the module docstring."""
+          details: bool = False, polarity: bool = False, temperature: float = 1.0) -> Inference:
+    """Run `network` (in eval mode) over `items`; probabilities at `temperature`; see the module docstring."""
     network.eval()
     probabilities: np.ndarray | None = None
+    logits: np.ndarray | None = None
     looked: list[Looked | None] | None = [None] * len(items) if details else None
     for batch in iterate(items, batch_size):
         inputs = collate([items[i] for i in batch], device)
         out = network(**inputs)
-        probs = torch.softmax(out.logits.float(), -1).cpu().numpy()
+        scores = out.logits.float()
+        probs = torch.softmax(scores if temperature == 1.0 else scores / temperature, -1).cpu().numpy()
         if probabilities is None:
             probabilities = np.zeros((len(items), probs.shape[1]), dtype=np.float32)
+            logits = np.zeros((len(items), probs.shape[1]), dtype=np.float32)
         probabilities[batch] = probs
+        logits[batch] = scores.cpu().numpy()
         if details:
             _keep_details(network, items, batch, inputs, out, probs, polarity, looked)
     if probabilities is None:
-        probabilities = np.zeros((0, 0), dtype=np.float32)
-    return Inference(probabilities, looked)
+        probabilities = logits = np.zeros((0, 0), dtype=np.float32)
+    return Inference(probabilities, looked, logits)
 
 
 def _keep_details(network, items, batch, inputs, out, probs, polarity: bool, looked: list) -> None:
@@ -82,6 +108,6 @@ def _wide_word_scores(network, inputs: dict) -> torch.Tensor:
 
 
 def predict_probabilities(network: torch.nn.Module, items: Sequence[Item], batch_size: int = 128,
-                          device: str | torch.device = "cpu") -> np.ndarray:
-    """Class probabilities (N x classes) in input order."""
-    return infer(network, items, batch_size, device).probabilities
+                          device: str | torch.device = "cpu", temperature: float = 1.0) -> np.ndarray:
+    """Class probabilities (N x classes) in input order, at `temperature`."""
+    return infer(network, items, batch_size, device, temperature=temperature).probabilities

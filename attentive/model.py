@@ -15,7 +15,7 @@ from .errors import AttentiveError
 from .evaluate import compute_metrics
 from .models.classifier import TextClassifier
 from .saved import save_folder
-from .inference import infer, predict_probabilities
+from .inference import infer, predict_probabilities, temperature_of
 from .inputs import Inputs, apply_threshold, explanation
 
 
@@ -43,6 +43,13 @@ class Model:
         self.labels: list[str] = config["labels"]
         self.device = pick_device(device)
         self.network.to(self.device).eval()
+        temperature_of(config)  # a damaged calibration entry fails at load, not at the first answer
+
+    @property
+    def temperature(self) -> float:
+        """The temperature of the probabilities (config.json's `calibration`, fitted on dev after training; 1 for a
+        model saved without one): softmax(logits / T). It changes no predicted label and no attention."""
+        return temperature_of(self.config)
 
     @property
     def max_length(self) -> int | None:
@@ -87,7 +94,8 @@ class Model:
         inputs = self.inputs
         texts, pairs, aspects = inputs.expand(texts, pairs, aspects)
         items, encodings = inputs.items(texts, pairs, aspects)
-        looked = infer(self.network, items, batch_size, self.device, details=True, polarity=with_polarity).looked
+        looked = infer(self.network, items, batch_size, self.device, details=True, polarity=with_polarity,
+                       temperature=self.temperature).looked
         return [explanation(text, enc, item, self.labels, seen.probabilities, seen.attention, aspect, top_k,
                             scores=seen.scores, polarity=seen.polarity, channels=seen.channels,
                             ngram_words=seen.ngram_words)
@@ -114,10 +122,11 @@ class Model:
         items, _ = inputs.items(*inputs.expand(texts, pairs, aspects), offsets=False)
         if not items:
             return np.zeros((0, len(self.labels)), dtype=np.float32)
-        return predict_probabilities(self.network, items, batch_size, self.device)
+        return predict_probabilities(self.network, items, batch_size, self.device, self.temperature)
 
     def evaluate(self, dataset: str | Dataset, split: str = "test", data_dir: str | Path | None = None) -> dict:
-        """Accuracy, macro-F1, per-class precision/recall/F1 and the confusion matrix on one split."""
+        """Accuracy, macro-F1, per-class precision/recall/F1, the confusion matrix and the expected calibration error
+        (`ece`, of the probabilities at the model's `temperature`, also given) on one split."""
         data = resolve_dataset(dataset, data_dir)
         if split not in data.splits or not data.splits[split]:
             raise AttentiveError(f"dataset {data.name!r} has no {split!r} examples")
@@ -126,10 +135,11 @@ class Model:
         if unknown:
             raise AttentiveError(f"{data.name}/{split}: label(s) {', '.join(map(repr, unknown))} unknown to this model "
                                  f"(it knows {', '.join(self.labels)})")
-        probs = predict_probabilities(self.network, self.encode_examples(examples), device=self.device)
+        probs = predict_probabilities(self.network, self.encode_examples(examples), device=self.device,
+                                      temperature=self.temperature)
         predicted = [self.labels[i] for i in probs.argmax(1)]
-        metrics = compute_metrics([ex.label for ex in examples], predicted, self.labels)
-        metrics.update(dataset=data.name, split=split)
+        metrics = compute_metrics([ex.label for ex in examples], predicted, self.labels, probs)
+        metrics.update(dataset=data.name, split=split, temperature=self.temperature)
         return metrics
 
     def analyze(self, dataset: str | Dataset, out: str | Path, split: str = "test", limit: int | None = 2000,

@@ -107,6 +107,25 @@ def drop_retired(recipe: dict, trained: bool = False) -> str | None:
     return None
 
 
+CLASS_WEIGHT = "'none', 'balanced' or a mapping {label: weight > 0}"
+
+
+def class_weight_problem(value) -> str | None:
+    """What is wrong with a `train.class_weight` (none, balanced, or a mapping of labels to finite weights > 0), as
+    the end of "must be ...", or None when it is fine. Whether the mapping's labels are the data's is checked once
+    the data is read (attentive/training/pipeline.py)."""
+    if value in ("none", "balanced"):
+        return None
+    if not isinstance(value, dict) or not value:
+        return CLASS_WEIGHT
+    for label, weight in value.items():
+        if isinstance(label, bool) or not isinstance(label, (str, int)):
+            return f"{CLASS_WEIGHT}: its key {label!r} is no label"
+        if not Setting(float, 0, open_low=True).accepts(weight):
+            return f"{CLASS_WEIGHT}: the weight of {str(label)[:60]!r} is {str(weight)[:60]}"
+    return None
+
+
 def problems(recipe: dict) -> list[tuple[str, str]]:
     """(key, what it must be) for each setting of `recipe` outside its type or range; [] when all are fine."""
     found = []
@@ -118,6 +137,9 @@ def problems(recipe: dict) -> list[tuple[str, str]]:
     learning_rate = (recipe.get("train") or {}).get("lr")
     if not (POSITIVE.accepts(learning_rate) or isinstance(learning_rate, dict)):  # a {d_model: rate} table (SSAN)
         found.append(("train.lr", POSITIVE.describe()))
+    if "class_weight" in (recipe.get("train") or {}):
+        if (meaning := class_weight_problem(recipe["train"]["class_weight"])) is not None:
+            found.append(("train.class_weight", meaning))
     for section in PARTS:
         for name, value in (recipe.get(section) or {}).items():
             setting = PART_SETTINGS.get(name)

@@ -30,7 +30,8 @@ DEFAULTS = {
     "wide": {"type": "none"},  # none | ngrams (attentive/models/wide.py)
     "train": {"optimizer": "adam", "lr": 0.001, "weight_decay": 0.0, "batch_size": 64,
               "epochs": 10, "patience": 3, "clip": 5.0, "seed": 0, "wide_lr": None,
-              "rho": 0.9, "eps": 1e-6},  # rho, eps: ADADELTA's decay and epsilon (PyTorch's defaults)
+              "rho": 0.9, "eps": 1e-6,  # rho, eps: ADADELTA's decay and epsilon (PyTorch's defaults)
+              "class_weight": "none"},  # none | balanced | {label: weight} (attentive/training/pipeline.py)
 }
 
 

@@ -20,6 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ..data.batching import Item, collate, iterate
 from ..inference import predict_probabilities
 from ..errors import AttentiveError
+from ..evaluate import macro_f1
 from .checkpoint import TrainingState, capture_rng, restore_rng
 from .frozen import FrozenPooling
 from .hooks import StepHook, hooks_from
@@ -168,28 +169,30 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
         on_improve: Callable[[torch.nn.Module, dict], None] | None = None,
         on_epoch_end: Callable[[TrainingState], None] | None = None,
         resume: TrainingState | None = None, terms: Sequence[LossTerm] = (),
-        hooks: Sequence[StepHook] = ()) -> History:
+        hooks: Sequence[StepHook] = (), class_weights: torch.Tensor | None = None) -> History:
     """Train `model` in place; at the end it holds the weights of the epoch with the best dev accuracy.
 
     With `batches_per_epoch`, an "epoch" is that many batches drawn at random (with replacement) instead of one
     pass over the data (Ambartsoumian & Popowich 2018 §5: a fixed number of randomly sampled batches, the best dev
     model kept). A model whose only trainable part is its head (a frozen pretrained encoder) pools each text once
     (attentive/training/frozen.py). Each epoch's record (epoch; train loss including any penalty, train and dev
-    accuracy, seconds, lr) is appended to `log_path` as a JSON line; training stops after `patience` epochs without
-    a better dev accuracy. After each epoch `on_epoch_end` gets the whole TrainingState (to checkpoint it); a run
-    given such a state as `resume` continues after its epoch exactly as the uninterrupted run would have.
+    accuracy, dev macro-F1, seconds, lr) is appended to `log_path` as a JSON line; training stops after `patience`
+    epochs without a better dev accuracy (macro-F1 is reported, never used to choose). After each epoch
+    `on_epoch_end` gets the whole TrainingState (to checkpoint it); a run given such a state as `resume` continues
+    after its epoch exactly as the uninterrupted run would have.
 
-    The loss is the sum of the recipe's loss terms (`terms_from`) and the caller's `terms`; after each step every
-    hook of the recipe's (`hooks_from`) and the caller's `hooks` runs. Dev accuracy is measured, and the best point
-    kept (and given to `on_improve`), inside every hook's `evaluation` context: with `ema_epochs`, on the moving
-    average of the weights. The checkpoint holds each term's and hook's state under its name.
+    The loss is the sum of the recipe's loss terms (`terms_from`, its cross-entropy weighted by `class_weights`, one
+    per class, where given) and the caller's `terms`; after each step every hook of the recipe's (`hooks_from`) and
+    the caller's `hooks` runs. Dev accuracy is measured, and the best point kept (and given to `on_improve`), inside
+    every hook's `evaluation` context: with `ema_epochs`, on the moving average of the weights. The checkpoint holds
+    each term's and hook's state under its name.
     """
     model.to(device)
     optimizer = make_optimizer(model, cfg)
     labels = torch.as_tensor(np.asarray(train_labels), dtype=torch.long)
     dev_gold = np.asarray(dev_labels)
     history, best_state, stale, first = History(), None, 0, 1
-    terms = [*terms_from(cfg), *terms]
+    terms = [*terms_from(cfg, class_weights), *terms]
     hooks = [*hooks_from(model, cfg, batches_per_pass(cfg, len(train_ids))), *hooks]
     parts = list(unique_names([*terms, *hooks]).values())
     epochs, patience = epoch_count(cfg, len(train_ids)), cfg["patience"]
@@ -214,7 +217,8 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
                     evaluation.enter_context(hook.evaluation(model))
                 dev_probs = predict_probabilities(learner, dev_ids, device=device)
                 dev_accuracy = float((dev_probs.argmax(1) == dev_gold).mean()) if len(dev_gold) else 0.0
-                record = {"epoch": epoch, **stats, "dev_accuracy": dev_accuracy,
+                dev_f1 = macro_f1(dev_gold, dev_probs.argmax(1), range(dev_probs.shape[1])) if len(dev_gold) else 0.0
+                record = {"epoch": epoch, **stats, "dev_accuracy": dev_accuracy, "dev_macro_f1": dev_f1,
                           "lr": optimizer.param_groups[0]["lr"]}
                 history.epochs.append(record)
                 improved = dev_accuracy > history.best_dev_accuracy

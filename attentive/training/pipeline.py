@@ -10,12 +10,15 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
+import torch
 from tokenizers import Tokenizer
 
 from ..data.checks import check_training_labels
 from ..data.batching import collate
 from ..data.example import Dataset
 from ..errors import AttentiveError
+from ..inference import infer
 from ..inputs import listed
 from ..model import Model, pick_device, resolve_dataset
 from ..models.classifier import build_model
@@ -27,6 +30,7 @@ from ..runtime import is_exported
 from ..saved import MODEL_FILES, holds_model
 from ..text.embeddings import WordVectors
 from ..text.sources import build_vocabulary, initial_vectors, vocabulary_report
+from .calibration import fit_temperature
 from .checkpoint import FILES as CHECKPOINT_FILES, FOLDER as CHECKPOINT
 from .checkpoint import TrainingState, read_checkpoint, remove_checkpoint, write_checkpoint
 from .hooks import StepHook
@@ -159,6 +163,51 @@ def resume_source(out: str | Path) -> dict:
     return state.extra.get("source") or {}
 
 
+def class_weights(setting, labels: Sequence[str], targets: Sequence[int]) -> torch.Tensor | None:
+    """The per-class weights of `train.class_weight` (in the order of `labels`), or None for `none`: `balanced` gives
+    class c the weight n / (k * n_c) over the labelled training `targets` (ids; `UNLABELLED` rows left out), k the
+    number of classes that occur there (scikit-learn's `compute_class_weight("balanced")`; a class with no training
+    row keeps 1, as no row's loss reads it); a mapping {label: weight} gives the labels it names their weight and the
+    others 1. A label the data does not have is one line naming it."""
+    if setting in (None, "none"):
+        return None
+    check_class_weight(setting, labels)
+    weights = np.ones(len(labels))
+    if setting == "balanced":
+        ids = np.asarray([t for t in targets if t != UNLABELLED], dtype=np.int64)
+        counts = np.bincount(ids, minlength=len(labels))
+        present = counts > 0
+        weights[present] = len(ids) / (int(present.sum()) * counts[present])
+        return torch.as_tensor(weights, dtype=torch.float32)
+    index = {label: i for i, label in enumerate(labels)}
+    for label, weight in setting.items():
+        weights[index[str(label)]] = float(weight)
+    return torch.as_tensor(weights, dtype=torch.float32)
+
+
+def check_class_weight(setting, labels: Sequence[str]) -> None:
+    """Each label a `train.class_weight` mapping names is one of the data's (a YAML key read as a number, `1: 2.0`,
+    stands for the label "1"); else one line naming it. Its form and weights were checked with the recipe
+    (recipe_schema.class_weight_problem)."""
+    if isinstance(setting, dict):
+        for label in setting:
+            if str(label) not in labels:
+                raise AttentiveError(f"train.class_weight: {str(label)[:60]!r} is not a label of the data (its labels: "
+                                     f"{listed(list(labels))})")
+
+
+def calibrate(model: Model, dev_items: Sequence, dev_targets: Sequence[int]) -> dict | None:
+    """Temperature scaling of `model` on the dev split's encoded items and label ids
+    (attentive/training/calibration.py): the `calibration` entry of its config.json, set there; None (and no entry)
+    when dev is empty."""
+    model.config.pop("calibration", None)
+    if not len(dev_items):
+        return None
+    logits = infer(model.network, dev_items, device=model.device).logits  # before any temperature
+    model.config["calibration"] = fit_temperature(logits, dev_targets)
+    return model.config["calibration"]
+
+
 def train(dataset: str | Dataset, recipe: str | dict = "default", out: str | Path | None = None,
           overrides: list[str] | None = None, data_dir: str | Path | None = None, device: str | None = None,
           show_progress: bool = True, overwrite: bool = False, resume: bool = False,
@@ -208,6 +257,7 @@ def _train(data: Dataset, recipe: str | dict, out: Path | None, overrides: list[
         rng = seed_everything(recipe["train"]["seed"])
         if not data.splits["train"] or not data.splits["dev"]:
             raise AttentiveError(f"dataset {data.name!r} needs non-empty train and dev splits")
+        check_class_weight(recipe["train"]["class_weight"], data.labels)  # before the vocabulary and vectors
         model, state = new_model(data, recipe, data_dir, device, rng), None
         model.config.update(described or {})
     config = model.config
@@ -225,7 +275,8 @@ def _train(data: Dataset, recipe: str | dict, out: Path | None, overrides: list[
             remove_checkpoint(out)  # an overwritten run's checkpoint must not be resumed into this one
 
     def save_best(_network, record):
-        config["training"] = {"best_epoch": record["epoch"], "dev_accuracy": record["dev_accuracy"]}
+        config["training"] = {"best_epoch": record["epoch"], "dev_accuracy": record["dev_accuracy"],
+                              "dev_macro_f1": record["dev_macro_f1"]}
         if out is not None:
             model.save(out)
 
@@ -234,15 +285,20 @@ def _train(data: Dataset, recipe: str | dict, out: Path | None, overrides: list[
         write_checkpoint(out, training_state, model.tokenizer.to_str())
 
     train_examples, dev_examples = data.splits["train"], data.splits["dev"]
-    history = fit(model.network, model.encode_examples(train_examples),
-                  [UNLABELLED if ex.label is None else label_index[ex.label] for ex in train_examples],
-                  model.encode_examples(dev_examples),
-                  [label_index[ex.label] for ex in dev_examples], recipe["train"], rng, device, log_path,
-                  show_progress, on_improve=save_best, on_epoch_end=checkpoint if out is not None else None,
-                  resume=state, terms=terms, hooks=hooks)
+    train_targets = [UNLABELLED if ex.label is None else label_index[ex.label] for ex in train_examples]
+    weights = class_weights(recipe["train"].get("class_weight", "none"), config["labels"], train_targets)
+    dev_items, dev_targets = model.encode_examples(dev_examples), [label_index[ex.label] for ex in dev_examples]
+    config.pop("calibration", None)  # a resumed run's: fitted again once training ends
+    history = fit(model.network, model.encode_examples(train_examples), train_targets, dev_items, dev_targets,
+                  recipe["train"], rng, device, log_path, show_progress, on_improve=save_best,
+                  on_epoch_end=checkpoint if out is not None else None, resume=state, terms=terms, hooks=hooks,
+                  class_weights=weights)
+    best = next((r for r in history.epochs if r["epoch"] == history.best_epoch), {})
     config["training"] = {"best_epoch": history.best_epoch, "dev_accuracy": history.best_dev_accuracy,
+                          "dev_macro_f1": best.get("dev_macro_f1"),
                           "epochs_run": history.epochs[-1]["epoch"] if history.epochs else 0,
                           "epoch_seconds": history.epoch_times}
+    calibrate(model, dev_items, dev_targets)  # on the best epoch's weights, which fit left in the network
     model.history = history
     if out is not None:
         model.save(out)

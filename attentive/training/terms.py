@@ -42,17 +42,29 @@ class LossTerm:
 
 class CrossEntropy(LossTerm):
     """Cross-entropy of the logits against the labels (LAMA paper Eq. 18): the data term, averaged over the batch's
-    labelled rows (0 for a batch of transfer texts alone)."""
+    labelled rows (0 for a batch of transfer texts alone).
+
+    With `class_weights` (one weight per class, `train.class_weight`), each row's cross-entropy is multiplied by its
+    gold class's weight before the mean over the labelled rows: (1/m) sum_i w[y_i] * CE_i, the per-sample weights of
+    scikit-learn's `class_weight`. (The mean is over rows, not over the weights as in torch's `weight=`, so that
+    balanced weights, which average 1 over the training set, keep the loss's scale.)"""
 
     name, penalty = "cross_entropy", False
 
+    def __init__(self, class_weights: torch.Tensor | None = None):
+        self.class_weights = None if class_weights is None else torch.as_tensor(class_weights, dtype=torch.float32)
+
     def __call__(self, out, target, inputs):
         labelled = target != UNLABELLED
-        if bool(labelled.all()):
-            return F.cross_entropy(out.logits, target)
-        if not bool(labelled.any()):
-            return out.logits.sum() * 0.0
-        return F.cross_entropy(out.logits[labelled], target[labelled])
+        logits = out.logits
+        if not bool(labelled.all()):
+            if not bool(labelled.any()):
+                return logits.sum() * 0.0
+            logits, target = logits[labelled], target[labelled]
+        if self.class_weights is None:
+            return F.cross_entropy(logits, target)
+        weights = self.class_weights.to(logits.device)[target]
+        return (F.cross_entropy(logits, target, reduction="none") * weights).mean()
 
 
 class SoftTargets(LossTerm):
@@ -103,9 +115,11 @@ class AttentionPenalty(LossTerm):
         return penalty
 
 
-def terms_from(cfg: dict) -> list[LossTerm]:
-    """The loss terms a recipe's `train` section asks for: cross-entropy, and the attention regulariser if set."""
-    terms: list[LossTerm] = [CrossEntropy()]
+def terms_from(cfg: dict, class_weights: torch.Tensor | None = None) -> list[LossTerm]:
+    """The loss terms a recipe's `train` section asks for: cross-entropy, and the attention regulariser if set.
+    `class_weights` (one per class): the weights `train.class_weight` gives, which need the data's labels, so the
+    pipeline computes them (attentive/training/pipeline.py `class_weights`); None: every class weighs 1."""
+    terms: list[LossTerm] = [CrossEntropy(class_weights)]
     regularise = regulariser_from(cfg.get("regulariser"))
     if regularise is not None:
         terms.append(AttentionPenalty(regularise))
