@@ -33,6 +33,10 @@ class Prediction:
 class Explanation:
     """One text's words and its attention: heads x words, plus the summed-and-renormalised view (Lin et al. §2.3).
 
+    The words are whole words: a word the tokenizer split into WordPiece pieces ("yucks" as `yu` `##cks`) is one
+    word, its attention, polarity and n-gram scores summed over its pieces and its score their log-sum-exp
+    (attentive.inputs.whole_words, merge_pieces); `token_spans` says which tokens each word was read as.
+
     `scores` are the attention scores before the softmax (heads x words); `polarity` (words x classes) is each
     word's own push towards each class (Sun & Lu 2020's s_j; see TextClassifier.word_polarity), None where the
     model's pooler does not allow it."""
@@ -45,6 +49,8 @@ class Explanation:
     channels: dict[str, np.ndarray] | None = None  # wide-and-deep models: each channel's logits over the classes
     ngram_words: np.ndarray | None = None  # words x classes: each word's share of the wide channel's logits
     #   (n-grams; for a pair model, the first text's words' share of the pair-word channel's)
+    token_spans: list[tuple[int, int]] | None = None  # per word, the tokens it was read as: positions [start, end)
+    #   (a word split into WordPiece pieces spans several; the per-word arrays above are summed over them)
 
     def channel_margins(self) -> dict[str, float] | None:
         """Each channel's part of the decision: its logit of the predicted label minus its logit of the runner-up

@@ -140,17 +140,61 @@ def check_unicode(names: Sequence, what: str) -> None:
 
 def explanation(text: str, encoding: Encoding, item: Item, labels: list[str], probabilities: np.ndarray,
                 attention: np.ndarray | None, aspect: str | None = None, top_k: int = 5, **details) -> Explanation:
-    """One text's Explanation and Prediction: its words (a text with no known token was fed as one unknown token,
-    and is shown whole as that one word), the most probable label, the `top_k` most attended words."""
-    words = [text[start:end] for start, end in encoding.offsets[: len(item.ids)]] or [text]
+    """One text's Explanation and Prediction: its whole words (`whole_words`: a word the tokenizer split into pieces,
+    "yucks" as `yu` `##cks`, is one word again, its attention and every per-word score merged over its pieces by
+    `merge_pieces`; a text with no known token was fed as one unknown token, and is shown whole as that one word),
+    the most probable label, the `top_k` most attended words."""
+    words, spans = whole_words(text, encoding, len(item.ids))
+    if attention is not None:
+        attention = merge_pieces("attention", attention, spans)
+    details = {name: merge_pieces(name, value, spans) for name, value in details.items()}
     prediction = Prediction(labels[int(probabilities.argmax())],
                             {label: float(p) for label, p in zip(labels, probabilities)}, aspect=aspect)
-    result = Explanation(words, attention, prediction, **details)
+    result = Explanation(words, attention, prediction, token_spans=spans, **details)
     if attention is not None and top_k:
         summed = result.summed
         order = np.argsort(-summed, kind="stable")[:top_k]
         prediction.top_words = [(words[i], float(summed[i])) for i in order]
     return result
+
+
+def whole_words(text: str, encoding: Encoding, length: int) -> tuple[list[str], list[tuple[int, int]]]:
+    """The words of a text's first `length` tokens (those the model read), and each word's tokens as a span
+    [start, end) of token positions: the consecutive tokens of one pre-tokenized word (the same `word_ids` entry:
+    a word and its `##` pieces) are one word, shown as the text from its first token's start to its last token's end.
+    A token of no word (a special token, [CLS] or [SEP]) is a word of its own, as is each token of a word-level
+    tokenizer. A text with no token (fed as one unknown token) is one word, the whole text."""
+    offsets = encoding.offsets[:length]
+    if not offsets:
+        return [text], [(0, length)]
+    word_ids = encoding.word_ids[:length]
+    spans: list[tuple[int, int]] = []
+    for position, word in enumerate(word_ids):
+        if word is not None and position and word_ids[position - 1] == word:
+            spans[-1] = (spans[-1][0], position + 1)
+        else:
+            spans.append((position, position + 1))
+    return [text[offsets[start][0]:offsets[end - 1][1]] for start, end in spans], spans
+
+
+# How each per-token array of an Explanation becomes per-word: its words axis, and how a word's pieces combine.
+# Weights and additive scores (Sun & Lu's polarity, the wide channel's share of the logits) are summed, so that they
+# still add up over the words to what they added up to over the tokens; pre-softmax attention scores combine by
+# log-sum-exp, the score whose softmax is the word's summed weight (so that score and weight stay consistent).
+PER_TOKEN = {"attention": (-1, np.add), "scores": (-1, np.logaddexp), "polarity": (0, np.add),
+             "ngram_words": (0, np.add)}
+
+
+def merge_pieces(name: str, values, spans: list[tuple[int, int]]):
+    """`values` (an Explanation's field `name`) with its words axis merged over `spans` (`whole_words`); fields that
+    are not per token (a channel's logits) and values where every word is one token are returned as they are."""
+    if values is None or name not in PER_TOKEN or all(end - start == 1 for start, end in spans):
+        return values
+    axis, combine = PER_TOKEN[name]
+    values = np.asarray(values)
+    if values.shape[axis] != spans[-1][1]:
+        raise ValueError(f"{name} has {values.shape[axis]} tokens for {spans[-1][1]}")
+    return combine.reduceat(values, [start for start, _ in spans], axis=axis)
 
 
 def apply_threshold(predictions: list[Prediction], threshold: float | None) -> list[Prediction]:

@@ -64,28 +64,35 @@ def gradient_times_input(network: torch.nn.Module, items: Sequence[Item], predic
 
 
 def deletion_test(network: torch.nn.Module, items: Sequence[Item], attention: Sequence[np.ndarray],
-                  steps: Sequence[int | str] = STEPS, seed: int = 0, device: str | torch.device = "cpu") -> dict:
+                  steps: Sequence[int | str] = STEPS, seed: int = 0, device: str | torch.device = "cpu",
+                  words: Sequence[Sequence[tuple[int, int]] | None] | None = None) -> dict:
     """Flip rate and mean probability drop per ranking and step, over the texts of at least two words.
 
-    `attention` gives each text's per-word weights (the summed view). Returns {"texts": n, "rows": [...],
-    "verdict": "..."}; each row holds ranking, step, k_mean, flip_rate, probability_drop."""
-    keep = [i for i, item in enumerate(items) if len(item.ids) >= 2]  # one word cannot lose a word
+    `attention` gives each text's per-word weights (the summed view). `words` gives each text's words as spans of
+    token positions [start, end) (an Explanation's `token_spans`: a word split into WordPiece pieces is one word,
+    removed whole, its gradient × input summed over its pieces); without it (or None for a text) each token is a word.
+    Returns {"texts": n, "rows": [...], "verdict": "..."}; each row holds ranking, step, k_mean, flip_rate,
+    probability_drop."""
+    spans = [_spans(item, None if words is None else words[i]) for i, item in enumerate(items)]
+    keep = [i for i in range(len(items)) if len(spans[i]) >= 2]  # one word cannot lose a word
     dropped = len(items) - len(keep)
-    items = [items[i] for i in keep]
+    items, spans = [items[i] for i in keep], [spans[i] for i in keep]
     attention = [attention[i] for i in keep]
     before = predict_probabilities(network, items, device=device)
     predicted = before.argmax(1)
     rng = np.random.default_rng(seed)
     rankings = {"attention": [np.argsort(-w, kind="stable") for w in attention],
-                "random": [rng.permutation(len(item.ids)) for item in items]}
+                "random": [rng.permutation(len(text_spans)) for text_spans in spans]}
     saliency = gradient_times_input(network, items, predicted, device=device)
     if saliency is not None:
-        rankings["gradient"] = [np.argsort(-s, kind="stable") for s in saliency]
+        rankings["gradient"] = [np.argsort(-_per_word(s, text_spans), kind="stable")
+                                for s, text_spans in zip(saliency, spans)]
     rows = []
     for ranking, orders in rankings.items():
         for step in steps:
-            counts = [removal_count(step, len(item.ids)) for item in items]
-            reduced = [without(item, order[:k]) for item, order, k in zip(items, orders, counts)]
+            counts = [removal_count(step, len(text_spans)) for text_spans in spans]
+            reduced = [without(item, [p for w in order[:k] for p in range(*text_spans[w])])
+                       for item, order, k, text_spans in zip(items, orders, counts, spans)]
             after = predict_probabilities(network, reduced, device=device)
             index = np.arange(len(items))
             rows.append({"ranking": ranking, "step": str(step), "k_mean": round(float(np.mean(counts)), 3),
@@ -93,6 +100,16 @@ def deletion_test(network: torch.nn.Module, items: Sequence[Item], attention: Se
                          "probability_drop": round(float((before[index, predicted] - after[index, predicted]).mean()), 6)})
     return {"texts": len(items), "one_word_texts_left_out": dropped,
             "rows": rows, "verdict": verdict(rows)}
+
+
+def _spans(item: Item, spans: Sequence[tuple[int, int]] | None) -> list[tuple[int, int]]:
+    """A text's words as token spans: those given, or one per token."""
+    return list(spans) if spans is not None else [(p, p + 1) for p in range(len(item.ids))]
+
+
+def _per_word(values: np.ndarray, spans: Sequence[tuple[int, int]]) -> np.ndarray:
+    """Per-token values summed over each word's tokens."""
+    return np.array([values[start:end].sum() for start, end in spans])
 
 
 def verdict(rows: list[dict]) -> str:

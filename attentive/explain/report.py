@@ -249,7 +249,8 @@ def _write_report(model, run: Path | None, examples: list, out: Path, words: Seq
 
     if deletion and explanations[0].attention is not None:
         items = model.encode_examples(examples)
-        result = deletion_test(model.network, items, [e.summed for e in explanations], device=model.device)
+        result = deletion_test(model.network, items, [e.summed for e in explanations], device=model.device,
+                               words=[e.token_spans for e in explanations])
         atomic_write_json(out / "deletion.json", result)
         _write_csv(out / "deletion.csv", result["rows"])
         plot_deletion(result, out / "deletion.png")

@@ -56,7 +56,8 @@ def word_table(explanation, labels: list[str]) -> Table:
     weight is the summed-and-renormalised view."""
     heads = 0 if explanation.scores is None else len(explanation.scores)
     table = Table(title=explanation.prediction.headline, show_edge=False)
-    table.add_column("word")
+    longest = max(map(len, explanation.words), default=1)  # a whole word shown whole, a very long one folded
+    table.add_column("word", min_width=min(longest, 24), overflow="fold")
     table.add_column("score" if heads <= 1 else f"score (mean of {heads} heads)", justify="right")
     table.add_column("weight", justify="right")
     for label in labels:
