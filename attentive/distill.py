@@ -30,7 +30,7 @@ from .io_utils import atomic_write_bytes
 from .model import Model, resolve_dataset
 from .output_folder import check_destination
 from .runtime import is_exported
-from .saved import TOKENIZER, WEIGHTS
+from .saved import CONFIG, TOKENIZER, WEIGHTS
 from .text.embeddings import cache_dir
 from .training.pipeline import train as train_dataset
 from .training.terms import SoftTargets
@@ -70,10 +70,11 @@ def load_teacher(folder: str | Path):
 
 
 def teacher_digest(folder: str | Path) -> str:
-    """A digest of what decides a teacher's answers: its weights (or graph) and its tokenizer."""
+    """A digest of what decides a teacher's answers: its weights (or graph), its tokenizer and its config.json (the
+    calibration temperature, the length it reads)."""
     folder = Path(folder)
     digest = hashlib.sha256()
-    for name in (GRAPH if is_exported(folder) else WEIGHTS, TOKENIZER):
+    for name in (GRAPH if is_exported(folder) else WEIGHTS, TOKENIZER, CONFIG):
         with open(folder / name, "rb") as handle:
             for block in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(block)

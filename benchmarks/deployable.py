@@ -57,6 +57,9 @@ def main(argv=None) -> int:
     parser.add_argument("--soft-weight", type=float, default=1.0, help="0 with --augment 0: the student trained "
                                                                        "alone on the hard labels")
     parser.add_argument("--augment", type=int, default=2, help="augmented copies of each training text")
+    parser.add_argument("--loss", default="kl", help="kl or mse (the distillation loss)")
+    parser.add_argument("--ensemble", action="store_true", help="each student learns from the default models of all "
+                                                                "the seeds (their averaged probabilities)")
     parser.add_argument("--n", type=int, default=5000)
     parser.add_argument("--repeats", type=int, default=300)
     args = parser.parse_args(argv)
@@ -67,14 +70,19 @@ def main(argv=None) -> int:
     dev_accuracy = {name: [] for name in accuracy}
     train_s = {name: [] for name in accuracy}
     models = {}
+    if args.ensemble:  # every seed's default model first: each student learns from them all
+        for seed in args.seeds:
+            trained(runs / f"default-s{seed}", lambda out, seed=seed: attentive.train(
+                data, "default", out, [f"train.seed={seed}"], show_progress=False))
     for seed in args.seeds:
         teacher_dir = runs / f"default-s{seed}"
         teacher, seconds = trained(teacher_dir, lambda out: attentive.train(
             data, "default", out, [f"train.seed={seed}"], show_progress=False))
         student_dir = runs / f"{args.variant or args.student}-s{seed}"
         student, student_seconds = trained(student_dir, lambda out: distill(
-            [teacher_dir], data, out, args.student,
-            Distillation(soft_weight=args.soft_weight, augmentation=Augmentation(copies=args.augment), seed=seed),
+            [runs / f"default-s{s}" for s in args.seeds] if args.ensemble else [teacher_dir], data, out, args.student,
+            Distillation(soft_weight=args.soft_weight, loss=args.loss, augmentation=Augmentation(copies=args.augment),
+                         seed=seed),
             overrides=[f"train.seed={seed}", *args.overrides], show_progress=False))
         for name, model, spent in (("default", teacher, seconds), ("student", student, student_seconds)):
             accuracy[name].append(round(model.evaluate(data, "test")["accuracy"], 4))
@@ -118,7 +126,7 @@ def main(argv=None) -> int:
                              **sizes)
     payload = {"kind": "deployable", "dataset": data.name, "seeds": args.seeds, "student": args.student,
                "student_overrides": args.overrides, "variant": args.variant, "soft_weight": args.soft_weight,
-               "augment": args.augment, "n_texts": len(texts),
+               "augment": args.augment, "loss": args.loss, "ensemble": args.ensemble, "n_texts": len(texts),
                "selected_on": "dev (epochs, C, fastText's grid); never test", "systems": systems}
     name = f"deployable-{data.name}" + (f"-{args.variant}" if args.variant else "")
     path = write_result(name, payload)

@@ -70,7 +70,8 @@ def deployable_section(results: list[dict]) -> list[str]:
     for result in variants:
         student = result["systems"]["student"]
         settings = " ".join([*result.get("student_overrides", []),
-                             f"soft weight {result.get('soft_weight', 1.0)}, {result.get('augment', 2)} copies"])
+                             f"{result.get('loss', 'kl')} × {result.get('soft_weight', 1.0)}, {result.get('augment', 2)} copies"
+                             + (", teachers: every seed's default" if result.get("ensemble") else "")])
         dev = _accuracy(student["dev_accuracy"]) if "dev_accuracy" in student else "—"
         lines.append(f"| {result['dataset']} | {result.get('variant') or '(shipped)'} | {settings} | {dev} | "
                      f"{_accuracy(student['accuracy'])} | {student['int8_mb']:.2f} | {student['docs_per_s']:,.0f} |")
