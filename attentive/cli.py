@@ -311,6 +311,7 @@ def explain(
     threads: Optional[int] = ThreadsOption,
 ):
     """Prediction and an attention heatmap of each text: in the terminal, and as HTML and PNG files."""
+    from .answers import faithfulness_line
     from .cli_input import BadLine, answer
     from .explain.terminal import explanation_table, word_table
     from .io_utils import atomic_write_text
@@ -323,13 +324,16 @@ def explain(
         wanted.append(item)
     explanations = answer(model, wanted, "explain")
     console.print(explanation_table(explanations, heads=heads))
+    faithful = faithfulness_line(model.config)  # None for a model trained before it was measured
+    if faithful is not None:
+        console.print(faithful, highlight=False, soft_wrap=True)
     if per_word:
         for explanation in explanations:
             console.print(word_table(explanation, model.labels))
     if html_file is not None:
         from .explain.html import explanation_html
 
-        atomic_write_text(html_file, explanation_html(explanations))
+        atomic_write_text(html_file, explanation_html(explanations, faithfulness=faithful))
         console.print(f"written {html_file}")
     if png_file is not None:
         from .explain.png import save_png

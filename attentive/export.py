@@ -123,6 +123,8 @@ def _exported_files(model: Model, scratch: Path, int8: bool) -> dict[str, bytes]
     }
     if "calibration" in model.config:  # for the record: the graph applies the temperature itself
         config["calibration"] = model.config["calibration"]
+    if "faithfulness" in model.config:  # the deletion test run at training's end, shown by the runtime's /info
+        config["faithfulness"] = model.config["faithfulness"]
     graphs = {name: (scratch / name).read_bytes() for name in config["graphs"]}
     return {**graphs, TOKENIZER: model.tokenizer.to_str().encode("utf-8"),
             CONFIG: (json_text(config, scratch / CONFIG) + "\n").encode("utf-8")}

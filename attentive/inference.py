@@ -4,7 +4,9 @@ it is the boundary that export and serving attach to.
 
 `infer` returns the class probabilities (N x classes) and, with `details=True`, what the explanations show of each
 text: each head's attention and pre-softmax scores, each word's polarity (TextClassifier.word_polarity, only with
-`polarity=True`: it runs the head once per word), and, for wide-and-deep models, each channel's logits.
+`polarity=True`: it runs the head once per word) and signed evidence in the attention channel
+(TextClassifier.attribution, also only with `polarity=True`: exact, or gradient × input, one backward pass), and,
+for wide-and-deep models, each channel's logits.
 
 A trained model's probabilities are softmax(logits / T), T its temperature (temperature scaling, Guo et al. 2017,
 fitted on dev after training: attentive/training/calibration.py), kept in config.json as `calibration.temperature`;
@@ -35,6 +37,8 @@ class Looked:
     polarity: np.ndarray | None = None  # words x classes
     channels: dict[str, np.ndarray] | None = None  # wide-and-deep models: each channel's logits (classes)
     ngram_words: np.ndarray | None = None  # words x classes: each word's share of the wide channel's logits
+    attribution: dict | None = None  # the attention channel's evidence per word, margin and method
+    #   (TextClassifier.attribution)
 
 
 @dataclass
@@ -93,13 +97,17 @@ def _keep_details(network, items, batch, inputs, out, probs, polarity: bool, loo
     word_polarity = network.word_polarity(out.states) if polarity and out.states is not None else None
     wide = out.wide_logits
     ngram_words = _wide_word_scores(network, inputs) if polarity and wide is not None else None
+    attribution = network.attribution(inputs, out) if polarity and hasattr(network, "attribution") else None
     for row, index in enumerate(batch):
         length = len(items[index].ids)
         channels = None if wide is None else {"attention": (out.logits - wide)[row].float().cpu().numpy(),
                                               network.wide.channel: wide[row].float().cpu().numpy()}
         looked[index] = Looked(probs[row], _rows(out.attention, row, length), _rows(out.scores, row, length),
                                _rows(word_polarity, row, length, words_last=False), channels,
-                               _rows(ngram_words, row, length, words_last=False))
+                               _rows(ngram_words, row, length, words_last=False),
+                               None if attribution is None else
+                               {"evidence": attribution.evidence[row, :length].float().cpu().numpy(),
+                                "margin": float(attribution.margin[row]), "method": attribution.method})
 
 
 def _wide_word_scores(network, inputs: dict) -> torch.Tensor:

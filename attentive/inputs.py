@@ -148,6 +148,9 @@ def explanation(text: str, encoding: Encoding, item: Item, labels: list[str], pr
     if attention is not None:
         attention = merge_pieces("attention", attention, spans)
     details = {name: merge_pieces(name, value, spans) for name, value in details.items()}
+    if details.get("attribution") is not None:  # the attention channel's evidence, summed over each word's pieces
+        attribution = details["attribution"]
+        details["attribution"] = {**attribution, "evidence": merge_pieces("evidence", attribution["evidence"], spans)}
     prediction = Prediction(labels[int(probabilities.argmax())],
                             {label: float(p) for label, p in zip(labels, probabilities)}, aspect=aspect)
     result = Explanation(words, attention, prediction, token_spans=spans, **details)
@@ -182,7 +185,7 @@ def whole_words(text: str, encoding: Encoding, length: int) -> tuple[list[str], 
 # still add up over the words to what they added up to over the tokens; pre-softmax attention scores combine by
 # log-sum-exp, the score whose softmax is the word's summed weight (so that score and weight stay consistent).
 PER_TOKEN = {"attention": (-1, np.add), "scores": (-1, np.logaddexp), "polarity": (0, np.add),
-             "ngram_words": (0, np.add)}
+             "ngram_words": (0, np.add), "evidence": (0, np.add)}
 
 
 def merge_pieces(name: str, values, spans: list[tuple[int, int]]):

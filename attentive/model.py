@@ -98,7 +98,7 @@ class Model:
                        temperature=self.temperature).looked
         return [explanation(text, enc, item, self.labels, seen.probabilities, seen.attention, aspect, top_k,
                             scores=seen.scores, polarity=seen.polarity, channels=seen.channels,
-                            ngram_words=seen.ngram_words)
+                            ngram_words=seen.ngram_words, attribution=seen.attribution)
                 for text, enc, item, seen, aspect in zip(texts, encodings, items, looked, aspects)]
 
     def predict(self, texts: list[str] | str, pairs: list[str] | str | None = None, top_k: int = 5,

@@ -4,7 +4,8 @@
   as the CLI (one answer per text, or per text and aspect). Concurrent requests are micro-batched: the first waits
   up to `window_ms` for others, up to `max_batch` texts and `max_batch_chars` characters in all (a bound on their
   tokens; a request over it is answered alone), and the model answers them in one call.
-- `GET /health`, `GET /info` (labels, recipe, aspects, versions), `GET /metrics` (Prometheus text: requests by path
+- `GET /health`, `GET /info` (labels, recipe, aspects, versions, and the deletion test run at the end of training,
+  `faithfulness` with its `faithfulness_line`, where the model has it), `GET /metrics` (Prometheus text: requests by path
   and status, errors, latency histogram), `GET /` (the page: attentive/page.html).
 - Limits with clear answers: a body over `max_body` bytes is 413, found while the body streams in (chunked too: no
   more than `max_body` bytes are ever read); a body that is not JSON, an empty text or one that is not valid Unicode
@@ -36,6 +37,7 @@ from pydantic import BaseModel, Field, ValidationInfo, field_validator
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect
 
+from .answers import faithfulness_line
 from .errors import AttentiveError
 from .inputs import text_problem, unicode_problem
 from .version import __version__
@@ -200,11 +202,9 @@ def _prediction_json(explanation, top_k: int) -> dict:
 
 
 def _explanation_json(explanation, top_k: int) -> dict:
-    """`_prediction_json` plus the words, each head's attention over them and the summed view."""
-    attention = explanation.attention
-    return {**_prediction_json(explanation, top_k), "words": explanation.words,
-            "attention": None if attention is None else [[round(float(w), 5) for w in head] for head in attention],
-            "summed": None if attention is None else [round(float(w), 5) for w in explanation.summed]}
+    """`_prediction_json` plus the words, each head's attention over them, the summed view, each word's signed
+    `evidence` and the `channels`' margins and evidence (attentive.answers.Explanation.as_dict)."""
+    return explanation.as_dict(top_k)
 
 
 def _error(status: int, reason: str) -> JSONResponse:
@@ -339,7 +339,9 @@ def create_app(model, api_key: str | None = None, max_body: int = 1_000_000, max
         config = model.config
         return {"labels": model.labels, "recipe": config["recipe"].get("name"), "is_pair": model.is_pair,
                 "uses_aspect": model.uses_aspect, "aspects": model.aspects, "model_id": config.get("model_id"),
-                "runtime": type(model).__name__, "versions": {"attentive": __version__}}
+                "runtime": type(model).__name__, "versions": {"attentive": __version__},
+                **({"faithfulness": config["faithfulness"], "faithfulness_line": line}
+                   if (line := faithfulness_line(config)) is not None else {})}
 
     @app.get("/metrics")
     async def metrics() -> Response:

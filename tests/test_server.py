@@ -47,7 +47,8 @@ def start(run, *options: str) -> tuple[subprocess.Popen, str]:
 @pytest.fixture(scope="module")
 def server(sst2_small, tmp_path_factory):
     run = tmp_path_factory.mktemp("serve") / "run"
-    attentive.train(sst2_small, "lama_ctx", run, overrides=tiny_overrides("lama_ctx"), show_progress=False)
+    overrides = [*tiny_overrides("lama_ctx"), "wide.type=ngrams", "wide.buckets=4096"]  # two channels
+    attentive.train(sst2_small, "lama_ctx", run, overrides=overrides, show_progress=False)
     process, url = start(run, "--max-body", "20000", "--max-texts", "8")
     yield url
     process.terminate()
@@ -60,7 +61,14 @@ def test_predict_explain_info_health_and_metrics(server):
     [explained] = httpx.post(f"{server}/explain", json={"texts": ["a gorgeous , witty film"], "top_k": 2}).json()
     assert explained["words"] == ["a", "gorgeous", ",", "witty", "film"] and len(explained["top_words"]) == 2
     assert abs(sum(explained["summed"]) - 1) < 1e-3 and len(explained["attention"]) == 3  # the tiny recipe's heads
-    assert httpx.get(f"{server}/info").json()["labels"] == ["negative", "positive"]
+    assert len(explained["evidence"]) == 5 and set(explained["channels"]) == {"attention", "ngrams"}
+    assert explained["channels"]["attention"]["method"] == "gradient_x_input"  # a biGRU: no exact split
+    ngrams = explained["channels"]["ngrams"]
+    assert ngrams["method"] == "exact" and abs(sum(ngrams["evidence"]) - ngrams["margin"]) < 1e-3
+    info = httpx.get(f"{server}/info").json()
+    assert info["labels"] == ["negative", "positive"]
+    assert set(info["faithfulness"]["flipped"]) == {"attention", "random", "evidence"}
+    assert info["faithfulness_line"].startswith("on dev, removing the 5% most attended words changed")
     metrics = httpx.get(f"{server}/metrics").text
     assert 'attentive_requests_total{path="/predict",status="200"}' in metrics
     assert "attentive_request_seconds_bucket" in metrics
@@ -140,6 +148,16 @@ def test_the_page_shows_the_label_and_a_heatmap_in_a_real_browser(server, tmp_pa
         weights = [float(words.nth(i).get_attribute("data-weight")) for i in range(words.count())]
         assert words.count() >= 6 and abs(sum(weights) - 1) < 1e-2 and max(weights) > 0
         assert "<" in page.inner_text("#heads") and page.locator("#heads b").count() == 0  # shown as text, not markup
+        evidence = page.locator(".evidence .word")  # signed evidence on a diverging scale
+        assert evidence.count() == words.count()
+        colours = {evidence.nth(i).evaluate("e => getComputedStyle(e).backgroundColor") for i in range(words.count())}
+        signs = {float(evidence.nth(i).get_attribute("data-evidence")) >= 0 for i in range(words.count())}
+        assert any(c.startswith("rgba(33, 102, 172") for c in colours) == (True in signs)  # towards: blue
+        assert any(c.startswith("rgba(214, 96, 77") for c in colours) == (False in signs)  # against: red
+        margins = page.inner_text("#margins")
+        assert margins.startswith("margin over runner-up: attention ") and ", ngrams " in margins
+        assert page.inner_text("#faithfulness").startswith("on dev, removing the 5% most attended words changed")
+        assert not page.locator("#per-head").evaluate("e => e.open")  # the heads folded behind the summed row
         page.screenshot(path=str(tmp_path / "page.png"), full_page=True)
         browser.close()
     assert (tmp_path / "page.png").stat().st_size > 5000

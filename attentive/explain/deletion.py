@@ -87,6 +87,16 @@ def deletion_test(network: torch.nn.Module, items: Sequence[Item], attention: Se
     if saliency is not None:
         rankings["gradient"] = [np.argsort(-_per_word(s, text_spans), kind="stable")
                                 for s, text_spans in zip(saliency, spans)]
+    rows = _removal_rows(network, items, spans, rankings, steps, before, device)
+    return {"texts": len(items), "one_word_texts_left_out": dropped,
+            "rows": rows, "verdict": verdict(rows)}
+
+
+def _removal_rows(network, items: Sequence[Item], spans: list, rankings: dict, steps, before: np.ndarray,
+                  device) -> list[dict]:
+    """Per ranking and step: remove each text's k top-ranked words (whole words, `spans`), classify again, and
+    measure the flip rate and the mean drop of the originally predicted class's probability (`before`)."""
+    predicted = before.argmax(1)
     rows = []
     for ranking, orders in rankings.items():
         for step in steps:
@@ -98,8 +108,36 @@ def deletion_test(network: torch.nn.Module, items: Sequence[Item], attention: Se
             rows.append({"ranking": ranking, "step": str(step), "k_mean": round(float(np.mean(counts)), 3),
                          "flip_rate": round(float((after.argmax(1) != predicted).mean()), 6),
                          "probability_drop": round(float((before[index, predicted] - after[index, predicted]).mean()), 6)})
-    return {"texts": len(items), "one_word_texts_left_out": dropped,
-            "rows": rows, "verdict": verdict(rows)}
+    return rows
+
+
+def faithfulness(network: torch.nn.Module, items: Sequence[Item], explanations: Sequence, fraction: float = 0.05,
+                 seed: int = 0, device: str | torch.device = "cpu") -> dict:
+    """The cheap deletion test run at the end of training (kept in config.json as `faithfulness`): the share of
+    answers that change when the `fraction` of each text's words (at least one, never all) with the most attention
+    (heads summed), chosen at random, or with the most positive signed evidence for the predicted label
+    (Explanation.evidence) is removed. `explanations` are the texts' (whole words: `token_spans`); texts of one word
+    are left out. Returns {"dev_texts": n, "fraction": f, "flipped": {"attention": .., "random": .., "evidence": ..}}
+    (a ranking the model cannot give, attention without attention, is left out)."""
+    keep = [i for i, e in enumerate(explanations)
+            if len(_spans(items[i], e.token_spans)) >= 2]
+    items = [items[i] for i in keep]
+    explanations = [explanations[i] for i in keep]
+    spans = [_spans(item, e.token_spans) for item, e in zip(items, explanations)]
+    if not items:
+        return {"dev_texts": 0, "fraction": fraction, "flipped": {}}
+    rng = np.random.default_rng(seed)
+    rankings = {}
+    if all(e.attention is not None for e in explanations):
+        rankings["attention"] = [np.argsort(-e.summed, kind="stable") for e in explanations]
+    rankings["random"] = [rng.permutation(len(text_spans)) for text_spans in spans]
+    evidence = [e.evidence for e in explanations]
+    if all(v is not None for v in evidence):
+        rankings["evidence"] = [np.argsort(-v, kind="stable") for v in evidence]
+    before = predict_probabilities(network, items, device=device)
+    rows = _removal_rows(network, items, spans, rankings, (f"{100 * fraction:g}%",), before, device)
+    return {"dev_texts": len(items), "fraction": fraction,
+            "flipped": {row["ranking"]: round(row["flip_rate"], 4) for row in rows}}
 
 
 def _spans(item: Item, spans: Sequence[tuple[int, int]] | None) -> list[tuple[int, int]]:

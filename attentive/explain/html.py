@@ -1,5 +1,8 @@
-"""A self-contained HTML page of attention heatmaps: one block per text, the summed view (Lin et al. §2.3) first,
-then one row per head; every word is HTML-escaped (a review containing `<script>` renders as text)."""
+"""A self-contained HTML page of attention heatmaps: one block per text, each word's signed evidence on a diverging
+scale (blue towards the predicted label, red against it, as on the page of `attentive serve`), the channels' split
+of the margin, the summed attention (Lin et al. §2.3), then one row per head folded behind it; the model's
+faithfulness line (config.json's `faithfulness`) on top when given; every word is HTML-escaped (a review containing
+`<script>` renders as text)."""
 from __future__ import annotations
 
 import html
@@ -10,6 +13,7 @@ STYLE = """body{font-family:system-ui,sans-serif;margin:2em;max-width:70em}
 .text{margin-bottom:2em}.row{line-height:2em;margin:.2em 0}.label{font-weight:600;margin-right:.6em;color:#333}
 table.words{border-collapse:collapse;font-size:.85em}table.words td,table.words th{padding:.1em .6em;text-align:right}
 .w{padding:.15em .25em;border-radius:3px}.probs{color:#555;font-size:.9em}"""
+TOWARDS, AGAINST = (33, 102, 172), (214, 96, 77)  # the diverging scale of signed evidence (the page's)
 
 
 def _row(words: list[str], weights: np.ndarray, title: str) -> str:
@@ -17,9 +21,31 @@ def _row(words: list[str], weights: np.ndarray, title: str) -> str:
     spans = []
     for word, weight in zip(words, weights):
         level = float(weight) / top if top > 0 else 0.0
-        spans.append(f'<span class="w" style="background:rgba(220,40,40,{level:.3f})" '
+        spans.append(f'<span class="w" style="background:rgba(120,80,170,{level:.3f})" '
                      f'title="{float(weight):.4f}">{html.escape(word)}</span>')
     return f'<div class="row"><span class="label">{html.escape(title)}</span>{" ".join(spans)}</div>'
+
+
+def _evidence_row(words: list[str], evidence: np.ndarray) -> str:
+    top = float(np.abs(evidence).max()) if len(evidence) else 1.0
+    spans = []
+    for word, value in zip(words, evidence):
+        level = abs(float(value)) / top if top > 0 else 0.0
+        r, g, b = TOWARDS if value >= 0 else AGAINST
+        spans.append(f'<span class="w ev" style="background:rgba({r},{g},{b},{level:.3f})" '
+                     f'title="{float(value):+.4f}">{html.escape(word)}</span>')
+    return f'<div class="row"><span class="label">evidence</span>{" ".join(spans)}</div>'
+
+
+def _channels_line(explanation) -> str:
+    channels = explanation.channel_evidence()
+    shares = ", ".join(f"{html.escape(name)} {c['margin']:+.2f}" for name, c in channels.items()
+                       if c["margin"] is not None)
+    methods = ", ".join(f"{html.escape(name)} {html.escape(c['method'].replace('_x_', ' × ').replace('_', ' '))}"
+                        for name, c in channels.items())
+    if not shares:
+        return f"<div class='probs'>evidence: {methods}</div>"
+    return f"<div class='probs'>margin over the runner-up, by channel: {shares} (evidence: {methods})</div>"
 
 
 def _word_details(explanation, labels: list[str]) -> str:
@@ -37,23 +63,27 @@ def _word_details(explanation, labels: list[str]) -> str:
             f"<th>score</th><th>weight</th>{header}</tr>{''.join(rows)}</table></details>")
 
 
-def explanation_html(explanations, title: str = "attentive: attention heatmaps", heads: bool = True) -> str:
-    blocks = []
+def explanation_html(explanations, title: str = "attentive: attention heatmaps", heads: bool = True,
+                     faithfulness: str | None = None) -> str:
+    """The page; `faithfulness` is the model's faithfulness line (attentive.answers.faithfulness_line), if any."""
+    blocks = [] if faithfulness is None else [f"<p class='probs'>{html.escape(faithfulness)}</p>"]
     for number, explanation in enumerate(explanations, 1):
         pred = explanation.prediction
         probs = ", ".join(f"{html.escape(label)} {p:.3f}" for label, p in pred.probabilities.items())
         parts = [f"<h3>{number}. predicted {html.escape(pred.headline)}</h3><div class='probs'>{probs}</div>"]
-        margins = explanation.channel_margins()
-        if margins is not None:
-            shares = ", ".join(f"{html.escape(name)} {value:+.2f}" for name, value in margins.items())
-            parts.append(f"<div class='probs'>margin over the runner-up, by channel: {shares}</div>")
+        parts.append(_channels_line(explanation))
+        evidence = explanation.evidence
+        if evidence is not None:
+            parts.append(_evidence_row(explanation.words, evidence))
         if explanation.attention is None:
             parts.append(f"<p>{html.escape(' '.join(explanation.words))} (this model has no attention)</p>")
         else:
-            parts.append(_row(explanation.words, explanation.summed, "sum"))
+            parts.append(_row(explanation.words, explanation.summed, "attention"))
             if heads and len(explanation.attention) > 1:
-                parts += [_row(explanation.words, weights, f"head {h + 1}")
-                          for h, weights in enumerate(explanation.attention)]
+                rows = "".join(_row(explanation.words, weights, f"head {h + 1}")
+                               for h, weights in enumerate(explanation.attention))
+                parts.append(f"<details><summary>each of the {len(explanation.attention)} heads</summary>{rows}"
+                             "</details>")
             parts.append(_word_details(explanation, list(pred.probabilities)))
         blocks.append(f'<div class="text">{"".join(parts)}</div>')
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"

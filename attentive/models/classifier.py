@@ -13,6 +13,8 @@ from ..errors import AttentiveError
 from .aspects import ASPECT_TYPES, AspectEmbedder, aspect_input
 from .d_model import resolve_d_model
 from .embedders import WordEmbedder
+from .encoders import IdentityEncoder
+from .heads import MLPHead
 from .parts import Encoded, Encoder, Head, Pooler
 from .registry import part
 from .wide import NgramChannel
@@ -26,6 +28,20 @@ class Output:
     pair_attention: torch.Tensor | None = None  # the second text's attention, for pair models
     states: torch.Tensor | None = None  # the encoder's token vectors (B x T x D), for explanations
     wide_logits: torch.Tensor | None = None  # the n-gram channel's part of `logits` (attentive/models/wide.py)
+
+
+EXACT, GRADIENT_X_INPUT = "exact", "gradient_x_input"
+
+
+@dataclass
+class Attribution:
+    """Each word's signed evidence in the attention channel: how much it moved that channel's margin (its logit of
+    `first` minus its logit of `second`, the labels the whole model ranks first and second). `method` is EXACT where
+    the evidence sums to `margin` by construction, else GRADIENT_X_INPUT (an attribution that need not)."""
+
+    evidence: torch.Tensor  # B x T, zero on padding
+    margin: torch.Tensor  # B
+    method: str
 
 
 class TextClassifier(nn.Module):
@@ -74,6 +90,58 @@ class TextClassifier(nn.Module):
         if not self.pooler.pools_states or self.is_pair:
             return None
         return self.head(states.repeat(1, 1, self.pooler.heads))
+
+    @property
+    def exact_evidence(self) -> bool:
+        """Whether the attention channel's logits split exactly over the words: no context (identity encoder), a
+        pooled vector that is each head's attention-weighted sum of the word vectors (M = A H), and a linear head
+        (an MLP head without a hidden layer). Then logit_k = Σ_j Σ_h α_hj W_hk·h_j + b_k, and word j's part is
+        Σ_h α_hj (W_hk·h_j + b_k / heads): with one head, Sun & Lu's weight × polarity α_j s_j."""
+        return (isinstance(self.encoder, IdentityEncoder) and self.pooler.pools_states and not self.is_pair
+                and not self.uses_aspect and isinstance(self.head, MLPHead) and len(self.head.net) == 2)
+
+    def attribution(self, inputs: dict, out: Output) -> Attribution | None:
+        """The attention channel's per-word evidence for the margin of the label `out.logits` ranks first over the
+        one it ranks second (see Attribution): exact where `exact_evidence`, else gradient × input on the word vectors
+        (the margin differentiated by each word vector, dotted with it). None where there are no word vectors (an
+        encoder that reads token ids)."""
+        deep = out.logits if out.wide_logits is None else out.logits - out.wide_logits
+        order = torch.sort(out.logits.detach().float(), dim=-1, descending=True, stable=True).indices
+        first, second = order[:, :1], order[:, 1:2] if order.shape[1] > 1 else order[:, :1]
+        margin = (deep.gather(1, first) - deep.gather(1, second)).squeeze(1).detach()
+        mask = inputs["mask"]
+        if self.exact_evidence and out.attention is not None and out.states is not None:
+            return Attribution(self._exact_parts(out.states, out.attention, first, second) * mask, margin, EXACT)
+        if not isinstance(self.embedder, WordEmbedder):
+            return None
+        with torch.enable_grad():
+            aspect = self._aspect_vector(inputs.get("aspect_ids"), inputs.get("aspect_mask"))
+            words = self.embedder(inputs["ids"]).detach().requires_grad_()
+            given = aspect_input(words, aspect) if aspect is not None and self.aspect.append_to_words else words
+            pooled = self.pool_states(self.encoder(given, mask), mask, aspect)
+            if self.is_pair:
+                pair = self.pool_states(self.states(inputs["pair_ids"], inputs["pair_mask"]), inputs["pair_mask"])
+                logits = self.head(pooled.vector, pair.vector)
+            else:
+                logits = self.head(pooled.vector)
+            (grad,) = torch.autograd.grad((logits.gather(1, first) - logits.gather(1, second)).sum(), words)
+        return Attribution(((grad * words).sum(-1) * mask).detach(), margin, GRADIENT_X_INPUT)
+
+    def _exact_parts(self, states: torch.Tensor, attention: torch.Tensor, first: torch.Tensor,
+                     second: torch.Tensor) -> torch.Tensor:
+        """B x T: each word's part of the linear head's margin (see `exact_evidence`)."""
+        linear = self.head.net[-1]
+        weight = linear.weight  # classes (1 for the sigmoid form) x heads*D
+        bias = linear.bias if linear.bias is not None else weight.new_zeros(weight.shape[0])
+        if self.head.sigmoid:  # the logits are (0, s)
+            weight, bias = torch.cat([torch.zeros_like(weight), weight]), torch.cat([bias.new_zeros(1), bias])
+        heads = attention.shape[1]
+        weight = weight.view(weight.shape[0], heads, -1)
+        per_head = torch.einsum("btd,khd->bthk", states.float(), weight.float())  # W_hk · h_j
+        parts = torch.einsum("bht,bthk->btk", attention.float(), per_head) \
+            + attention.float().sum(1).unsqueeze(-1) * bias.float() / heads
+        index = lambda k: k.unsqueeze(1).expand(-1, parts.shape[1], -1)  # noqa: E731
+        return (parts.gather(2, index(first)) - parts.gather(2, index(second))).squeeze(2)
 
     def pool(self, ids: torch.Tensor, mask: torch.Tensor, aspect: torch.Tensor | None = None):
         return self.pool_states(self.states(ids, mask, aspect), mask, aspect)

@@ -208,6 +208,37 @@ def calibrate(model: Model, dev_items: Sequence, dev_targets: Sequence[int]) -> 
     return model.config["calibration"]
 
 
+FAITHFULNESS_TEXTS, FAITHFULNESS_FRACTION = 300, 0.05  # the deletion test at the end of training
+
+
+def measure_faithfulness(model: Model, dev_examples: Sequence, seed: int = 0) -> dict | None:
+    """A cheap deletion test on at most FAITHFULNESS_TEXTS dev texts (a seeded sample): the share of answers that
+    change when the 5% most attended words, 5% random words or the 5% words of most positive evidence are removed
+    (attentive/explain/deletion.py faithfulness); set as config.json's `faithfulness` and returned. None (and no
+    entry) when no dev text can be explained (none of at least two words)."""
+    from ..explain.deletion import faithfulness
+    from ..inputs import text_problem
+
+    model.config.pop("faithfulness", None)
+    usable = [ex for ex in dev_examples if text_problem(ex.text) is None
+              and (not model.is_pair or text_problem(ex.text_pair or "") is None)
+              and (not model.uses_aspect or ex.aspect is not None)]
+    if not usable:
+        return None
+    rng = np.random.default_rng(seed)
+    chosen = sorted(rng.choice(len(usable), min(FAITHFULNESS_TEXTS, len(usable)), replace=False))
+    examples = [usable[i] for i in chosen]
+    explanations = model.explain([ex.text for ex in examples],
+                                 [ex.text_pair for ex in examples] if model.is_pair else None, top_k=0,
+                                 aspects=[ex.aspect for ex in examples] if model.uses_aspect else None)
+    result = faithfulness(model.network, model.encode_examples(examples), explanations, FAITHFULNESS_FRACTION,
+                          seed, model.device)
+    if not result["dev_texts"]:
+        return None
+    model.config["faithfulness"] = result
+    return result
+
+
 def train(dataset: str | Dataset, recipe: str | dict = "default", out: str | Path | None = None,
           overrides: list[str] | None = None, data_dir: str | Path | None = None, device: str | None = None,
           show_progress: bool = True, overwrite: bool = False, resume: bool = False,
@@ -289,6 +320,7 @@ def _train(data: Dataset, recipe: str | dict, out: Path | None, overrides: list[
     weights = class_weights(recipe["train"].get("class_weight", "none"), config["labels"], train_targets)
     dev_items, dev_targets = model.encode_examples(dev_examples), [label_index[ex.label] for ex in dev_examples]
     config.pop("calibration", None)  # a resumed run's: fitted again once training ends
+    config.pop("faithfulness", None)  # likewise measured again
     history = fit(model.network, model.encode_examples(train_examples), train_targets, dev_items, dev_targets,
                   recipe["train"], rng, device, log_path, show_progress, on_improve=save_best,
                   on_epoch_end=checkpoint if out is not None else None, resume=state, terms=terms, hooks=hooks,
@@ -299,6 +331,7 @@ def _train(data: Dataset, recipe: str | dict, out: Path | None, overrides: list[
                           "epochs_run": history.epochs[-1]["epoch"] if history.epochs else 0,
                           "epoch_seconds": history.epoch_times}
     calibrate(model, dev_items, dev_targets)  # on the best epoch's weights, which fit left in the network
+    measure_faithfulness(model, dev_examples, recipe["train"]["seed"])  # likewise
     model.history = history
     if out is not None:
         model.save(out)
