@@ -56,8 +56,8 @@ def main(argv=None) -> int:
     parser.add_argument("--variant", default=None, help="names a student other than the shipped one")
     parser.add_argument("--soft-weight", type=float, default=1.0, help="0 with --augment 0: the student trained "
                                                                        "alone on the hard labels")
-    parser.add_argument("--augment", type=int, default=2, help="augmented copies of each training text")
-    parser.add_argument("--loss", default="kl", help="kl or mse (the distillation loss)")
+    parser.add_argument("--augment", type=int, default=8, help="augmented copies of each training text")
+    parser.add_argument("--loss", default="mse", help="mse or kl (the distillation loss)")
     parser.add_argument("--ensemble", action="store_true", help="each student learns from the default models of all "
                                                                 "the seeds (their averaged probabilities)")
     parser.add_argument("--n", type=int, default=5000)
