@@ -4,6 +4,7 @@
     model = attentive.train(texts=reviews, labels=stars, epochs=3)
     model.predict(["a gorgeous, witty film"]); model.predict_proba(["a gorgeous, witty film"])
     attentive.load("runs/demo").evaluate("sst2_sample", split="test")
+    attentive.cv("mr", folds=10, out="runs/mr-cv")   # cross-validation and a label-error report
 
 scikit-learn users: `attentive.sklearn.AttentiveClassifier`. Exported models run without PyTorch:
 `attentive.runtime.load(folder)` (onnxruntime, tokenizers and numpy only). The names below are imported on first
@@ -16,8 +17,9 @@ import importlib
 from .errors import AttentiveError, DataError
 from .version import __version__
 
-__all__ = ["AttentiveError", "DataError", "Explanation", "Model", "Prediction", "load", "train", "__version__"]
-_FROM = {"Explanation": ".answers", "Prediction": ".answers", "Model": ".model", "load": ".api", "train": ".api"}
+__all__ = ["AttentiveError", "DataError", "Explanation", "Model", "Prediction", "cv", "load", "train", "__version__"]
+_FROM = {"Explanation": ".answers", "Prediction": ".answers", "Model": ".model", "load": ".api", "train": ".api",
+         "cv": ".cv"}
 
 
 def __getattr__(name: str):

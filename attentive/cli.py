@@ -430,6 +430,70 @@ def analyze(
 
 
 @app.command()
+def cv(
+    out: Path = typer.Option(..., "--out", help="folder for cv.json, oof.jsonl, label_errors.csv/.html and the fold "
+                                                "models (folds/K)"),
+    dataset: Optional[str] = typer.Option(None, "--dataset", help="a dataset name from `attentive datasets` (its "
+                                                                  "train split is cross-validated)"),
+    train_file: Optional[Path] = typer.Option(None, "--train", help="your own labelled file (CSV/TSV/JSONL), read "
+                                                                     "whole"),
+    folds: int = typer.Option(10, "--folds", help="stratified folds (2 or more)"),
+    recipe: str = typer.Option("default", "--recipe", help="a recipe name or a YAML file"),
+    set_: list[str] = typer.Option([], "--set", help="override a recipe entry: section.key=value"),
+    seed: int = typer.Option(13, "--seed", help="seeds the folds and each fold's dev split (the networks': "
+                                                "--set train.seed=N)"),
+    jobs: int = typer.Option(1, "--jobs", help="folds trained at once, each in a process of --threads threads "
+                                               "(default 1)"),
+    text_column: str = typer.Option("text", "--text-column"),
+    label_column: str = typer.Option("label", "--label-column"),
+    pair_column: Optional[str] = typer.Option(None, "--pair-column", help="second-text column, for pair recipes"),
+    aspect_column: Optional[str] = typer.Option(None, "--aspect-column", help="aspect column, for aspect recipes"),
+    overwrite: bool = typer.Option(False, "--overwrite", help="replace the cross-validation OUT holds, or write "
+                                                            "beside other files (only cv's own are replaced)"),
+    device: str = typer.Option("auto", "--device", help="cpu, cuda or auto"),
+    threads: Optional[int] = ThreadsOption,
+    data_dir: Optional[Path] = DataDir,
+):
+    """Stratified k-fold cross-validation: accuracy and macro-F1 per fold and mean ± std, every row's out-of-fold
+    probabilities, and the rows whose label looks wrong (confident learning), as CSV and as an HTML page."""
+    from .cv import cv as cross_validate
+
+    if jobs == 1:
+        _use_threads(threads)
+
+    def report(found, total):
+        console.print(f"fold {found.number}/{total}: accuracy {found.metrics['accuracy']:.4f}  macro-F1 "
+                      f"{found.metrics['macro_f1']:.4f}  (best epoch {found.best_epoch})")
+
+    if dataset is None and train_file is None:
+        raise AttentiveError("give --dataset NAME or --train FILE (see `attentive datasets`)")
+    result = cross_validate(dataset, recipe, out, folds, set_, seed, jobs,
+                            threads, data_dir, device, overwrite, show_progress=False, train=train_file,
+                            text_column=text_column, label_column=label_column, pair_column=pair_column,
+                            aspect_column=aspect_column, on_fold=report)
+    summary = result.summary
+    table = Table("fold", "train", "dev", "test", "best epoch", "accuracy", "macro-F1",
+                  title=f"{summary['dataset']}: {summary['folds']}-fold cross-validation of {summary['recipe']}")
+    for row in summary["per_fold"]:
+        table.add_row(str(row["fold"]), str(row["train"]), str(row["dev"]), str(row["n"]), str(row["best_epoch"]),
+                      f"{row['accuracy']:.4f}", f"{row['macro_f1']:.4f}")
+    accuracy, f1 = summary["accuracy"], summary["macro_f1"]
+    table.add_row("mean ± std", "", "", str(summary["n"]), "", f"{accuracy['mean']:.4f} ± {accuracy['std']:.4f}",
+                  f"{f1['mean']:.4f} ± {f1['std']:.4f}", style="bold")
+    console.print(table)
+    errors = summary["label_errors"]
+    thresholds = ", ".join(f"{label} {t:.3f}" for label, t in errors["thresholds"].items())
+    console.print(f"suspected label errors: {errors['suspects']} of {summary['n']} rows (thresholds: {thresholds})")
+    if result.label_errors:
+        top = Table("rank", "row", "given", "suggested", "p(given)", "text")
+        for row in result.label_errors[:5]:
+            top.add_row(str(row["rank"]), str(row["row"]), Text(row["given"]), Text(row["suggested"]),
+                        f"{row['self_confidence']:.3f}", Text(row["text"][:80]))
+        console.print(top)
+    console.print(f"written {', '.join(str(path) for path in result.written)}; fold models in {out / 'folds'}")
+
+
+@app.command()
 def datasets(data_dir: Optional[Path] = DataDir,
              counts: bool = typer.Option(True, "--counts/--no-counts", help="load each dataset to count it")):
     """The named datasets with split sizes and label counts."""
