@@ -128,8 +128,8 @@ def distill(
     temperature: float = typer.Option(2.0, "--temperature", min=0.01),
     soft_weight: float = typer.Option(1.0, "--soft-weight", min=0.0, help="weight of the soft labels' loss beside "
                                                                           "the hard labels' (1)"),
-    loss: str = typer.Option("kl", "--loss", help="kl (at --temperature) or mse (of the logits, Tang et al.)"),
-    copies: int = typer.Option(2, "--augment", min=0, help="augmented copies of each training text"),
+    loss: str = typer.Option("mse", "--loss", help="mse (of the logits, Tang et al.) or kl (at --temperature)"),
+    copies: int = typer.Option(8, "--augment", min=0, help="augmented copies of each training text"),
     augment_seed: int = typer.Option(0, "--augment-seed", min=0),
     overwrite: bool = typer.Option(False, "--overwrite", help="replace the model OUT already holds"),
     device: str = typer.Option("auto", "--device", help="cpu, cuda or auto"),

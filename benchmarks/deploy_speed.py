@@ -24,7 +24,7 @@ import torch
 import attentive
 from attentive import runtime
 from attentive.export import export
-from attentive.model import resolve_dataset
+from attentive.api import resolve_dataset
 from benchmarks.baselines import fasttext_text, logistic_regression, split_xy, tfidf_vectorizer
 from benchmarks.common import write_result
 

@@ -12,7 +12,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from attentive.model import resolve_dataset
+from attentive.api import resolve_dataset
 from attentive.recipes import load_recipe
 from attentive.training.pipeline import chosen_recipe, new_model
 from attentive.training.seed import seed_everything
