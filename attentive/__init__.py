@@ -19,7 +19,7 @@ from .version import __version__
 
 __all__ = ["AttentiveError", "DataError", "Explanation", "Model", "Prediction", "cv", "load", "train", "__version__"]
 _FROM = {"Explanation": ".answers", "Prediction": ".answers", "Model": ".model", "load": ".api", "train": ".api",
-         "cv": ".cv"}
+         "cv": ".cross_validation"}
 
 
 def __getattr__(name: str):

@@ -456,7 +456,7 @@ def cv(
 ):
     """Stratified k-fold cross-validation: accuracy and macro-F1 per fold and mean ± std, every row's out-of-fold
     probabilities, and the rows whose label looks wrong (confident learning), as CSV and as an HTML page."""
-    from .cv import cv as cross_validate
+    from .cross_validation import cv as cross_validate
 
     if jobs == 1:
         _use_threads(threads)

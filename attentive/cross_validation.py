@@ -1,4 +1,4 @@
-"""`attentive cv`: stratified k-fold cross-validation over a training split, with every row's out-of-fold
+"""`attentive cv` (`attentive.cv`): stratified k-fold cross-validation over a training split, with every row's out-of-fold
 probabilities and a report of the rows whose given label looks wrong (confident learning, Northcutt et al. 2021).
 
     result = attentive.cv("mr", folds=10, out="runs/mr-cv")     # or train="data.csv", or texts=, labels=
@@ -23,9 +23,7 @@ import csv
 import html
 import io
 import json
-import sys
 import tempfile
-import types
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -442,14 +440,3 @@ def _remove_stale_folds(folds_dir: Path, folds: int, names: frozenset[str]) -> N
 
 
 __all__ = ["CVResult", "CV_RUN", "Fold", "FoldResult", "check_folds", "cv", "fold_splits", "label_issues"]
-
-
-class _CallableModule(types.ModuleType):
-    """Importing attentive.cv binds the name `attentive.cv` to this module (Python sets a package's attribute to its
-    submodule), so that `attentive.cv(...)` must work on the module too: calling it calls `cv`."""
-
-    def __call__(self, *args, **kwargs) -> CVResult:
-        return cv(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
