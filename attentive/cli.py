@@ -153,8 +153,10 @@ def distill(
     model = distill_student(teachers, data, out, student, how, unlabelled, set_, data_dir, device,
                             overwrite=overwrite)
     summary, transfer = model.config["training"], model.config["distillation"]["transfer"]
-    console.print(f"distilled on {transfer['labelled']} labelled and {transfer['added']} transfer texts; best dev "
-                  f"accuracy {summary['dev_accuracy']:.4f} at epoch {summary['best_epoch']}; saved to {out}")
+    skipped = transfer["already_there"] + transfer["blank"]
+    console.print(f"distilled on {transfer['labelled']} labelled texts, {transfer['augmented']} augmentations and "
+                  f"{transfer['unlabelled']} unlabelled texts ({skipped} not added: already there or blank); best "
+                  f"dev accuracy {summary['dev_accuracy']:.4f} at epoch {summary['best_epoch']}; saved to {out}")
 
 
 def _check_resume(run: Path, out: Path | None, overrides: list[str], source: dict) -> Path:

@@ -129,9 +129,10 @@ def unlabelled_texts(source: str | Path, data_dir: str | Path | None = None) -> 
     return texts
 
 
-def transfer_set(data: Dataset, how: Distillation, unlabelled: Sequence[str] = ()) -> Dataset:
+def transfer_set(data: Dataset, how: Distillation, unlabelled: Sequence[str] = ()) -> tuple[Dataset, dict]:
     """`data` with the transfer texts added to train, unlabelled: the augmentations of each training text (in
-    order), then `unlabelled`. Texts the augmentation leaves unchanged are not added twice."""
+    order), then `unlabelled`; and the counts of what was added and of what was not (a text already there: an
+    augmentation that changed nothing, an unlabelled text that is a training text; a blank one)."""
     train = data.splits["train"]
     if any(ex.aspect is not None or ex.text_pair is not None for ex in train):
         raise AttentiveError(f"{data.name}: distillation takes single texts; this data has pairs or aspects")
@@ -139,14 +140,20 @@ def transfer_set(data: Dataset, how: Distillation, unlabelled: Sequence[str] = (
     neighbours = None
     if how.augmentation.copies and how.augmentation.replace:
         neighbours = glove_neighbours(sorted({w.lower() for text in texts for w in words(text)}))
-    seen = set(texts)
-    added = []
-    for text in [*augment(texts, how.augmentation, how.seed, neighbours), *unlabelled]:
-        if text.strip() and text not in seen:
+    augmented = augment(texts, how.augmentation, how.seed, neighbours)
+    seen, added = set(texts), []
+    counts = {"labelled": len(train), "augmented": 0, "unlabelled": 0, "already_there": 0, "blank": 0}
+    for kind, text in [*(("augmented", t) for t in augmented), *(("unlabelled", t) for t in unlabelled)]:
+        if not text.strip():
+            counts["blank"] += 1
+        elif text in seen:
+            counts["already_there"] += 1
+        else:
             seen.add(text)
             added.append(Example(text))
+            counts[kind] += 1
     splits = {**data.splits, "train": [*train, *added]}
-    return Dataset(data.name, splits, data.labels, data.skipped, data.notes, data.warnings)
+    return Dataset(data.name, splits, data.labels, data.skipped, data.notes, data.warnings), counts
 
 
 def distill(teachers: Sequence[str | Path] | str | Path, dataset: str | Dataset, out: str | Path | None = None,
@@ -164,13 +171,10 @@ def distill(teachers: Sequence[str | Path] | str | Path, dataset: str | Dataset,
         check_destination(Path(out), teachers)  # before any teacher is run: never over a teacher
     data = resolve_dataset(dataset, data_dir)
     extra = unlabelled_texts(unlabelled, data_dir) if isinstance(unlabelled, (str, Path)) else list(unlabelled or ())
-    transfer = transfer_set(data, how, extra)
+    transfer, counts = transfer_set(data, how, extra)
     texts = [ex.text for ex in transfer.splits["train"]]
     soft = soft_labels(teachers, texts, transfer.labels)
     term = SoftTargets(soft, how.temperature, how.soft_weight, how.loss)
-    described = {"distillation": {**asdict(how), "teachers": [str(t) for t in teachers],
-                                  "transfer": {"labelled": len(data.splits["train"]),
-                                               "added": len(texts) - len(data.splits["train"]),
-                                               "unlabelled_given": len(extra)}}}
+    described = {"distillation": {**asdict(how), "teachers": [str(t) for t in teachers], "transfer": counts}}
     return train_dataset(transfer, student, out, overrides, data_dir, device, show_progress, overwrite,
                          settings=settings, terms=[term], described=described, reads=teachers)

@@ -39,7 +39,8 @@ def test_the_soft_labels_pull_the_student_toward_a_hand_made_teacher(sst2_small)
     for weight in (0.0, 5.0):
         model = attentive.train(sst2_small, "student", overrides=STUDENT + ["train.epochs=4"],
                                 terms=[SoftTargets(teacher, temperature=1.0, weight=weight)], show_progress=False)
-        probabilities = model.predict_proba(texts)
+        raw = model.temperature * np.log(model.predict_proba(texts))  # before calibration: what the term trained
+        probabilities = np.exp(raw) / np.exp(raw).sum(1, keepdims=True)
         distance[weight] = float(np.abs(probabilities - teacher).mean())
         sure[weight] = float(probabilities[np.arange(len(gold)), gold].mean())
     assert distance[5.0] < 0.7 * distance[0.0] and sure[5.0] < sure[0.0]
@@ -91,13 +92,16 @@ def test_a_teacher_of_other_labels_is_refused(teacher, sst2_small, tmp_path, mon
 
 def test_the_transfer_set_adds_unlabelled_augmentations_and_texts(sst2_small):
     how = distillation.Distillation(augmentation=distillation.Augmentation(copies=2, replace=0.0))
-    transfer = distillation.transfer_set(sst2_small, how, ["an unlabelled review of a film"])
+    given = ["an unlabelled review of a film", sst2_small.splits["train"][0].text, " "]
+    transfer, counts = distillation.transfer_set(sst2_small, how, given)
     train = transfer.splits["train"]
+    assert counts["unlabelled"] == 1 and counts["blank"] == 1 and counts["already_there"] >= 1
+    assert counts["augmented"] + counts["unlabelled"] == len(train) - 600
     assert train[:600] == sst2_small.splits["train"]
     added = train[600:]
     assert added and all(ex.label is None for ex in added) and added[-1].text == "an unlabelled review of a film"
     assert len({ex.text for ex in train}) == len(train)  # nothing twice
-    assert distillation.transfer_set(sst2_small, how).splits["train"] == train[:-1]  # seeded: the same again
+    assert distillation.transfer_set(sst2_small, how)[0].splits["train"] == train[:-1]  # seeded: the same again
 
 
 def test_a_student_distils_exports_serves_and_explains_from_the_cli(teacher, sst2_small, tmp_path, monkeypatch,
@@ -114,7 +118,9 @@ def test_a_student_distils_exports_serves_and_explains_from_the_cli(teacher, sst
     assert main([*args, *[x for s in STUDENT for x in ("--set", s)]]) == 0
     config = json.loads((student / "config.json").read_text())
     assert config["recipe"]["encoder"]["type"] == "identity"
-    assert config["distillation"]["transfer"]["unlabelled_given"] == 150
+    transfer = config["distillation"]["transfer"]
+    assert transfer["unlabelled"] + transfer["already_there"] >= 150
+    assert transfer["labelled"] == 540  # a tenth of the file held out as dev
     assert config["distillation"]["teachers"] == [str(teacher)]
     assert main(["distill", str(teacher), "--train", str(data), "--out", str(teacher), "--overwrite"]) == 2
     assert "input" in capsys.readouterr().err  # never over its teacher
