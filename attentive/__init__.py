@@ -5,6 +5,7 @@
     model.predict(["a gorgeous, witty film"]); model.predict_proba(["a gorgeous, witty film"])
     attentive.load("runs/demo").evaluate("sst2_sample", split="test")
     attentive.cv("mr", folds=10, out="runs/mr-cv")   # cross-validation and a label-error report
+    attentive.tune("sst2", out="runs/sst2-tune", budget="10m")   # a search of the recipe's tune: settings
 
 scikit-learn users: `attentive.sklearn.AttentiveClassifier`. Exported models run without PyTorch:
 `attentive.runtime.load(folder)` (onnxruntime, tokenizers and numpy only). The names below are imported on first
@@ -17,9 +18,10 @@ import importlib
 from .errors import AttentiveError, DataError
 from .version import __version__
 
-__all__ = ["AttentiveError", "DataError", "Explanation", "Model", "Prediction", "cv", "load", "train", "__version__"]
+__all__ = ["AttentiveError", "DataError", "Explanation", "Model", "Prediction", "cv", "load", "train", "tune",
+           "__version__"]
 _FROM = {"Explanation": ".answers", "Prediction": ".answers", "Model": ".model", "load": ".api", "train": ".api",
-         "cv": ".cross_validation"}
+         "cv": ".cross_validation", "tune": ".tuning"}
 
 
 def __getattr__(name: str):

@@ -7,7 +7,7 @@
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .call_checks import check_folder, overrides_argument
@@ -37,7 +37,8 @@ def train(dataset: str | Dataset | None = None, recipe: str | dict = "default", 
           dev_texts: Sequence[str] | None = None, dev_labels: Sequence | None = None,
           train: str | Path | None = None, dev: str | Path | None = None, test: str | Path | None = None,
           text_column: str = "text", label_column: str = "label", source: dict | None = None,
-          terms: Sequence = (), hooks: Sequence = (), **settings) -> Model:
+          terms: Sequence = (), hooks: Sequence = (), on_epoch: Callable[[dict], None] | None = None,
+          **settings) -> Model:
     """Train a model, select its epoch on dev, save it to `out` (if given) and return it.
 
     The data is one of: a named dataset or a `Dataset` (`dataset`); texts and labels in memory (`texts`, `labels`,
@@ -49,7 +50,9 @@ def train(dataset: str | Dataset | None = None, recipe: str | dict = "default", 
     as in the CLI's `train`. A single string given for texts or labels, a missing (None, NaN) label and texts and
     labels of different lengths are refused with one line (an ArgumentError: an AttentiveError and a ValueError).
     `terms` (`attentive.training.terms.LossTerm`) and `hooks` (`attentive.training.hooks.StepHook`) are added to the
-    recipe's loss terms and step hooks; a resume must be given them again."""
+    recipe's loss terms and step hooks; a resume must be given them again. `on_epoch(record)` is called after each
+    epoch with its record (epoch, train_loss, train and dev accuracy, dev_macro_f1, seconds, lr); an exception it
+    raises stops training there."""
     given = [dataset is not None, texts is not None or labels is not None, train is not None]
     if sum(given) != 1:
         raise AttentiveError("give the data one way: a dataset name, texts= and labels=, or train= (a file)")
@@ -62,4 +65,4 @@ def train(dataset: str | Dataset | None = None, recipe: str | dict = "default", 
 
         dataset = load_files(train, dev=dev, test=test, text_column=text_column, label_column=label_column)
     return train_dataset(dataset, recipe, out, overrides_argument(overrides), data_dir, device, show_progress,
-                         overwrite, resume, source, settings, terms, hooks)
+                         overwrite, resume, source, settings, terms, hooks, on_epoch=on_epoch)

@@ -496,6 +496,78 @@ def cv(
 
 
 @app.command()
+def tune(
+    out: Path = typer.Option(..., "--out", help="folder for the study (study.db), the best model (best/), trials.json "
+                                                "and tune.png; a study already there is resumed"),
+    dataset: Optional[str] = typer.Option(None, "--dataset", help="a dataset name from `attentive datasets`"),
+    train_file: Optional[Path] = typer.Option(None, "--train", help="your own training file (CSV/TSV/JSONL)"),
+    dev_file: Optional[Path] = typer.Option(None, "--dev", help="its dev file (default: a stratified tenth of train)"),
+    budget: str = typer.Option("10m", "--budget", help="time to search: 30s, 10m, 1h (no trial starts after it)"),
+    max_size: Optional[str] = typer.Option(None, "--max-size", help="largest model folder a trial may make, e.g. "
+                                                                    "5MB (larger trials are pruned)"),
+    recipe: str = typer.Option("default", "--recipe", help="a recipe name or a YAML file; its tune: section is the "
+                                                           "search space"),
+    set_: list[str] = typer.Option([], "--set", help="fix a recipe entry (not searched): section.key=value"),
+    trials: Optional[int] = typer.Option(None, "--trials", min=1, help="at most this many trials in this call"),
+    seed: int = typer.Option(0, "--seed", help="seeds the sampler (the networks': --set train.seed=N)"),
+    text_column: str = typer.Option("text", "--text-column"),
+    label_column: str = typer.Option("label", "--label-column"),
+    pair_column: Optional[str] = typer.Option(None, "--pair-column", help="second-text column, for pair recipes"),
+    aspect_column: Optional[str] = typer.Option(None, "--aspect-column", help="aspect column, for aspect recipes"),
+    overwrite: bool = typer.Option(False, "--overwrite", help="start over in a folder holding a study, or write "
+                                                            "beside other files (only tune's own are replaced)"),
+    device: str = typer.Option("auto", "--device", help="cpu, cuda or auto"),
+    threads: Optional[int] = ThreadsOption,
+    data_dir: Optional[Path] = DataDir,
+):
+    """Search a recipe's settings (its tune: section) with Optuna on a time budget; the best dev accuracy wins and
+    its model is saved to OUT/best. A second call with the same OUT resumes the study."""
+    from .tuning import human_size, parse_budget, parse_size, tune as run_tune
+
+    from .recipes import load_recipe
+
+    parse_budget(budget), parse_size(max_size)  # a bad budget, size, recipe or --set fails before the data is read
+    load_recipe(recipe, set_)
+    _use_threads(threads)
+    if dataset is None and train_file is None:
+        raise AttentiveError("give --dataset NAME or --train FILE (see `attentive datasets`)")
+    data = _dataset(dataset, train_file, dev_file, None, text_column, label_column, data_dir, pair_column,
+                    aspect_column)
+    _report_data(data)
+
+    def report(row):
+        dev = "" if row["dev_accuracy"] is None else f"dev {row['dev_accuracy']:.4f}  "
+        console.print(Text(f"trial {row['number']}: {row['state']}  {dev}({row['seconds']}s"
+                           f"{', ' + human_size(row['size']) if row['size'] else ''})"
+                           + (f"  {row['note']}" if row["note"] else "")))
+
+    result = run_tune(data, recipe, out, budget, max_size, set_, trials, seed, None, data_dir, device, overwrite,
+                      on_trial=report)
+    keys = sorted({key for row in result.trials for key in row["params"]})
+    table = Table("trial", "state", "dev accuracy", "seconds", "size", *keys,
+                  title=f"{data.name}: tuning {recipe}" + (f" ({len(set_)} settings fixed by --set)" if set_ else ""))
+    for row in result.trials:
+        table.add_row(str(row["number"]), row["state"],
+                      "" if row["dev_accuracy"] is None else f"{row['dev_accuracy']:.4f}",
+                      "" if row["seconds"] is None else f"{row['seconds']:.1f}", human_size(row["size"]),
+                      *(_tuned_value(row["params"].get(key)) for key in keys),
+                      style="bold" if row["number"] == result.best_trial else None)
+    console.print(table)
+    if result.importances:
+        console.print("importance: " + ", ".join(f"{key} {value:.2f}" for key, value in result.importances.items()))
+    settings = ", ".join(f"{key}={_tuned_value(value)}" for key, value in result.best_params.items())
+    console.print(Text(f"best: trial {result.best_trial}, dev accuracy {result.best_dev_accuracy:.4f} ({settings})"))
+    if result.interrupted:
+        console.print("stopped by Ctrl-C: the best so far is kept")
+    console.print(f"best model in {out / 'best'}; trial table {out / 'trials.json'}, plot {out / 'tune.png'}, "
+                  f"study {out / 'study.db'} (run again with the same --out to resume)")
+
+
+def _tuned_value(value) -> str:
+    return "" if value is None else f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+@app.command()
 def datasets(data_dir: Optional[Path] = DataDir,
              counts: bool = typer.Option(True, "--counts/--no-counts", help="load each dataset to count it")):
     """The named datasets with split sizes and label counts."""

@@ -150,3 +150,33 @@ def problems(recipe: dict) -> list[tuple[str, str]]:
 
     checked = set(SETTINGS) | {f"{section}.{name}" for section in PARTS for name in PART_SETTINGS}
     return found + option_problems(recipe, skip=checked)
+
+
+# The search spaces of a recipe's `tune:` section (attentive tune, attentive/tuning.py): each entry maps a setting
+# ("section.key") to one space. uniform and log_uniform draw a number between two bounds (log_uniform evenly in the
+# logarithm, bounds > 0), int an integer between two bounds (both included), choice one of a list of values.
+TUNE_SPACES = {"uniform": "[low, high]", "log_uniform": "[low, high] with low > 0", "int": "[low, high] (integers)",
+               "choice": "[value, ...]"}
+
+
+def tune_space_problem(space) -> str | None:
+    """What is wrong with one search space of a `tune:` section, as the end of "must be ...", or None when it is
+    fine. Whether its values suit the setting is checked when the study starts (attentive/tuning.py)."""
+    kinds = " or ".join(f"{{{kind}: {form}}}" for kind, form in TUNE_SPACES.items())
+    if not isinstance(space, dict) or len(space) != 1 or next(iter(space)) not in TUNE_SPACES:
+        return f"one search space, {kinds}"
+    kind, values = next(iter(space.items()))
+    if kind == "choice":
+        if not isinstance(values, list) or not values:
+            return f"{{choice: [value, ...]}} with one value at least, not {str(values)[:60]}"
+        odd = [value for value in values if value is not None and not isinstance(value, (bool, int, float, str))]
+        if odd:
+            return f"{{choice: [value, ...]}} of numbers, text, true/false or null, not {str(odd[0])[:60]}"
+        if len({repr(value) for value in values}) != len(values):
+            return "{choice: [value, ...]} without a value twice"
+        return None
+    number = Setting(int) if kind == "int" else Setting(float)
+    if (not isinstance(values, list) or len(values) != 2 or not all(number.accepts(value) for value in values)
+            or not values[0] < values[1] or (kind == "log_uniform" and values[0] <= 0)):
+        return f"{{{kind}: {TUNE_SPACES[kind]}}} with low < high, not {str(values)[:60]}"
+    return None

@@ -16,7 +16,7 @@ from pathlib import Path
 import yaml
 
 from .errors import AttentiveError
-from .recipe_schema import RETIRED_SECTIONS, drop_retired, problems
+from .recipe_schema import RETIRED_SECTIONS, drop_retired, problems, tune_space_problem
 
 RECIPE_DIR = Path(__file__).parent / "recipes"
 SECTIONS = ("tokenizer", "embedder", "aspect", "encoder", "pooler", "head", "wide", "train")
@@ -35,7 +35,8 @@ DEFAULTS = {
 }
 
 
-TOP_LEVEL = (*SECTIONS, "name", "description")  # what a recipe may hold at its top
+TOP_LEVEL = (*SECTIONS, "name", "description", "tune")  # what a recipe may hold at its top (tune: the search
+# spaces of `attentive tune`, recipe_schema.tune_space_problem)
 RECIPE_CAP = 2**20  # bytes of a recipe file
 
 
@@ -152,6 +153,25 @@ def check_shape(recipe, where: str | Path) -> None:
             raise AttentiveError(f"{where}: {key} must be a mapping of settings, not a {type(value).__name__}")
         if key in ("name", "description") and not isinstance(value, str):
             raise AttentiveError(f"{where}: {key} must be text, not a {type(value).__name__}")
+    check_tune(recipe.get("tune"), where)
+
+
+def check_tune(spaces, where: str | Path) -> None:
+    """A recipe's `tune:` section (absent or empty, or a mapping of "section.key" to one search space each); else
+    an AttentiveError naming `where` and the entry."""
+    if spaces is None:
+        return
+    if not isinstance(spaces, dict):
+        raise AttentiveError(f"{where}: tune must be a mapping of settings (section.key) to search spaces, not a "
+                             f"{type(spaces).__name__}")
+    for key, space in spaces.items():
+        section, _, name = str(key).partition(".")
+        if not isinstance(key, str) or section not in SECTIONS or not name:
+            raise AttentiveError(f"{where}: tune.{str(key)[:60]}: a tuned setting is section.key with section in "
+                                 f"{', '.join(SECTIONS)}")
+        problem = tune_space_problem(space)
+        if problem is not None:
+            raise AttentiveError(f"{where}: tune.{key} must be {problem}")
 
 
 def setting_key(recipe: dict, name: str) -> tuple[str, str]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -243,7 +243,8 @@ def train(dataset: str | Dataset, recipe: str | dict = "default", out: str | Pat
           overrides: list[str] | None = None, data_dir: str | Path | None = None, device: str | None = None,
           show_progress: bool = True, overwrite: bool = False, resume: bool = False,
           source: dict | None = None, settings: dict | None = None, terms: Sequence[LossTerm] = (),
-          hooks: Sequence[StepHook] = (), described: dict | None = None, reads: Sequence[Path] = ()) -> Model:
+          hooks: Sequence[StepHook] = (), described: dict | None = None, reads: Sequence[Path] = (),
+          on_epoch: Callable[[dict], None] | None = None) -> Model:
     """Train a recipe on a dataset's train split, select the epoch on dev, save to `out` (if given).
 
     A folder that holds a model is refused unless `overwrite` (the old model stays until the new one's first epoch
@@ -256,7 +257,10 @@ def train(dataset: str | Dataset, recipe: str | dict = "default", out: str | Pat
     recipe's loss terms and step hooks; they are code, not recipe, so a resume must be given them again. Training
     rows without a label are taken only with a term that `uses_unlabelled` (distillation's transfer texts).
     `described` (JSON) joins the model's config.json, e.g. what a student was distilled from. `reads` are model
-    folders the run reads (a student's teachers): `out` is never one of them or a folder holding one."""
+    folders the run reads (a student's teachers): `out` is never one of them or a folder holding one. `on_epoch`
+    gets each epoch's record (as metrics.jsonl logs it) once the epoch's checkpoint is written; an exception it
+    raises stops the run there (attentive tune prunes a trial so), the folder holding the best epoch so far and
+    its checkpoint."""
     data = resolve_dataset(dataset, data_dir)
     check_training_labels(data)  # one class is an error; labels only dev/test has are in data.warnings
     unlabelled = sum(ex.label is None for ex in data.splits["train"])
@@ -268,15 +272,16 @@ def train(dataset: str | Dataset, recipe: str | dict = "default", out: str | Pat
         raise AttentiveError("resume needs the folder of the run to continue (--out / --resume RUN)")
     if out is None:
         return _train(data, recipe, None, overrides, data_dir, device, show_progress, False, source, settings,
-                      terms, hooks, described)
+                      terms, hooks, described, on_epoch)
     with claim(out, TRAINING_RUN, overwrite=overwrite, continuing=resume, inputs=reads):  # one writer, nothing of others replaced
         return _train(data, recipe, out, overrides, data_dir, device, show_progress, resume, source, settings,
-                      terms, hooks, described)
+                      terms, hooks, described, on_epoch)
 
 
 def _train(data: Dataset, recipe: str | dict, out: Path | None, overrides: list[str] | None, data_dir,
            device: str | None, show_progress: bool, resume: bool, source: dict | None, settings: dict | None,
-           terms: Sequence[LossTerm] = (), hooks: Sequence[StepHook] = (), described: dict | None = None) -> Model:
+           terms: Sequence[LossTerm] = (), hooks: Sequence[StepHook] = (), described: dict | None = None,
+           on_epoch: Callable[[dict], None] | None = None) -> Model:
     """`train` once its output folder, if any, is claimed."""
     device = pick_device(device)
     if resume:
@@ -315,6 +320,12 @@ def _train(data: Dataset, recipe: str | dict, out: Path | None, overrides: list[
         training_state.extra = {"config": config, "data": data_fingerprint(data), "source": source}
         write_checkpoint(out, training_state, model.tokenizer.to_str())
 
+    def epoch_end(training_state: TrainingState):
+        if out is not None:
+            checkpoint(training_state)
+        if on_epoch is not None:
+            on_epoch(dict(training_state.history[-1]))
+
     train_examples, dev_examples = data.splits["train"], data.splits["dev"]
     train_targets = [UNLABELLED if ex.label is None else label_index[ex.label] for ex in train_examples]
     weights = class_weights(recipe["train"].get("class_weight", "none"), config["labels"], train_targets)
@@ -323,7 +334,8 @@ def _train(data: Dataset, recipe: str | dict, out: Path | None, overrides: list[
     config.pop("faithfulness", None)  # likewise measured again
     history = fit(model.network, model.encode_examples(train_examples), train_targets, dev_items, dev_targets,
                   recipe["train"], rng, device, log_path, show_progress, on_improve=save_best,
-                  on_epoch_end=checkpoint if out is not None else None, resume=state, terms=terms, hooks=hooks,
+                  on_epoch_end=epoch_end if out is not None or on_epoch is not None else None, resume=state,
+                  terms=terms, hooks=hooks,
                   class_weights=weights)
     best = next((r for r in history.epochs if r["epoch"] == history.best_epoch), {})
     config["training"] = {"best_epoch": history.best_epoch, "dev_accuracy": history.best_dev_accuracy,
