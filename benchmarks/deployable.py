@@ -9,11 +9,13 @@ Per seed: the default model is trained (or read back from RUNS/DATASET/default-s
 `--n` test texts: batched texts/s with 2 threads (batches of 128; ONNX Runtime int8 for ours), p50 of one sentence
 with 1 thread. Writes results/deployable-DATASET[-VARIANT].json, `"kind": "deployable"`, with per system the keys
 `accuracy` (test), `int8_mb`, `docs_per_s`, `p50_ms`, `train_s`, and `dev_accuracy` (what a student family is chosen
-by). Nothing else may run beside it.
+by). Nothing else may run beside it. `--retime` measures the speeds of an earlier run again from its saved models
+(on a quiet machine), keeping its accuracies and the command that scored them (`scored_by`).
 """
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import tempfile
 import time
@@ -24,7 +26,7 @@ from attentive import runtime
 from attentive.distill import Augmentation, Distillation, distill
 from attentive.export import export
 from benchmarks.baselines import run_fasttext, run_tfidf_lr, split_xy
-from benchmarks.common import write_result
+from benchmarks.common import RESULTS_DIR, write_result
 from benchmarks.deploy_speed import SENTENCE, docs_per_second, fasttext_text, latency_ms, train_peers
 
 
@@ -62,14 +64,18 @@ def main(argv=None) -> int:
                                                                 "the seeds (their averaged probabilities)")
     parser.add_argument("--n", type=int, default=5000)
     parser.add_argument("--repeats", type=int, default=300)
+    parser.add_argument("--retime", action="store_true", help="measure the speeds of the earlier run again (its "
+                                                               "saved models), keeping its accuracies")
     args = parser.parse_args(argv)
+    if args.retime:
+        return retime(args)
     data = attentive.api.resolve_dataset(args.dataset)
     test_texts, test_gold = split_xy(data, "test")
     runs = args.runs / data.name
     accuracy = {name: [] for name in ("default", "student", "tfidf_lr", "fasttext")}
     dev_accuracy = {name: [] for name in accuracy}
     train_s = {name: [] for name in accuracy}
-    models = {}
+    folders = {}  # the first seed's models, timed
     if args.ensemble:  # every seed's default model first: each student learns from them all
         for seed in args.seeds:
             trained(runs / f"default-s{seed}", lambda out, seed=seed: attentive.train(
@@ -88,7 +94,7 @@ def main(argv=None) -> int:
             accuracy[name].append(round(model.evaluate(data, "test")["accuracy"], 4))
             dev_accuracy[name].append(round(model.config["training"]["dev_accuracy"], 4))
             train_s[name].append(spent)
-            models.setdefault(name, (model, {"default": teacher_dir, "student": student_dir}[name]))
+            folders.setdefault(name, {"default": teacher_dir, "student": student_dir}[name])
         for name, run in (("tfidf_lr", run_tfidf_lr), ("fasttext", run_fasttext)):
             start = time.perf_counter()
             scores = run(data, seed=seed)
@@ -97,44 +103,81 @@ def main(argv=None) -> int:
             dev_accuracy[name].append(round(scores["dev"]["accuracy"], 4))
         print(f"seed {seed}: " + ", ".join(f"{name} {values[-1]:.4f}" for name, values in accuracy.items()), flush=True)
     texts = test_texts[: args.n]
+    measured, sizes = timings(folders, data, texts, args.repeats)
     systems = {}
+    for name in accuracy:
+        systems[name] = {**measured[name], **sizes[name], "accuracy": summary(accuracy[name]),
+                         "dev_accuracy": summary(dev_accuracy[name]),
+                         "train_s": round(statistics.fmean(train_s[name]), 1)}
+    payload = {"kind": "deployable", "dataset": data.name, "seeds": args.seeds, "student": args.student,
+               "student_overrides": args.overrides, "variant": args.variant, "soft_weight": args.soft_weight,
+               "augment": args.augment, "loss": args.loss, "ensemble": args.ensemble, "n_texts": len(texts),
+               "selected_on": "dev (epochs, C, fastText's grid); never test", "systems": systems}
+    path = write_result(result_name(data.name, args.variant), payload)
+    show(systems, path)
+    return 0
+
+
+def result_name(dataset: str, variant: str | None) -> str:
+    return f"deployable-{dataset}" + (f"-{variant}" if variant else "")
+
+
+def show(systems: dict, path: Path) -> None:
+    for system, values in systems.items():
+        print(f"{system:9s} acc {values['accuracy']['mean']:.4f} ± {values['accuracy']['std']:.4f}  "
+              f"int8 {values['int8_mb']:7.2f} MB  {values['docs_per_s']:9.1f} texts/s  p50 {values['p50_ms']:.3f} ms"
+              f"  train {values['train_s']:.1f} s")
+    print(path)
+
+
+def timings(folders: dict[str, Path], data, texts: list[str], repeats: int) -> tuple[dict, dict]:
+    """Per system, texts/s (2 threads, batches of 128) and p50 of one sentence (1 thread), and the sizes: our models
+    (name -> saved folder) exported to int8 ONNX and run by ONNX Runtime, beside TF-IDF + LR and fastText trained
+    here on the dataset's train split (C=10; 5 epochs, bigrams), all in this process on the same `texts`."""
+    measured: dict[str, dict] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        answerers = {}
-        for name, (model, folder) in models.items():
-            exported = export(model, Path(tmp) / name, int8=True)
-            sizes = {"int8_mb": folder_mb(exported, ("model.int8.onnx", "tokenizer.json", "config.json")),
-                     "fp32_mb": folder_mb(folder, ("model.safetensors", "tokenizer.json", "config.json"))}
-            answerers[name] = (exported, sizes)
+        exported, sizes = {}, {}
+        for name, folder in folders.items():
+            exported[name] = export(attentive.load(folder, device="cpu"), Path(tmp) / name, int8=True)
+            sizes[name] = {"int8_mb": folder_mb(exported[name], ("model.int8.onnx", "tokenizer.json", "config.json")),
+                           "fp32_mb": folder_mb(folder, ("model.safetensors", "tokenizer.json", "config.json"))}
         peers = train_peers(*split_xy(data, "train"))
         vectorizer, linear, fast = peers["vectorizer"], peers["linear"], peers["fasttext"]
-        peer_sizes = peer_megabytes(peers, Path(tmp))
+        sizes.update(peer_megabytes(peers, Path(tmp)))
         for threads, measure in ((1, "p50_ms"), (2, "docs_per_s")):
-            calls = {name: runtime.load(folder, int8=True, threads=threads) for name, (folder, _) in answerers.items()}
+            calls = {name: runtime.load(folder, int8=True, threads=threads) for name, folder in exported.items()}
             one = {**{name: (lambda t, m=m: m.predict_proba([t])) for name, m in calls.items()},
                    "tfidf_lr": lambda t: linear.predict_proba(vectorizer.transform([t])),
                    "fasttext": lambda t: fast.predict(fasttext_text(t))}
             batch = {**{name: (lambda ts, m=m: m.predict_proba(ts, batch_size=128)) for name, m in calls.items()},
                      "tfidf_lr": lambda ts: linear.predict_proba(vectorizer.transform(ts)),
                      "fasttext": lambda ts: fast.predict([fasttext_text(t) for t in ts])}
-            for name in accuracy:
-                value = latency_ms(one[name], [SENTENCE], args.repeats)["p50_ms"] if measure == "p50_ms" \
+            for name in one:
+                value = latency_ms(one[name], [SENTENCE], repeats)["p50_ms"] if measure == "p50_ms" \
                     else docs_per_second(batch[name], texts)
-                systems.setdefault(name, {})[measure] = value
-    for name in accuracy:
-        sizes = answerers[name][1] if name in answerers else peer_sizes[name]
-        systems[name].update(accuracy=summary(accuracy[name]), dev_accuracy=summary(dev_accuracy[name]), train_s=round(statistics.fmean(train_s[name]), 1),
-                             **sizes)
-    payload = {"kind": "deployable", "dataset": data.name, "seeds": args.seeds, "student": args.student,
-               "student_overrides": args.overrides, "variant": args.variant, "soft_weight": args.soft_weight,
-               "augment": args.augment, "loss": args.loss, "ensemble": args.ensemble, "n_texts": len(texts),
-               "selected_on": "dev (epochs, C, fastText's grid); never test", "systems": systems}
-    name = f"deployable-{data.name}" + (f"-{args.variant}" if args.variant else "")
-    path = write_result(name, payload)
-    for system, values in systems.items():
-        print(f"{system:9s} acc {values['accuracy']['mean']:.4f} ± {values['accuracy']['std']:.4f}  "
-              f"int8 {values['int8_mb']:7.2f} MB  {values['docs_per_s']:9.1f} texts/s  p50 {values['p50_ms']:.3f} ms"
-              f"  train {values['train_s']:.1f} s")
-    print(path)
+                measured.setdefault(name, {})[measure] = value
+    return measured, sizes
+
+
+def retime(args) -> int:
+    """`--retime`: the speeds of an earlier run measured again from its saved models (on a quiet machine), the rest
+    of its result kept; the command that trained and scored it is kept as `scored_by`."""
+    data = attentive.api.resolve_dataset(args.dataset)
+    name = result_name(data.name, args.variant)
+    path = RESULTS_DIR / f"{name}.json"
+    result = json.loads(path.read_text(encoding="utf-8"))
+    seed = result["seeds"][0]
+    runs = args.runs / data.name
+    folders = {"default": runs / f"default-s{seed}", "student": runs / f"{args.variant or result['student']}-s{seed}"}
+    texts = split_xy(data, "test")[0][: args.n]
+    measured, _ = timings(folders, data, texts, args.repeats)
+    for system, values in measured.items():
+        result["systems"][system].update(values)
+    payload = {key: value for key, value in result.items() if key not in ("name", "command", "git_commit",
+                                                                           "machine", "date")}
+    payload["scored_by"] = {key: result.get(key) for key in ("command", "git_commit", "date")} \
+        if "scored_by" not in result else result["scored_by"]
+    show(result["systems"], write_result(name, payload))
     return 0
 
 

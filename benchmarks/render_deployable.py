@@ -36,6 +36,14 @@ def _verdict(systems: dict) -> str:
     return "reached" if not misses else "not reached: " + "; ".join(misses)
 
 
+def _distillation(result: dict) -> str:
+    """How a run's students learnt, e.g. "mse, 8 copies" or "hard labels alone"."""
+    if result.get("soft_weight", 1.0) == 0 and not result.get("augment", 2):
+        return "hard labels alone (no teacher)"
+    teachers = ", teachers: every seed's default" if result.get("ensemble") else ""
+    return f"{result.get('loss', 'kl')} × {result.get('soft_weight', 1.0)}, {result.get('augment', 2)} copies{teachers}"
+
+
 def deployable_section(results: list[dict]) -> list[str]:
     """The `deployable` results: the shipped student's rows, then every student variant's accuracy."""
     shipped = sorted((r for r in results if r.get("kind") == "deployable" and not r.get("variant")), key=_order)
@@ -69,9 +77,7 @@ def deployable_section(results: list[dict]) -> list[str]:
               "| --- | --- | --- | ---: | ---: | ---: | ---: |"]
     for result in variants:
         student = result["systems"]["student"]
-        settings = " ".join([*result.get("student_overrides", []),
-                             f"{result.get('loss', 'kl')} × {result.get('soft_weight', 1.0)}, {result.get('augment', 2)} copies"
-                             + (", teachers: every seed's default" if result.get("ensemble") else "")])
+        settings = " ".join([*result.get("student_overrides", []), _distillation(result)])
         dev = _accuracy(student["dev_accuracy"]) if "dev_accuracy" in student else "—"
         lines.append(f"| {result['dataset']} | {result.get('variant') or '(shipped)'} | {settings} | {dev} | "
                      f"{_accuracy(student['accuracy'])} | {student['int8_mb']:.2f} | {student['docs_per_s']:,.0f} |")
