@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Optional
@@ -277,26 +278,69 @@ def predict(
     batch_size: int = typer.Option(256, "--batch-size", min=1, help="texts answered at a time: the network's batch, "
                                                                     "and how many lines are read before answering"),
     on_error: str = OnErrorOption,
+    jobs: int = typer.Option(1, "--jobs", min=1, help="worker processes answering at once, each loading the model "
+                                                      "and computing with --threads threads (default 1); the "
+                                                      "output keeps the input's order"),
+    output: Optional[Path] = typer.Option(None, "--output", help="write the JSON lines to this file (default: "
+                                                                 "stdout), with its progress in FILE.progress"),
+    resume: bool = typer.Option(False, "--resume", help="continue a killed run's --output FILE after its last "
+                                                        "complete line (same input and model)"),
+    overwrite: bool = typer.Option(False, "--overwrite", help="replace an existing --output FILE"),
     threads: Optional[int] = ThreadsOption,
 ):
     """Label, probabilities and top attended words as JSON lines, one per text (per text and aspect), streamed."""
     from .cli_input import answered_in_batches
 
-    model = _load_any(run, threads)
-    echo_record = input_file is not None  # a JSONL line's own fields come back with its answer
     skipped = []
 
     def warn(message: str) -> None:
         skipped.append(message)
         err.print(Text("warning: ", style="yellow") + Text(message), soft_wrap=True)
 
-    answers = answered_in_batches(model, _wanted(model, texts, pair, input_file, aspect), batch_size, on_error,
-                                  "predict", warn, top_k=top_k)
-    for record, prediction in answers:
-        print(json.dumps({**(record if echo_record else {}), **prediction.as_dict()}, ensure_ascii=False),
-              flush=True)
+    echo_record = input_file is not None  # a JSONL line's own fields come back with its answer
+    if jobs > 1 or output is not None or resume:
+        _predict_to(run, texts, pair, input_file, aspect, jobs, threads, batch_size, on_error, warn, top_k,
+                    echo_record, output, resume, overwrite)
+    else:
+        model = _load_any(run, threads)
+        answers = answered_in_batches(model, _wanted(model, texts, pair, input_file, aspect), batch_size, on_error,
+                                      "predict", warn, top_k=top_k)
+        for record, prediction in answers:
+            print(json.dumps({**(record if echo_record else {}), **prediction.as_dict()}, ensure_ascii=False),
+                  flush=True)
     if skipped:
         err.print(f"[yellow]{len(skipped)} line(s) skipped[/]")
+
+
+def _predict_to(run, texts, pair, input_file, aspect, jobs, threads, batch_size, on_error, warn, top_k, echo_record,
+                output, resume, overwrite) -> None:
+    """predict with --jobs N (worker processes, attentive.parallel_predict) or --output FILE (resumable)."""
+    from .cli_input import command_line_records, jsonl_records
+    from .parallel_predict import predict as predict_records
+    from .threads import oversubscription_warning, usable_cores
+
+    if resume and output is None:
+        raise AttentiveError("--resume continues an --output FILE: give --output FILE")
+    if jobs > 1:
+        model = _load_any(run, 1)  # this process reads and writes; the workers answer
+        per_worker = threads or 1
+        try:
+            load = os.getloadavg()[0]
+        except (AttributeError, OSError):
+            load = None
+        warning = oversubscription_warning(per_worker, jobs, usable_cores(), load)
+        if warning:
+            err.print(Text("warning: ", style="yellow") + Text(warning), soft_wrap=True)
+    else:
+        model = _load_any(run, threads)
+    if input_file is not None:
+        records = jsonl_records(input_file, ("text", "text_pair") if model.is_pair else ("text",))
+    else:
+        records = command_line_records(texts, pair)
+    predict_records(model, run, records, aspect, str(input_file) if input_file is not None else "text", jobs=jobs,
+                    threads=threads, batch_size=batch_size, on_error=on_error, warn=warn, top_k=top_k,
+                    echo_record=echo_record, output=output, input_file=input_file, resume=resume,
+                    overwrite=overwrite)
 
 
 @app.command()
