@@ -39,8 +39,8 @@ def _read_exported(folder: Path, format_name: str, int8: bool, threads: int | No
     if graph not in config["graphs"]:
         raise AttentiveError(f"{folder}: no {graph} (export with --int8 for the quantised graph)")
     options = onnxruntime.SessionOptions()
-    # ONNX Runtime's idle threads spin-wait after each call; between calls they hold the cores the tokenizer needs
-    # (a recurrence-free student answered 12,700 SST-2 sentences/s with spinning, 18,400 without: benchmarks/notes.md)
+    # ONNX Runtime's idle threads spin-wait after each call; between calls they would hold the cores the tokenizer
+    # needs for the next batch (benchmarks/notes.md, "Distillation and the compact student")
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     if threads:
         options.intra_op_num_threads = threads
