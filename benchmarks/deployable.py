@@ -159,9 +159,21 @@ def timings(folders: dict[str, Path], data, texts: list[str], repeats: int) -> t
     return measured, sizes
 
 
+def calibration_summary(folders: list[Path]) -> dict | None:
+    """The mean dev NLL and expected calibration error before and after temperature scaling (config.json's
+    `calibration`) over the seeds' models, with the temperatures; None when a model predates calibration."""
+    fitted = [json.loads((folder / "config.json").read_text(encoding="utf-8")).get("calibration") for folder in folders]
+    if not all(fitted):
+        return None
+    keys = ("dev_nll_before", "dev_nll_after", "dev_ece_before", "dev_ece_after")
+    return {**{key: round(statistics.fmean(f[key] for f in fitted), 4) for key in keys},
+            "temperatures": [round(f["temperature"], 3) for f in fitted]}
+
+
 def retime(args) -> int:
     """`--retime`: the speeds of an earlier run measured again from its saved models (on a quiet machine), the rest
-    of its result kept; the command that trained and scored it is kept as `scored_by`."""
+    of its result kept; the command that trained and scored it is kept as `scored_by`. It also reads each model's
+    calibration (temperature scaling on dev, `calibration_summary`)."""
     data = attentive.api.resolve_dataset(args.dataset)
     name = result_name(data.name, args.variant)
     path = RESULTS_DIR / f"{name}.json"
@@ -173,6 +185,10 @@ def retime(args) -> int:
     measured, _ = timings(folders, data, texts, args.repeats)
     for system, values in measured.items():
         result["systems"][system].update(values)
+    for system, stem in (("default", "default"), ("student", args.variant or result["student"])):
+        calibration = calibration_summary([runs / f"{stem}-s{seed}" for seed in result["seeds"]])
+        if calibration:
+            result["systems"][system]["calibration"] = calibration
     payload = {key: value for key, value in result.items() if key not in ("name", "command", "git_commit",
                                                                            "machine", "date")}
     payload["scored_by"] = {key: result.get(key) for key in ("command", "git_commit", "date")} \

@@ -81,4 +81,24 @@ def deployable_section(results: list[dict]) -> list[str]:
         dev = _accuracy(student["dev_accuracy"]) if "dev_accuracy" in student else "—"
         lines.append(f"| {result['dataset']} | {result.get('variant') or '(shipped)'} | {settings} | {dev} | "
                      f"{_accuracy(student['accuracy'])} | {student['int8_mb']:.2f} | {student['docs_per_s']:,.0f} |")
+    return lines + [""] + calibration_lines(shipped)
+
+
+def calibration_lines(results: list[dict]) -> list[str]:
+    """Temperature scaling (`calibration` in each model's config.json, fitted on dev after training): mean dev
+    expected calibration error and NLL before and after, over the seeds, for the default model and the student."""
+    rows = [(result["dataset"], label, result["systems"][key]["calibration"]) for result in results
+            for key, label in SYSTEMS[:2] if result["systems"][key].get("calibration")]
+    if not rows:
+        return []
+    lines = ["Calibration: one temperature per model fitted on dev after training (Guo et al. 2017); dev expected "
+             "calibration error (15 bins) and negative log-likelihood before → after, means over the seeds. The dev "
+             "split both fits and scores it, so these are in-sample figures: they show the size of the change, not "
+             "a held-out calibration error.", "",
+             "| dataset | model | ECE before → after | NLL before → after | temperatures |",
+             "| --- | --- | ---: | ---: | --- |"]
+    for dataset, label, c in rows:
+        lines.append(f"| {dataset} | {label} | {100 * c['dev_ece_before']:.2f} → {100 * c['dev_ece_after']:.2f} | "
+                     f"{c['dev_nll_before']:.3f} → {c['dev_nll_after']:.3f} | "
+                     f"{', '.join(f'{t:g}' for t in c['temperatures'])} |")
     return lines + [""]
