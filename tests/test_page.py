@@ -163,3 +163,26 @@ def test_clicking_a_word_works_for_an_exported_model_without_evidence(run, tmp_p
         process.terminate()
         process.wait(10)
     assert not errors
+
+
+def test_the_html_report_shows_the_words_evidence_and_channels_of_the_explain_answer(run, tmp_path):
+    import httpx
+
+    from attentive.cli import main
+
+    process, address = served(run)
+    try:
+        [answer] = httpx.post(address.replace("/?key=secret", "/explain"), json={"texts": [TEXT]},
+                              headers={"X-API-Key": "secret"}).json()
+    finally:
+        process.terminate()
+        process.wait(10)
+    report = tmp_path / "report.html"
+    assert main(["explain", str(run), TEXT, "--html", str(report)]) == 0
+    html = report.read_text(encoding="utf-8")
+    shown = re.findall(r'<span class="w ev" style="[^"]*" title="([^"]+)">([^<]*)</span>', html)
+    assert [word for _, word in shown] == answer["words"] == TEXT.split()
+    assert [float(value) for value, _ in shown] == pytest.approx(answer["evidence"], abs=1e-4)
+    split = re.search(r"margin over the runner-up, by channel: ([^(]*)\(", html).group(1)
+    margins = {name: float(value) for name, value in re.findall(r"(\w+) ([+-][\d.]+)", split)}
+    assert margins == pytest.approx({name: c["margin"] for name, c in answer["channels"].items()}, abs=0.006)
