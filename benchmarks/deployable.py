@@ -21,6 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
 import attentive
 from attentive import runtime
 from attentive.distill import Augmentation, Distillation, distill
@@ -159,14 +160,36 @@ def timings(folders: dict[str, Path], data, texts: list[str], repeats: int) -> t
     return measured, sizes
 
 
-def calibration_summary(folders: list[Path]) -> dict | None:
-    """The mean dev NLL and expected calibration error before and after temperature scaling (config.json's
-    `calibration`) over the seeds' models, with the temperatures; None when a model predates calibration."""
+def expected_calibration_error(probabilities: np.ndarray, gold: np.ndarray, bins: int = 15) -> float:
+    """ECE (Guo et al. 2017, Eq. 3): the mean gap between confidence and accuracy over equal-width confidence bins,
+    weighted by the bins' sizes."""
+    confidence, correct = probabilities.max(1), probabilities.argmax(1) == gold
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    which = np.clip(np.digitize(confidence, edges[1:-1], right=True), 0, bins - 1)
+    return float(sum(abs(confidence[which == b].mean() - correct[which == b].mean()) * (which == b).mean()
+                     for b in range(bins) if (which == b).any()))
+
+
+def calibration_summary(folders: list[Path], data) -> dict | None:
+    """Temperature scaling over the seeds' models: the mean dev NLL and expected calibration error before and after
+    (config.json's `calibration`, fitted and measured on dev) and the test ECE before and after (held out), with the
+    temperatures; None when a model predates calibration."""
     fitted = [json.loads((folder / "config.json").read_text(encoding="utf-8")).get("calibration") for folder in folders]
     if not all(fitted):
         return None
+    texts, gold = split_xy(data, "test")
+    test_ece = {"test_ece_before": [], "test_ece_after": []}
+    for folder, calibration in zip(folders, fitted):
+        model = attentive.load(folder, device="cpu")
+        index = {label: i for i, label in enumerate(model.labels)}
+        labels = np.array([index[label] for label in gold])
+        after = model.predict_proba(texts)
+        raw = np.exp(calibration["temperature"] * np.log(np.clip(after, 1e-30, None)))  # softmax(logits), T = 1
+        test_ece["test_ece_before"].append(expected_calibration_error(raw / raw.sum(1, keepdims=True), labels))
+        test_ece["test_ece_after"].append(expected_calibration_error(after, labels))
     keys = ("dev_nll_before", "dev_nll_after", "dev_ece_before", "dev_ece_after")
     return {**{key: round(statistics.fmean(f[key] for f in fitted), 4) for key in keys},
+            **{key: round(statistics.fmean(values), 4) for key, values in test_ece.items()},
             "temperatures": [round(f["temperature"], 3) for f in fitted]}
 
 
@@ -186,7 +209,7 @@ def retime(args) -> int:
     for system, values in measured.items():
         result["systems"][system].update(values)
     for system, stem in (("default", "default"), ("student", args.variant or result["student"])):
-        calibration = calibration_summary([runs / f"{stem}-s{seed}" for seed in result["seeds"]])
+        calibration = calibration_summary([runs / f"{stem}-s{seed}" for seed in result["seeds"]], data)
         if calibration:
             result["systems"][system]["calibration"] = calibration
     payload = {key: value for key, value in result.items() if key not in ("name", "command", "git_commit",
