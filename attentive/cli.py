@@ -80,10 +80,22 @@ def train(
     device: str = typer.Option("auto", "--device", help="cpu, cuda or auto"),
     threads: Optional[int] = ThreadsOption,
     data_dir: Optional[Path] = DataDir,
+    nproc: int = typer.Option(1, "--nproc", min=1, help="train data-parallel in N processes on this machine: runs "
+                                                        "torchrun --nproc-per-node N -m attentive train (the same "
+                                                        "options); --threads then defaults to the cores / N"),
 ):
     """Train a recipe on a dataset; the best dev epoch is kept and saved to OUT, with a checkpoint after every epoch."""
     from .api import train as train_model
+    from .training.distributed import is_main
 
+    if nproc > 1:
+        options = [("--out", out), ("--dataset", dataset), ("--recipe", recipe), ("--train", train_file),
+                   ("--dev", dev_file), ("--test", test_file), ("--text-column", text_column),
+                   ("--label-column", label_column), ("--pair-column", pair_column),
+                   ("--aspect-column", aspect_column), ("--resume", resume), ("--device", device),
+                   ("--threads", threads), ("--data-dir", data_dir), *(("--set", entry) for entry in set_)]
+        args = [part for flag, value in options if value is not None for part in (flag, str(value))]
+        raise typer.Exit(_launch_torchrun(nproc, ["train", *args, *(["--overwrite"] if overwrite else [])]))
     _use_threads(threads)
     source = {"dataset": dataset, "train_file": train_file, "dev_file": dev_file, "test_file": test_file,
               "text_column": text_column, "label_column": label_column, "pair_column": pair_column,
@@ -100,14 +112,33 @@ def train(
                     source["text_column"], source["label_column"], source["data_dir"], source["pair_column"],
                     source["aspect_column"])
     _report_data(data)
-    console.print(f"[bold]{data.name}[/]: train {len(data.splits['train'])}, dev {len(data.splits['dev'])}, "
-                  f"test {len(data.splits.get('test', []))}; labels {', '.join(data.labels)}")
+    if is_main():  # under torchrun, rank 0 alone says it
+        console.print(f"[bold]{data.name}[/]: train {len(data.splits['train'])}, dev {len(data.splits['dev'])}, "
+                      f"test {len(data.splits.get('test', []))}; labels {', '.join(data.labels)}")
     recorded = {key: str(value) if isinstance(value, Path) else value for key, value in source.items()}
     model = train_model(data, recipe, out, set_, source["data_dir"], device, overwrite=overwrite,
                         resume=resume is not None, source=recorded)
     summary = model.config["training"]
-    console.print(f"best dev accuracy {summary['dev_accuracy']:.4f} at epoch {summary['best_epoch']}; "
-                  f"saved to {out}")
+    if is_main():
+        console.print(f"best dev accuracy {summary['dev_accuracy']:.4f} at epoch {summary['best_epoch']}; "
+                      f"saved to {out}")
+
+
+def _launch_torchrun(nproc: int, args: list[str]) -> int:
+    """Run `torchrun --standalone --nproc-per-node NPROC -m attentive ARGS` (torch.distributed.run, a free port
+    chosen) and return its exit status. Each process computes with the usable cores divided by NPROC threads unless
+    --threads or OMP_NUM_THREADS says otherwise."""
+    import subprocess
+
+    from .threads import usable_cores
+
+    if os.environ.get("WORLD_SIZE", "1") != "1":
+        raise AttentiveError("--nproc starts torchrun, and this process already runs under it: drop --nproc")
+    env = dict(os.environ)
+    env.setdefault("OMP_NUM_THREADS", str(max(usable_cores() // nproc, 1)))
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", str(nproc),
+               "-m", "attentive", *args]
+    return subprocess.run(command, env=env).returncode
 
 
 @app.command()

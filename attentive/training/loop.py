@@ -21,6 +21,7 @@ from ..data.batching import Item, collate, iterate
 from ..inference import predict_probabilities
 from ..errors import AttentiveError
 from ..evaluate import macro_f1
+from . import distributed
 from .checkpoint import TrainingState, capture_rng, restore_rng
 from .frozen import FrozenPooling
 from .hooks import StepHook, hooks_from
@@ -163,6 +164,43 @@ def train_epoch(model: torch.nn.Module, batches: list[np.ndarray], train_ids: Se
             "penalty": total_penalty / seen, "seconds": time.perf_counter() - start}
 
 
+def _has_unused_parameters(model: torch.nn.Module, train_ids: Sequence[Item], labels: torch.Tensor,
+                           terms: Sequence[LossTerm], cfg: dict, device) -> bool:
+    """Whether a training step on the first batch leaves some trainable parameter without a gradient (DDP must then
+    be told to look for such parameters after every forward). The step's randomness (dropout) is drawn from a
+    forked generator, so training afterwards draws what it would have drawn without this probe."""
+    batch = np.arange(min(cfg["batch_size"], len(train_ids)))
+    with torch.random.fork_rng(devices=[device] if str(device).startswith("cuda") else []):
+        model.train()
+        inputs = collate([train_ids[i] for i in batch], device)
+        target = labels[batch].to(device)
+        out = model(**inputs)
+        inputs["rows"] = torch.as_tensor(batch)
+        sum(term(out, target, inputs) for term in terms).backward()
+    unused = any(p.requires_grad and p.grad is None for p in model.parameters())
+    model.zero_grad(set_to_none=True)
+    return unused
+
+
+def _distributed_learner(model: torch.nn.Module, train_ids: Sequence[Item], labels: torch.Tensor,
+                         terms: Sequence[LossTerm], cfg: dict, device) -> torch.nn.Module:
+    """`model` wrapped for data-parallel training (attentive/training/distributed.py)."""
+    if getattr(model, "frozen_below_head", False):
+        raise AttentiveError("a model that trains only its head (a frozen pretrained encoder) pools each text once "
+                             "in one process: train it without torchrun / --nproc")
+    return distributed.wrap(model, str(device), _has_unused_parameters(model, train_ids, labels, terms, cfg, device))
+
+
+def _summed_over_ranks(stats: dict, rows: int) -> dict:
+    """An epoch record's training loss, accuracy and penalty averaged over every rank's rows (weighted by the rows
+    each trained on); this rank's own without a process group."""
+    if distributed.world_size() == 1:
+        return stats
+    keys = ("train_loss", "train_accuracy", "penalty")
+    total = distributed.all_sum([stats[key] * rows for key in keys] + [rows])
+    return {**stats, **{key: value / max(total[-1], 1) for key, value in zip(keys, total)}}
+
+
 def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequence[int],
         dev_ids: Sequence[Item], dev_labels: Sequence[int], cfg: dict, rng: np.random.Generator,
         device: str | torch.device = "cpu", log_path: Path | None = None, show_progress: bool = True,
@@ -181,6 +219,11 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
     `on_epoch_end` gets the whole TrainingState (to checkpoint it); a run given such a state as `resume` continues
     after its epoch exactly as the uninterrupted run would have.
 
+    Under torchrun (attentive/training/distributed.py: a process group of several ranks) every rank draws the same
+    batches and trains on its shard of them, the network wrapped in DistributedDataParallel; dev accuracy is
+    measured on rank 0 and its numbers sent to all, so every rank keeps the same best epoch and stops at the same
+    epoch, and ends with the same weights.
+
     The loss is the sum of the recipe's loss terms (`terms_from`, its cross-entropy weighted by `class_weights`, one
     per class, where given) and the caller's `terms`; after each step every hook of the recipe's (`hooks_from`) and
     the caller's `hooks` runs. Dev accuracy is measured, and the best point kept (and given to `on_improve`), inside
@@ -193,7 +236,13 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
     dev_gold = np.asarray(dev_labels)
     history, best_state, stale, first = History(), None, 0, 1
     terms = [*terms_from(cfg, class_weights), *terms]
-    hooks = [*hooks_from(model, cfg, batches_per_pass(cfg, len(train_ids))), *hooks]
+    parallel = distributed.world_size() > 1
+    if parallel:  # made before the hooks, which copy the weights: DDP gives every rank rank 0's first
+        learner = _distributed_learner(model, train_ids, labels, terms, cfg, device)
+    else:
+        learner = FrozenPooling(model) if getattr(model, "frozen_below_head", False) else model  # pools each text once
+    steps = distributed.shard_size(batches_per_pass(cfg, len(train_ids)))  # a rank's steps in an epoch
+    hooks = [*hooks_from(model, cfg, steps), *hooks]
     parts = list(unique_names([*terms, *hooks]).values())
     epochs, patience = epoch_count(cfg, len(train_ids)), cfg["patience"]
     if resume is not None:
@@ -204,20 +253,25 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
         best_state, stale = resume.best, resume.stale
         restore_part_states(parts, resume.states)
         first = resume.epoch + 1 if stale < patience else epochs + 1  # it had stopped early
-    learner = FrozenPooling(model) if getattr(model, "frozen_below_head", False) else model  # pools each text once
+    scorer = model if parallel else learner  # the dev pass runs on the network itself, on rank 0 alone
     with _progress(show_progress) as progress:
         for epoch in range(first, epochs + 1):
-            batches = pass_batches(train_ids, cfg, rng)
+            batches = distributed.shard(pass_batches(train_ids, cfg, rng))  # every rank draws them all
             best = "…" if history.best_dev_accuracy < 0 else f"{history.best_dev_accuracy:.4f}"
             task = progress.add_task("train", total=len(batches), epoch=f"{epoch}/{epochs}", loss=0.0, dev=best)
             stats = train_epoch(learner, batches, train_ids, labels, optimizer, cfg, device,
                                 lambda loss: progress.update(task, advance=1, loss=loss), terms, hooks, model)
+            stats = _summed_over_ranks(stats, sum(len(batch) for batch in batches))
             with contextlib.ExitStack() as evaluation:
                 for hook in hooks:
                     evaluation.enter_context(hook.evaluation(model))
-                dev_probs = predict_probabilities(learner, dev_ids, device=device)
-                dev_accuracy = float((dev_probs.argmax(1) == dev_gold).mean()) if len(dev_gold) else 0.0
-                dev_f1 = macro_f1(dev_gold, dev_probs.argmax(1), range(dev_probs.shape[1])) if len(dev_gold) else 0.0
+                dev_accuracy, dev_f1 = None, None
+                if distributed.is_main():
+                    dev_probs = predict_probabilities(scorer, dev_ids, device=device)
+                    dev_accuracy = float((dev_probs.argmax(1) == dev_gold).mean()) if len(dev_gold) else 0.0
+                    dev_f1 = (macro_f1(dev_gold, dev_probs.argmax(1), range(dev_probs.shape[1])) if len(dev_gold)
+                              else 0.0)
+                dev_accuracy, dev_f1 = distributed.broadcast_object((dev_accuracy, dev_f1))  # one decision for all
                 record = {"epoch": epoch, **stats, "dev_accuracy": dev_accuracy, "dev_macro_f1": dev_f1,
                           "lr": optimizer.param_groups[0]["lr"]}
                 history.epochs.append(record)

@@ -30,6 +30,7 @@ from ..runtime import is_exported
 from ..saved import MODEL_FILES, holds_model
 from ..text.embeddings import WordVectors
 from ..text.sources import build_vocabulary, initial_vectors, vocabulary_report
+from . import distributed
 from .calibration import fit_temperature
 from .checkpoint import FILES as CHECKPOINT_FILES, FOLDER as CHECKPOINT
 from .checkpoint import TrainingState, read_checkpoint, remove_checkpoint, write_checkpoint
@@ -260,7 +261,21 @@ def train(dataset: str | Dataset, recipe: str | dict = "default", out: str | Pat
     folders the run reads (a student's teachers): `out` is never one of them or a folder holding one. `on_epoch`
     gets each epoch's record (as metrics.jsonl logs it) once the epoch's checkpoint is written; an exception it
     raises stops the run there (attentive tune prunes a trial so), the folder holding the best epoch so far and
-    its checkpoint."""
+    its checkpoint.
+
+    Under torchrun (`torchrun --nproc-per-node N -m attentive train ...`, or a script calling `train` in each
+    process it starts) the ranks train one model together (attentive/training/distributed.py): rank 0 builds the
+    vocabulary and vectors first and the others build theirs from the same data once it is done (reading what it
+    cached); only rank 0 claims `out` and writes the model, metrics.jsonl and checkpoints, the others write nothing;
+    every rank returns the same weights."""
+    with distributed.session(distributed.local_device(pick_device(device))):
+        return _train_claimed(dataset, recipe, out, overrides, data_dir, device, show_progress, overwrite, resume,
+                              source, settings, terms, hooks, described, reads, on_epoch)
+
+
+def _train_claimed(dataset, recipe, out, overrides, data_dir, device, show_progress, overwrite, resume, source,
+                   settings, terms, hooks, described, reads, on_epoch) -> Model:
+    """`train` inside its process group, if any."""
     data = resolve_dataset(dataset, data_dir)
     check_training_labels(data)  # one class is an error; labels only dev/test has are in data.warnings
     unlabelled = sum(ex.label is None for ex in data.splits["train"])
@@ -270,9 +285,9 @@ def train(dataset: str | Dataset, recipe: str | dict = "default", out: str | Pat
     out = Path(out) if out is not None else None
     if resume and out is None:
         raise AttentiveError("resume needs the folder of the run to continue (--out / --resume RUN)")
-    if out is None:
-        return _train(data, recipe, None, overrides, data_dir, device, show_progress, False, source, settings,
-                      terms, hooks, described, on_epoch)
+    if out is None or not distributed.is_main():  # another rank than 0 reads a resumed run's checkpoint only
+        return _train(data, recipe, out, overrides, data_dir, device, show_progress and distributed.is_main(),
+                      resume, source, settings, terms, hooks, described, on_epoch, writes=False)
     with claim(out, TRAINING_RUN, overwrite=overwrite, continuing=resume, inputs=reads):  # one writer, nothing of others replaced
         return _train(data, recipe, out, overrides, data_dir, device, show_progress, resume, source, settings,
                       terms, hooks, described, on_epoch)
@@ -281,21 +296,25 @@ def train(dataset: str | Dataset, recipe: str | dict = "default", out: str | Pat
 def _train(data: Dataset, recipe: str | dict, out: Path | None, overrides: list[str] | None, data_dir,
            device: str | None, show_progress: bool, resume: bool, source: dict | None, settings: dict | None,
            terms: Sequence[LossTerm] = (), hooks: Sequence[StepHook] = (), described: dict | None = None,
-           on_epoch: Callable[[dict], None] | None = None) -> Model:
-    """`train` once its output folder, if any, is claimed."""
-    device = pick_device(device)
-    if resume:
-        model, state = _resumed_model(data, out, device)
-        recipe = model.config["recipe"]
-        rng = seed_everything(recipe["train"]["seed"])
-    else:
-        recipe = load_recipe(chosen_recipe(data, recipe), overrides, settings)
-        rng = seed_everything(recipe["train"]["seed"])
-        if not data.splits["train"] or not data.splits["dev"]:
-            raise AttentiveError(f"dataset {data.name!r} needs non-empty train and dev splits")
-        check_class_weight(recipe["train"]["class_weight"], data.labels)  # before the vocabulary and vectors
-        model, state = new_model(data, recipe, data_dir, device, rng), None
-        model.config.update(described or {})
+           on_epoch: Callable[[dict], None] | None = None, writes: bool = True) -> Model:
+    """`train` once its output folder, if any, is claimed; with `writes` false (a rank other than 0 under
+    torchrun), `out` is only read (a resumed run's checkpoint), never written."""
+    device = distributed.local_device(pick_device(device))
+    with distributed.main_first():  # the other ranks read the vectors rank 0 cached
+        if resume:
+            model, state = _resumed_model(data, out, device)
+            recipe = model.config["recipe"]
+            rng = seed_everything(recipe["train"]["seed"])
+        else:
+            recipe = load_recipe(chosen_recipe(data, recipe), overrides, settings)
+            rng = seed_everything(recipe["train"]["seed"])
+            if not data.splits["train"] or not data.splits["dev"]:
+                raise AttentiveError(f"dataset {data.name!r} needs non-empty train and dev splits")
+            check_class_weight(recipe["train"]["class_weight"], data.labels)  # before the vocabulary and vectors
+            model, state = new_model(data, recipe, data_dir, device, rng), None
+            model.config.update(described or {})
+    distributed.check_same(model.tokenizer.to_str(), "vocabulary")
+    out = out if writes else None
     config = model.config
     label_index = {label: i for i, label in enumerate(config["labels"])}
     unknown = sorted({ex.label for split in ("train", "dev") for ex in data.splits[split]} - {*label_index, None})
@@ -342,8 +361,13 @@ def _train(data: Dataset, recipe: str | dict, out: Path | None, overrides: list[
                           "dev_macro_f1": best.get("dev_macro_f1"),
                           "epochs_run": history.epochs[-1]["epoch"] if history.epochs else 0,
                           "epoch_seconds": history.epoch_times}
-    calibrate(model, dev_items, dev_targets)  # on the best epoch's weights, which fit left in the network
-    measure_faithfulness(model, dev_examples, recipe["train"]["seed"])  # likewise
+    if distributed.is_main():
+        calibrate(model, dev_items, dev_targets)  # on the best epoch's weights, which fit left in the network
+        measure_faithfulness(model, dev_examples, recipe["train"]["seed"])  # likewise
+    for key, value in zip(("calibration", "faithfulness"),
+                          distributed.broadcast_object((config.get("calibration"), config.get("faithfulness")))):
+        if value is not None:  # the other ranks' models answer as rank 0's
+            config[key] = value
     model.history = history
     if out is not None:
         model.save(out)
