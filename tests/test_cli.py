@@ -205,7 +205,7 @@ def test_explain_writes_html_that_escapes_the_text_and_a_png(run_dir, tmp_path, 
     page = (tmp_path / "e.html").read_text()
     assert "<script" not in page and "</script" not in page  # the words are split, then each is escaped
     assert "&lt;" in page and "&amp;" in page and ">alert<" in page
-    assert page.count('class="row"') == 1 + 3  # the summed view and the 3 heads of the tiny model
+    assert page.count('class="row"') == 2 + 3  # the evidence row, the summed view and the 3 heads of the tiny model
     assert (tmp_path / "e.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
