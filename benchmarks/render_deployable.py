@@ -72,7 +72,9 @@ def deployable_section(results: list[dict]) -> list[str]:
                         f"{_verdict(systems)}")
     lines += ["", "Target: " + " · ".join(verdicts) + ".", ""]
     lines += ["Student variants (the student recipe with `--set` overrides, or other distillation settings), by "
-              "mean dev accuracy; the shipped student is the row without a variant name.", "",
+              "mean dev accuracy; the shipped student is the row without a variant name. A variant's texts/s is from "
+              "its own run, some of them made beside other work; the rows above were timed again on a quiet machine "
+              "(`--retime`).", "",
               "| dataset | variant | settings | dev acc | test acc | int8 MB | texts/s |",
               "| --- | --- | --- | ---: | ---: | ---: | ---: |"]
     for result in variants:
