@@ -125,6 +125,17 @@ def _progress(show: bool) -> Progress:
     return Progress(*columns, disable=not show, transient=False)
 
 
+def forward_batch(model: torch.nn.Module, batch: np.ndarray, train_ids: Sequence[Item], labels: torch.Tensor,
+                  device) -> tuple:
+    """The network's output for one training batch, the batch's label ids, and its inputs as the loss terms see them
+    (the collated batch plus `rows`, its row numbers in the training set)."""
+    inputs = collate([train_ids[i] for i in batch], device)
+    target = labels[batch].to(device)
+    out = model(**inputs)
+    inputs["rows"] = torch.as_tensor(batch)
+    return out, target, inputs
+
+
 def train_epoch(model: torch.nn.Module, batches: list[np.ndarray], train_ids: Sequence[Item], labels: torch.Tensor,
                 optimizer: torch.optim.Optimizer, cfg: dict, device, advance: Callable[[float], None],
                 terms: Sequence[LossTerm], hooks: Sequence[StepHook] = (), stepped: torch.nn.Module | None = None
@@ -137,10 +148,7 @@ def train_epoch(model: torch.nn.Module, batches: list[np.ndarray], train_ids: Se
     model.train()
     start, total_loss, total_penalty, seen, correct, counted = time.perf_counter(), 0.0, 0.0, 0, 0, 0
     for batch in batches:
-        inputs = collate([train_ids[i] for i in batch], device)
-        target = labels[batch].to(device)
-        out = model(**inputs)
-        inputs["rows"] = torch.as_tensor(batch)
+        out, target, inputs = forward_batch(model, batch, train_ids, labels, device)
         loss = None
         for term in terms:
             value = term(out, target, inputs)
@@ -172,10 +180,7 @@ def _has_unused_parameters(model: torch.nn.Module, train_ids: Sequence[Item], la
     batch = np.arange(min(cfg["batch_size"], len(train_ids)))
     with torch.random.fork_rng(devices=[device] if str(device).startswith("cuda") else []):
         model.train()
-        inputs = collate([train_ids[i] for i in batch], device)
-        target = labels[batch].to(device)
-        out = model(**inputs)
-        inputs["rows"] = torch.as_tensor(batch)
+        out, target, inputs = forward_batch(model, batch, train_ids, labels, device)
         sum(term(out, target, inputs) for term in terms).backward()
     unused = any(p.requires_grad and p.grad is None for p in model.parameters())
     model.zero_grad(set_to_none=True)
