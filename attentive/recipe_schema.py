@@ -126,6 +126,10 @@ def class_weight_problem(value) -> str | None:
     return None
 
 
+SAMPLERS = ("shuffle", "balanced")  # train.sampler: every row once, shuffled; or classes drawn equally often
+# (attentive/training/sampling.py). Both cut the rows into length-bucketed batches.
+
+
 def problems(recipe: dict) -> list[tuple[str, str]]:
     """(key, what it must be) for each setting of `recipe` outside its type or range; [] when all are fine."""
     found = []
@@ -140,6 +144,8 @@ def problems(recipe: dict) -> list[tuple[str, str]]:
     if "class_weight" in (recipe.get("train") or {}):
         if (meaning := class_weight_problem(recipe["train"]["class_weight"])) is not None:
             found.append(("train.class_weight", meaning))
+    if (recipe.get("train") or {}).get("sampler", SAMPLERS[0]) not in SAMPLERS:
+        found.append(("train.sampler", " or ".join(repr(name) for name in SAMPLERS)))
     for section in PARTS:
         for name, value in (recipe.get(section) or {}).items():
             setting = PART_SETTINGS.get(name)

@@ -31,7 +31,8 @@ DEFAULTS = {
     "train": {"optimizer": "adam", "lr": 0.001, "weight_decay": 0.0, "batch_size": 64,
               "epochs": 10, "patience": 3, "clip": 5.0, "seed": 0, "wide_lr": None,
               "rho": 0.9, "eps": 1e-6,  # rho, eps: ADADELTA's decay and epsilon (PyTorch's defaults)
-              "class_weight": "none"},  # none | balanced | {label: weight} (attentive/training/pipeline.py)
+              "class_weight": "none",  # none | balanced | {label: weight} (attentive/training/pipeline.py)
+              "sampler": "shuffle"},  # shuffle | balanced: each epoch's rows (attentive/training/sampling.py)
 }
 
 

@@ -31,6 +31,7 @@ CARRIED_DEFAULTS = {
     "train.eps": "ADADELTA's epsilon in the SSAN and Transformer recipes",
     "embedder.glove_path": "absent: the packaged GloVe 6B-50d of the glove recipes (a path names a file of one's own)",
     "train.class_weight": "none: every recipe weighs its classes alike (balanced or {label: weight} for skewed data)",
+    "train.sampler": "shuffle: every recipe sees each training row once an epoch (balanced draws classes alike)",
 }
 
 

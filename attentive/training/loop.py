@@ -21,7 +21,7 @@ from ..data.batching import Item, collate, iterate
 from ..inference import predict_probabilities
 from ..errors import AttentiveError
 from ..evaluate import macro_f1
-from . import distributed
+from . import distributed, sampling
 from .checkpoint import TrainingState, capture_rng, restore_rng
 from .frozen import FrozenPooling
 from .hooks import StepHook, hooks_from
@@ -85,10 +85,15 @@ def batches_per_pass(cfg: dict, train_size: int) -> int:
     return cfg.get("batches_per_epoch") or math.ceil(train_size / cfg["batch_size"])
 
 
-def pass_batches(train_ids: Sequence[Item], cfg: dict, rng: np.random.Generator) -> list[np.ndarray]:
-    """One epoch's batches, in training order: every text once, shuffled; with `batches_per_epoch`, that many
-    batches drawn at random with replacement (SSAN's training)."""
-    batches = list(iterate(train_ids, cfg["batch_size"], shuffle=True, rng=rng))
+def pass_batches(train_ids: Sequence[Item], cfg: dict, rng: np.random.Generator,
+                 labels: Sequence[int] | None = None) -> list[np.ndarray]:
+    """One epoch's batches, in training order: every text once, shuffled; with `train.sampler: balanced`, as many
+    rows drawn class-balanced from the class ids `labels` (attentive/training/sampling.py); with
+    `batches_per_epoch`, that many batches drawn at random with replacement (SSAN's training)."""
+    if cfg.get("sampler") == sampling.BALANCED:
+        batches = sampling.balanced_batches([len(item) for item in train_ids], labels, cfg["batch_size"], rng)
+    else:
+        batches = list(iterate(train_ids, cfg["batch_size"], shuffle=True, rng=rng))
     if cfg.get("batches_per_epoch"):
         batches = [batches[i] for i in rng.integers(len(batches), size=cfg["batches_per_epoch"])]
     return batches
@@ -261,7 +266,7 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
     scorer = model if parallel else learner  # the dev pass runs on the network itself, on rank 0 alone
     with _progress(show_progress) as progress:
         for epoch in range(first, epochs + 1):
-            batches = distributed.shard(pass_batches(train_ids, cfg, rng))  # every rank draws them all
+            batches = distributed.shard(pass_batches(train_ids, cfg, rng, train_labels))  # every rank draws them all
             best = "…" if history.best_dev_accuracy < 0 else f"{history.best_dev_accuracy:.4f}"
             task = progress.add_task("train", total=len(batches), epoch=f"{epoch}/{epochs}", loss=0.0, dev=best)
             stats = train_epoch(learner, batches, train_ids, labels, optimizer, cfg, device,
