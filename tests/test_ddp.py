@@ -1,21 +1,26 @@
 """Data-parallel training under torchrun (attentive/training/distributed.py; issue 36 item 1): two gloo ranks on
 the CPU train one model with identical parameters, rank 0 alone writes the folder, `attentive train --nproc 2`
-launches the same, and a rank that fails stops the whole job with its error instead of leaving the others hanging."""
+launches the same, a rank that fails stops the whole job with its error instead of leaving the others hanging, a
+killed run resumes to the model an unbroken run trains, and each rank draws its own dropout stream."""
 from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
+import torch
 
 import attentive
 from attentive.cli import main
 from attentive.saved import MODEL_FILES
+from attentive.training import distributed
 from attentive.training.log import LOG
 
 from .conftest import tiny_overrides
@@ -27,7 +32,8 @@ TIMEOUT = 240  # seconds: a hang fails the test instead of the suite
 # Run by torchrun in each rank: train through the public API (rank 0 writes OUT, the other ranks write nothing),
 # then write this rank's parameter digest beside, as a file of the test's own.
 SCRIPT = textwrap.dedent("""
-    import hashlib, json, os, sys
+    import hashlib, json, os, signal, sys
+    import torch
     import attentive
 
     rank = int(os.environ["RANK"])
@@ -38,14 +44,20 @@ SCRIPT = textwrap.dedent("""
         if rank == 1:
             raise RuntimeError("rank 1 fails on purpose after epoch 1")
 
+    def kill_rank_0(record):  # called once the epoch's checkpoint is written
+        if rank == 0 and record["epoch"] == 1:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    on_epoch = {"fail": fail_on_rank_1, "kill": kill_rank_0}.get(mode)
     model = attentive.train(train=os.environ["DDP_TEST_TRAIN"], dev=os.environ["DDP_TEST_DEV"], recipe="lama_ctx",
-                            out=out, overrides=overrides, show_progress=False,
-                            on_epoch=fail_on_rank_1 if mode == "fail" else None)
+                            out=out, overrides=overrides, show_progress=False, on_epoch=on_epoch,
+                            resume=mode == "resume")
     digest = hashlib.sha256()
     for name, tensor in sorted(model.network.state_dict().items()):
         digest.update(name.encode() + tensor.detach().cpu().contiguous().numpy().tobytes())
     with open(os.path.join(digests, f"rank{rank}.json"), "w") as f:
-        json.dump({"digest": digest.hexdigest(), "training": model.config["training"]}, f)
+        json.dump({"digest": digest.hexdigest(), "training": model.config["training"],
+                   "dropout_seed": torch.initial_seed()}, f)  # the seed of the stream the last epoch drew from
 """)
 
 
@@ -86,8 +98,9 @@ def torchrun_env(tmp_path: Path, files: dict[str, Path], overrides: list[str]) -
     return env
 
 
-def run_script(tmp_path: Path, files: dict[str, Path], mode: str, overrides: list[str]):
-    script, digests, out = tmp_path / "train_rank.py", tmp_path / "digests", tmp_path / "model"
+def run_script(tmp_path: Path, files: dict[str, Path], mode: str, overrides: list[str], out: str = "model",
+               digests: str = "digests"):
+    script, digests, out = tmp_path / "train_rank.py", tmp_path / digests, tmp_path / out
     script.write_text(SCRIPT, encoding="utf-8")
     digests.mkdir()
     command = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2", "--master-addr",
@@ -104,6 +117,8 @@ def test_two_ranks_train_one_model_with_identical_parameters_written_once(tmp_pa
     assert result.returncode == 0, result.stderr[-3000:]
     ranks = {path.name: json.loads(path.read_text()) for path in digests.iterdir()}
     assert set(ranks) == {"rank0.json", "rank1.json"}
+    seeds = [rank.pop("dropout_seed") for rank in ranks.values()]
+    assert seeds[0] != seeds[1]  # each rank drew dropout from a stream of its own
     for rank in ranks.values():
         del rank["training"]["epoch_seconds"]  # each rank's own clock
     assert ranks["rank0.json"] == ranks["rank1.json"]  # same weights, same best epoch and dev accuracy
@@ -138,3 +153,40 @@ def test_a_failing_rank_stops_the_job_with_its_error_instead_of_hanging(tmp_path
     assert result.returncode != 0
     assert "rank 1 fails on purpose after epoch 1" in result.stderr
     assert not list(digests.iterdir())  # no rank finished
+
+
+def test_a_killed_run_resumes_to_the_model_an_unbroken_run_trains(tmp_path, files):
+    overrides = OVERRIDES + ["train.epochs=3", "train.patience=3"]
+    result, unbroken, unbroken_digests = run_script(tmp_path, files, "train", overrides, "unbroken", "unbroken_digests")
+    assert result.returncode == 0, result.stderr[-3000:]
+    expected = json.loads((unbroken_digests / "rank0.json").read_text())
+    assert expected["training"]["epochs_run"] == 3
+
+    # rank 0 is killed (SIGKILL: no cleanup) right after epoch 1's checkpoint; torchrun then ends rank 1
+    result, out, digests = run_script(tmp_path, files, "kill", overrides, "model", "killed_digests")
+    assert result.returncode != 0 and not list(digests.iterdir())
+    assert json.loads((out / "checkpoint" / "state.json").read_text())["epoch"] == 1
+
+    result, out, digests = run_script(tmp_path, files, "resume", [], "model", "resumed_digests")
+    assert result.returncode == 0, result.stderr[-3000:]
+    ranks = {path.name: json.loads(path.read_text()) for path in digests.iterdir()}
+    assert set(ranks) == {"rank0.json", "rank1.json"}
+    assert ranks["rank0.json"]["digest"] == ranks["rank1.json"]["digest"] == expected["digest"]
+    assert {path.name for path in out.iterdir()} == MODEL_FOLDER  # one model folder: no checkpoint or lock left
+    records = [json.loads(line) for line in (out / LOG).read_text().splitlines() if line.strip()]
+    assert [r["epoch"] for r in records if "epoch" in r] == [1, 2, 3]
+    assert [r.get("resumed_after_epoch") for r in records if r.get("event") == "start"] == [None, 1]
+    assert network_digest(attentive.load(out).network) == expected["digest"]
+
+
+def test_each_rank_seeds_its_dropout_from_the_epochs_batches_and_its_rank():
+    batches = [np.array([3, 1, 2]), np.array([0, 4])]
+    assert distributed.rank_seed(batches, 0) == distributed.rank_seed([b.copy() for b in batches], 0)
+    assert distributed.rank_seed(batches, 0) != distributed.rank_seed(batches, 1)
+    assert distributed.rank_seed(batches, 0) != distributed.rank_seed(batches[::-1], 0)  # another epoch
+    assert distributed.rank_seed([np.array([3, 1]), np.array([2, 0, 4])], 0) != distributed.rank_seed(batches, 0)
+    draws = []
+    for rank in (0, 1, 0):
+        distributed.seed_rank_stream(batches, rank)
+        draws.append(torch.nn.functional.dropout(torch.ones(64), 0.5).tolist())
+    assert draws[0] == draws[2] != draws[1]

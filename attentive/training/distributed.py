@@ -8,6 +8,10 @@ averages the gradients of each step over the ranks, so the parameters stay ident
 rank 0 and its numbers `broadcast_object` to the others, so that every rank takes the same best-epoch and
 early-stopping decisions and none waits for a step the others never take. Only rank 0 (`is_main`) writes files.
 
+Dropout: each rank draws its own seeded stream (`seed_rank_stream`, started afresh every epoch from the epoch's
+batches and the rank), so that the ranks do not drop the same units of their different batches, and a run resumed
+from rank 0's checkpoint draws in each rank what the uninterrupted run drew there.
+
 Outside torchrun (no WORLD_SIZE above 1 and no process group) every function is the single-process answer: rank
 0 of a world of 1, `shard` the identity, `barrier` and `broadcast_object` no-ops.
 """
@@ -19,6 +23,7 @@ import math
 import os
 from collections.abc import Iterator, Sequence
 
+import numpy as np
 import torch
 import torch.distributed as dist
 
@@ -91,12 +96,36 @@ def shard_size(count: int) -> int:
 def shard(batches: Sequence) -> list:
     """This rank's share of an epoch's `batches`: rank r takes batches r, r + N, r + 2N, ...; the last round is
     padded from the start of the list so that every rank takes `shard_size` steps (DDP needs the same number of
-    steps on every rank: one more on one rank would wait forever for the others' gradients)."""
+    steps on every rank: one more on one rank would wait forever for the others' gradients). It is called once an
+    epoch, before the epoch's steps, and starts this rank's dropout stream for them (`seed_rank_stream`)."""
     world = world_size()
     if world == 1:
         return list(batches)
     me = rank()
+    seed_rank_stream(batches, me)
     return [batches[(me + step * world) % len(batches)] for step in range(shard_size(len(batches)))]
+
+
+def rank_seed(batches: Sequence, rank_: int) -> int:
+    """A seed (below 2**63) from an epoch's batches (arrays of row indices) and a rank: the same on every call with
+    the same batches, another for every rank."""
+    digest = hashlib.sha256(f"rank {rank_};".encode("ascii"))
+    for batch in batches:
+        digest.update(np.ascontiguousarray(batch, dtype=np.int64).tobytes())
+        digest.update(b";")
+    return int.from_bytes(digest.digest()[:8], "little") >> 1
+
+
+def seed_rank_stream(batches: Sequence, rank_: int) -> None:
+    """Seed torch's generators (dropout's) for this rank's steps of the epoch whose batches are `batches`.
+
+    Why a stream per rank: seeded alike, every rank would draw the same dropout masks for the different batches
+    it trains on, the same units dropped everywhere in a step. Why afresh every epoch, from the batches: every rank
+    draws the same batches from the run's seeded numpy generator, which the checkpoint keeps (rank 0's, the same
+    as every rank's), and draws them again when the run is resumed; torch's generator differs between the ranks
+    and only rank 0's is in the checkpoint. So a resumed data-parallel run trains, on CPU, the model the
+    uninterrupted run trains (tests/test_ddp.py)."""
+    torch.manual_seed(rank_seed(batches, rank_))
 
 
 def local_device(device: str) -> str:
