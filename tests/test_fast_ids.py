@@ -1,0 +1,80 @@
+"""The fast lane of token ids (attentive/text/fast_ids.py) gives exactly the tokenizer's own ids, on every ASCII text,
+for every tokenizer attentive builds; other texts and tokenizers take the tokenizer's path."""
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tokenizers import Tokenizer, normalizers
+
+from attentive.data.registry import load_dataset
+from attentive.text.encoding import IdsOnly, encode, encode_batch, truncated_ids
+from attentive.text.fast_ids import ascii_ids, fast_lane
+from attentive.text.tokenizer import build_tokenizer
+
+TRICKY = ["", "[UNK] and [PAD] [pad]", "   ", "\t\n", "a_b c__d", "don't!!! stop...", "x" * 150, "ABC abc AbC", "3.14 + 2,000=?",
+          "#hashtag @user http://x.y/z?q=1&r=2", "\x00\x01 control", "\x0b\x0c\r", "a" * 20 + " " + "b" * 101,
+          "unbelievable unbelievably believers", "Zebra-crossing (and) [brackets] {braces}"]
+
+
+def _tokenizers() -> dict[str, Tokenizer]:
+    texts = [row.text for row in load_dataset("sst2_sample").splits["train"]][:300]
+    pieces = sorted({word[:i] for text in texts for word in text.lower().split() for i in (2, 3)}) + \
+        ["##" + c for c in "abcdefghijklmnopqrstuvwxyz"]
+    return {"words": build_tokenizer(texts, min_frequency=2),
+            "cased words": build_tokenizer(texts, min_frequency=2, lowercase=False),
+            "pieces": build_tokenizer(texts, min_frequency=3, pieces=pieces),
+            "pruned pieces": build_tokenizer(texts, min_frequency=3, pieces=pieces, prune=True)}
+
+
+TOKENIZERS = _tokenizers()
+
+
+def _own_ids(tokenizer: Tokenizer, texts: list[str], keep: int) -> list[list[int]]:
+    return [encoding.ids[:keep] for encoding in tokenizer.encode_batch_fast(texts, add_special_tokens=False)]
+
+
+@pytest.mark.parametrize("name", sorted(TOKENIZERS))
+def test_same_ids_as_the_tokenizer_on_real_and_tricky_texts(name):
+    tokenizer = TOKENIZERS[name]
+    texts = [row.text for row in load_dataset("sst2_sample").splits["test"]] + TRICKY
+    texts = [text for text in texts if text.isascii()]
+    assert fast_lane(tokenizer) is not None
+    for keep in (10_000, 5, 1):
+        fast, own = ascii_ids(tokenizer, texts, keep), _own_ids(tokenizer, texts, keep)
+        special = texts.index("[UNK] and [PAD] [pad]")
+        # added tokens (a trained word vocabulary's [PAD] and [UNK]) match in the raw text: the tokenizer's path
+        assert fast[special] is None if fast_lane(tokenizer).added else fast[special] == own[special]
+        assert fast[:special] + fast[special + 1:] == own[:special] + own[special + 1:]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(st.characters(max_codepoint=127, blacklist_characters="["), max_size=60), min_size=1,
+                max_size=5))
+def test_same_ids_on_any_ascii_text(texts):
+    for tokenizer in TOKENIZERS.values():
+        assert ascii_ids(tokenizer, texts, 10_000) == _own_ids(tokenizer, texts, 10_000)
+
+
+def test_a_long_text_is_read_only_as_far_as_its_kept_tokens():
+    tokenizer = TOKENIZERS["pieces"]
+    text = "the film is warm and funny . " * 5_000
+    assert ascii_ids(tokenizer, [text], 7) == _own_ids(tokenizer, [text], 7)
+
+
+def test_other_texts_and_tokenizers_take_the_tokenizers_path():
+    tokenizer = TOKENIZERS["words"]
+    assert ascii_ids(tokenizer, ["café au lait", "plain"], 100)[0] is None
+    bert_like = Tokenizer.from_str(tokenizer.to_str())
+    bert_like.normalizer = normalizers.BertNormalizer()
+    assert fast_lane(bert_like) is None
+    assert ascii_ids(bert_like, ["plain"], 100) == [None]
+
+
+def test_encode_batch_mixes_both_lanes_in_the_texts_order():
+    tokenizer = TOKENIZERS["pieces"]
+    texts = ["a warm film", "naïve but warm", "", "the end"]
+    encodings = encode_batch(tokenizer, texts, offsets=False)
+    assert [type(e) is IdsOnly for e in encodings] == [True, False, True, True]
+    assert truncated_ids(encodings) == [ids or [1] for ids in _own_ids(tokenizer, texts, 10_000)]
+    assert encode(tokenizer, texts, max_length=2) == [ids[:2] or [1] for ids in _own_ids(tokenizer, texts, 2)]
+    with_offsets = encode_batch(tokenizer, texts)  # explanations need offsets: the tokenizer's own encodings
+    assert not any(isinstance(e, IdsOnly) for e in with_offsets)
