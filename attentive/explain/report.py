@@ -1,5 +1,6 @@
-"""`attentive analyze`: the corpus analyses of attentive.explain.corpus and the deletion test, each written as a PNG
-plus the numbers behind it (CSV or JSON), gathered by an index.html. Plots use matplotlib's Agg backend.
+"""`attentive analyze`: the corpus analyses of attentive.explain.corpus, the reliability diagram
+(attentive.explain.reliability) and the deletion test, each written as a PNG plus the numbers behind it (CSV or
+JSON), gathered by an index.html. Plots use matplotlib's Agg backend.
 
 The report folder is claimed as every output folder is (attentive/output_folder.py): an earlier report there is
 replaced (its files this run does not write removed), a folder holding anything else is refused unless
@@ -15,17 +16,19 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import AttentiveError
+from ..inference import infer, temperature_of
 from ..io_utils import atomic_write_bytes, atomic_write_json, atomic_write_text
 from ..metrics_log import read_metrics_log
 from ..output_folder import OutputKind, claim
 from . import corpus
 from .deletion import deletion_test
+from .reliability import panel_title, plot_reliability, reliability
 
 INDEX, SUMMARY = "index.html", "summary.json"
 REPORT_FILES = frozenset({INDEX, SUMMARY, "top_words.csv", "top_words.png", "word_weights.csv", "word_weights.png",
                           "redundancy.json", "redundancy.png", "entropy.csv", "polarity.csv", "polarity.png",
                           "training_curves.csv", "training_curves.png", "deletion.json", "deletion.csv",
-                          "deletion.png"})  # every file analyze may write; the only names it replaces or removes
+                          "deletion.png", "reliability.png", "reliability.csv"})  # every file analyze may write; the only names it replaces or removes
 REPORT = OutputKind(command="analyze", output="an analyze report", files=REPORT_FILES,
                     holds_output=lambda folder: (folder / INDEX).is_file() and (folder / SUMMARY).is_file(),
                     replacing_needs_overwrite=False)
@@ -247,8 +250,14 @@ def _write_report(model, run: Path | None, examples: list, out: Path, words: Seq
         sections.append(("Training curves", "training_curves.png", ["training_curves.csv"],
                          "training loss and dev accuracy by epoch from each run's metrics.jsonl (LAMA paper Fig. 5)"))
 
+    items = model.encode_examples(examples)
+    summary["calibration"] = _write_reliability(model, items, gold, out)
+    sections.append(("Reliability diagram", "reliability.png", ["reliability.csv"],
+                     "accuracy against confidence in 15 equal-width bins (count above each bar), before and after the "
+                     "temperature in config.json; " + "; ".join(summary["calibration"]["titles"])
+                     + " (Guo et al. 2017 Fig. 1)"))
+
     if deletion and explanations[0].attention is not None:
-        items = model.encode_examples(examples)
         result = deletion_test(model.network, items, [e.summed for e in explanations], device=model.device,
                                words=[e.token_spans for e in explanations])
         atomic_write_json(out / "deletion.json", result)
@@ -260,6 +269,22 @@ def _write_report(model, run: Path | None, examples: list, out: Path, words: Seq
     atomic_write_json(out / SUMMARY, summary)
     atomic_write_text(out / INDEX, index_html(title or "attentive analyze", sections, summary))
     return summary
+
+
+def _write_reliability(model, items: list, gold: Sequence[str], out: Path) -> dict:
+    """reliability.png and reliability.csv of the texts' logits (before any temperature) against their `gold`
+    labels; what summary.json keeps: the temperature, the ECE before and after it and the panels' titles."""
+    logits = infer(model.network, items, device=model.device).logits
+    index = {label: i for i, label in enumerate(model.labels)}
+    temperature = temperature_of(model.config) if model.config.get("calibration") is not None else None
+    panels = reliability(logits, [index.get(label, -1) for label in gold], temperature)
+    _write_csv(out / "reliability.csv", [{"panel": p["panel"], "temperature": p["temperature"], **b}
+                                         for p in panels for b in p["bins"]])
+    plot_reliability(panels, out / "reliability.png", _figure, _save)
+    found = {"temperature": temperature, "ece_before": panels[0]["ece"],
+             "ece_after": panels[-1]["ece"] if temperature is not None else None,
+             "titles": [panel_title(p) for p in panels]}
+    return found
 
 
 def index_html(title: str, sections: list[tuple[str, str, list[str], str]], summary: dict) -> str:
