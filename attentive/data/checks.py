@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
 
 from attentive.call_checks import ArgumentError
-from attentive.data.example import Dataset
+from attentive.data.example import Dataset, Example
 from attentive.errors import AttentiveError, DataError
 
 
@@ -48,17 +48,22 @@ def _names(labels: Iterable[str]) -> str:
     return ", ".join(repr(label) for label in sorted(labels))
 
 
+def given_labels(ex: Example) -> tuple[str, ...]:
+    """The labels an example is given: its label set (multi-label), its one label, or none."""
+    return ex.labels if ex.labels is not None else () if ex.label is None else (ex.label,)
+
+
 def label_warnings(data: Dataset) -> list[str]:
     """One line per dev/test split that holds labels train never shows, e.g.
     "dev: 4 rows with label(s) 'neutral' never seen in train"; none when train has no labels (evaluation files)."""
-    seen = {ex.label for ex in data.splits.get("train", []) if ex.label is not None}
+    seen = {label for ex in data.splits.get("train", []) for label in given_labels(ex)}
     if not seen:
         return []
     warnings = []
     for split, examples in data.splits.items():
         if split == "train":
             continue
-        unseen = Counter(ex.label for ex in examples if ex.label is not None and ex.label not in seen)
+        unseen = Counter(label for ex in examples for label in given_labels(ex) if label not in seen)
         if unseen:
             warnings.append(f"{split}: {sum(unseen.values())} rows with label(s) {_names(unseen)} never seen in train")
     return warnings
@@ -67,9 +72,12 @@ def label_warnings(data: Dataset) -> list[str]:
 def check_training_labels(data: Dataset) -> list[str]:
     """Raise AttentiveError when `data.splits["train"]` cannot train a classifier (no labelled rows, or one class);
     otherwise return the warnings of `label_warnings` (the same strings `load_*` already put in `data.warnings`)."""
-    counts = Counter(ex.label for ex in data.splits.get("train", []) if ex.label is not None)
+    counts = Counter(label for ex in data.splits.get("train", []) for label in given_labels(ex))
     if not counts:
         raise AttentiveError(f"{data.name}: train has no labelled rows: a classifier needs labelled examples")
+    if data.multi_label and len(counts) == 1:
+        raise AttentiveError(f"{data.name}: train's label sets name one label, {next(iter(counts))!r}: a "
+                             "multi-label classifier needs at least two")
     if len(counts) == 1:
         (label, count), = counts.items()
         raise AttentiveError(f"{data.name}: train has one label, {label!r} ({count} rows): "

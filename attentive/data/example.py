@@ -7,12 +7,22 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class Example:
-    """One labelled text. `aspect` is set for aspect-level data, `text_pair` for pair tasks (premise/hypothesis)."""
+    """One labelled text. `aspect` is set for aspect-level data, `text_pair` for pair tasks (premise/hypothesis).
+
+    A multi-label text (a JSONL list of labels, or a label field split by `--label-separator`) has its labels in
+    `labels`, a sorted tuple that may be empty (none of the labels applies), and `label` None; a single-label text has
+    `labels` None (attentive/data/label_sets.py)."""
 
     text: str
     label: str | None = None
     aspect: str | None = None
     text_pair: str | None = None
+    labels: tuple[str, ...] | None = None
+
+    @property
+    def is_labelled(self) -> bool:
+        """Whether the text has a label (single-label) or a label set, even an empty one (multi-label)."""
+        return self.label is not None or self.labels is not None
 
 
 @dataclass
@@ -31,6 +41,13 @@ class Dataset:
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
+    @property
+    def multi_label(self) -> bool:
+        """Whether the texts carry label sets (multi-label) rather than one label each."""
+        return any(ex.labels is not None for part in self.splits.values() for ex in part)
+
     def label_counts(self, split: str) -> dict[str, int]:
-        counts = Counter(ex.label for ex in self.splits[split])
+        """Texts per label in `split` (for multi-label data, the texts whose set holds the label)."""
+        counts = Counter(label for ex in self.splits[split]
+                         for label in (ex.labels if ex.labels is not None else (ex.label,)))
         return {label: counts.get(label, 0) for label in self.labels}

@@ -17,6 +17,7 @@ from attentive.call_checks import ArgumentError, as_list, check_strings
 from attentive.data import readers as r
 from attentive.data.checks import check_labels_given, label_warnings, same_number
 from attentive.data.example import Dataset, Example
+from attentive.data.label_sets import as_label_sets
 from attentive.data.paths import resolve_data_dir
 from attentive.data.splits import SPLITS, carve_dev
 from attentive.errors import AttentiveError
@@ -118,16 +119,19 @@ def _assemble(name: str, loaded: Loaded, dev_fraction: float, seed: int, notes: 
                 notes.append(f"{split}: {rows.multiline} rows span several lines (quoted line breaks)")
             rows = rows.examples
         splits[split] = list(rows)
+    if any(ex.labels is not None for part in splits.values() for ex in part):  # multi-label: every label a set
+        splits = {split: as_label_sets(part) for split, part in splits.items()}
     splits.setdefault("train", [])
     if "dev" not in splits:
-        labelled = bool(splits["train"]) and all(ex.label is not None for ex in splits["train"])
+        labelled = bool(splits["train"]) and all(ex.is_labelled for ex in splits["train"])
         if labelled and dev_fraction > 0:
             splits["train"], splits["dev"] = carve_dev(splits["train"], dev_fraction, seed)
             notes.append(f"no official dev split: dev is a stratified {dev_fraction:g} of train (seed {seed})")
         else:
             splits["dev"] = []
     splits.setdefault("test", [])
-    labels = sorted({ex.label for part in splits.values() for ex in part if ex.label is not None})
+    labels = sorted({label for part in splits.values() for ex in part
+                     for label in (ex.labels if ex.labels is not None else (ex.label,)) if label is not None})
     _check_label_numbers(name, splits)
     dataset = Dataset(name=name, splits={s: splits[s] for s in SPLITS}, labels=labels, skipped=skipped, notes=notes)
     dataset.warnings.extend(label_warnings(dataset))
@@ -139,8 +143,9 @@ def _check_label_numbers(name: str, splits: dict[str, list[Example]]) -> None:
     first_split = {}
     for split, examples in splits.items():
         for ex in examples:
-            if ex.label is not None:
-                first_split.setdefault(ex.label, split)
+            for label in ex.labels if ex.labels is not None else (ex.label,):
+                if label is not None:
+                    first_split.setdefault(label, split)
     clash = same_number(first_split)
     if clash:
         a, b = clash
@@ -169,10 +174,12 @@ def load_files(
     pair_column: str | None = None,
     dev_fraction: float = 0.1,
     seed: int = 13,
+    label_separator: str | None = None,
 ) -> Dataset:
-    """A Dataset from the user's CSV / TSV / JSONL files; dev is carved from train when not given, test may be absent."""
+    """A Dataset from the user's CSV / TSV / JSONL files; dev is carved from train when not given, test may be absent.
+    With `label_separator` (or JSONL lists of labels) the texts are multi-label (attentive/data/label_sets.py)."""
     columns = dict(format=format, text_column=text_column, label_column=label_column,
-                   aspect_column=aspect_column, pair_column=pair_column)
+                   aspect_column=aspect_column, pair_column=pair_column, label_separator=label_separator)
     files = {"train": train, "dev": dev, "test": test}
     loaded = {split: r.read_table(path, **columns) for split, path in files.items() if path is not None}
     return _assemble(Path(train).name, loaded, dev_fraction, seed, [])
@@ -180,10 +187,10 @@ def load_files(
 
 def load_test_file(path: str | Path, format: str | None = None, text_column: str = "text",
                    label_column: str = "label", aspect_column: str | None = None,
-                   pair_column: str | None = None) -> Dataset:
+                   pair_column: str | None = None, label_separator: str | None = None) -> Dataset:
     """A Dataset whose only split is "test": the user's labelled file, for evaluating a trained model."""
     rows = r.read_table(path, format=format, text_column=text_column, label_column=label_column,
-                        aspect_column=aspect_column, pair_column=pair_column)
+                        aspect_column=aspect_column, pair_column=pair_column, label_separator=label_separator)
     return _assemble(Path(path).name, {"test": rows}, 0.0, 0, [])
 
 
@@ -192,7 +199,8 @@ def load_texts(texts, labels, dev_texts=None, dev_labels=None, name: str = "text
     """A Dataset from texts and labels in memory (any labels; they become strings); dev is carved from train when
     not given. Blank texts are dropped and counted, as the file readers do. A single string where a list belongs, a
     text that is not a string, a missing label (None, NaN) or a blank one, and texts and labels of different lengths
-    are an ArgumentError naming the argument (and the index)."""
+    are an ArgumentError naming the argument (and the index). A label that is a list, tuple or set is a text's
+    label set (multi-label; its items become strings, an empty one or one given twice is an ArgumentError)."""
     splits = {"train": ("texts", texts, "labels", labels)}
     if dev_texts is not None or dev_labels is not None:
         splits["dev"] = ("dev_texts", dev_texts, "dev_labels", dev_labels)
@@ -211,6 +219,17 @@ def load_texts(texts, labels, dev_texts=None, dev_labels=None, name: str = "text
             if not text.strip():
                 rows.dropped["empty text"] += 1
                 continue
-            rows.examples.append(Example(text=text.strip(), label=str(label)))
+            if isinstance(label, (list, tuple, set, frozenset)):
+                rows.examples.append(Example(text=text.strip(), labels=_label_set(label, labels_name)))
+            else:
+                rows.examples.append(Example(text=text.strip(), label=str(label)))
         loaded[split] = rows
     return _assemble(name, loaded, dev_fraction, seed, [])
+
+
+def _label_set(labels, name: str) -> tuple[str, ...]:
+    """A label set given in memory, as a sorted tuple of strings; an empty or repeated label is an ArgumentError."""
+    items = [str(label).strip() for label in labels]
+    if any(not item for item in items) or len(set(items)) != len(items):
+        raise ArgumentError(f"{name}: the label set {sorted(items)!r} holds an empty label or one twice"[:200])
+    return tuple(sorted(items))

@@ -15,6 +15,8 @@ given. Text and label are `.strip()`ped. Rows whose text is empty are skipped an
 text"]`); blank lines are ignored; a missing column, a malformed line, an empty or null label, a carriage return in an
 unquoted CSV field, or two labels that are the same number written two ways (`1` and `1.0`) raise DataError naming the
 file and line. One column named for two roles (text and label both `label`) is a DataError before anything is read.
+Multi-label rows: a JSONL label that is a list, or any label field cut by `label_separator`, is a label set
+(attentive/data/label_sets.py); a file with any set is read as multi-label, its plain labels sets of one.
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ from pathlib import Path
 
 from attentive.data.checks import check_label_numbers
 from attentive.data.example import Example
+from attentive.data.label_sets import as_label_sets, label_set
 from attentive.data.readers._common import Rows, check_file, iter_lines
 from attentive.errors import DataError
 
@@ -196,8 +199,10 @@ def read_table(
     label_column: str | None = "label",
     aspect_column: str | None = None,
     pair_column: str | None = None,
+    label_separator: str | None = None,
 ) -> Rows:
-    """Read one CSV / TSV / JSONL file into Examples (`label_column=None` for unlabelled text)."""
+    """Read one CSV / TSV / JSONL file into Examples (`label_column=None` for unlabelled text). With
+    `label_separator`, every label field is a set of labels cut at it (multi-label); a JSONL list always is."""
     path = check_file(path)
     _check_distinct_columns(path, {"text": text_column, "label": label_column, "aspect": aspect_column,
                                    "pair": pair_column})
@@ -213,14 +218,21 @@ def read_table(
         if not text:
             result.dropped["empty text"] += 1
             continue
-        label = None
-        if label_column:
+        label, labels = None, None
+        if label_column and isinstance(row.get(label_column), list) or label_column and label_separator:
+            raw = row[label_column] if isinstance(row.get(label_column), list) else \
+                _value(path, row, label_column, number)
+            labels = label_set(path, raw, label_column, number, label_separator)
+            for name in labels:
+                first_line.setdefault(name, number)
+        elif label_column:
             label = (_value(path, row, label_column, number) or "").strip()
             if not label:
                 raise DataError(path, f"empty label in column {label_column!r}", number)
             first_line.setdefault(label, number)
         aspect = _value(path, row, aspect_column, number) if aspect_column else None
         pair = _value(path, row, pair_column, number) if pair_column else None
-        result.examples.append(Example(text=text, label=label, aspect=aspect, text_pair=pair))
+        result.examples.append(Example(text=text, label=label, aspect=aspect, text_pair=pair, labels=labels))
     check_label_numbers(path, first_line)
+    result.examples = as_label_sets(result.examples)
     return result
