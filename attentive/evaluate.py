@@ -72,3 +72,64 @@ def compute_metrics(gold: Sequence[str], predicted: Sequence[str], labels: Seque
         index = {label: i for i, label in enumerate(labels)}
         metrics["ece"] = expected_calibration_error(probabilities, [index[label] for label in gold])
     return metrics
+
+
+def sigmoid(logits: np.ndarray) -> np.ndarray:
+    """The logistic function, elementwise, in float32 (a multi-label model's probabilities: one independent
+    sigmoid per label)."""
+    logits = np.asarray(logits, dtype=np.float32)
+    return (1.0 / (1.0 + np.exp(-np.clip(logits, -60.0, 60.0)))).astype(np.float32)
+
+
+DEFAULT_THRESHOLD = 0.5  # a label's threshold where dev has no text with that label
+
+
+def choose_thresholds(probabilities: np.ndarray, gold: np.ndarray, labels: Sequence[str]) -> dict[str, float]:
+    """Per label, the threshold on its probability that maximises its F1 on these (dev) rows: the texts are ranked
+    by the label's probability, every cut between two different probabilities is tried (the top k predicted), and
+    the threshold is the midpoint between the last probability kept and the next one below (0 below the last), so
+    that a probability that moves a little (float rounding in an exported graph) stays on its side. The smallest k
+    wins a tie. A label with no positive row gets `DEFAULT_THRESHOLD`. `gold`: rows x labels, 0/1."""
+    probabilities, gold = np.asarray(probabilities, dtype=np.float64), np.asarray(gold) > 0
+    thresholds = {}
+    for column, label in enumerate(labels):
+        positives = int(gold[:, column].sum())
+        if positives == 0 or len(gold) == 0:
+            thresholds[label] = DEFAULT_THRESHOLD
+            continue
+        order = np.argsort(-probabilities[:, column], kind="stable")
+        ranked, hits = probabilities[order, column], np.cumsum(gold[order, column])
+        below = np.append(ranked[1:], 0.0)
+        cuts = np.flatnonzero(ranked > below)  # the k - 1 where the top k can be told from the rest
+        if not len(cuts):
+            thresholds[label] = float(ranked[0] / 2)
+            continue
+        f1 = 2 * hits[cuts] / (cuts + 1 + positives)
+        best = cuts[int(np.argmax(f1))]
+        thresholds[label] = float((ranked[best] + below[best]) / 2)
+    return thresholds
+
+
+def predicted_sets(probabilities: np.ndarray, thresholds: dict[str, float], labels: Sequence[str]) -> np.ndarray:
+    """Rows x labels, True where a label's probability is at least its threshold (multi-label prediction)."""
+    cut = np.asarray([thresholds[label] for label in labels], dtype=np.float64)
+    return np.asarray(probabilities, dtype=np.float64) >= cut
+
+
+def multilabel_metrics(gold: np.ndarray, predicted: np.ndarray, labels: Sequence[str]) -> dict:
+    """Multi-label metrics of `predicted` against `gold` (both rows x labels, 0/1): micro-F1 (one F1 over every
+    (text, label) decision), macro-F1 (the unweighted mean of the per-label F1), per-label precision/recall/F1 and
+    support, subset accuracy (texts whose whole set is right) and the Hamming loss (wrong decisions per decision)."""
+    gold, predicted = np.asarray(gold) > 0, np.asarray(predicted) > 0
+    labels = list(labels)
+    precision, recall, f1, support = precision_recall_fscore_support(gold, predicted, zero_division=0)
+    return {
+        "n": int(len(gold)),
+        "micro_f1": float(f1_score(gold, predicted, average="micro", zero_division=0)) if len(gold) else 0.0,
+        "macro_f1": float(np.mean(f1)) if len(gold) else 0.0,
+        "subset_accuracy": float((gold == predicted).all(1).mean()) if len(gold) else 0.0,
+        "hamming_loss": float((gold != predicted).mean()) if gold.size else 0.0,
+        "per_class": {label: {"precision": float(precision[i]), "recall": float(recall[i]), "f1": float(f1[i]),
+                              "support": int(support[i])} for i, label in enumerate(labels)},
+        "labels": labels,
+    }

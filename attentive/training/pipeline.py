@@ -14,10 +14,12 @@ import numpy as np
 import torch
 from tokenizers import Tokenizer
 
-from ..data.checks import check_training_labels
+from ..data.checks import check_training_labels, given_labels
+from ..data.label_sets import multi_hot
 from ..data.batching import collate
 from ..data.example import Dataset
 from ..errors import AttentiveError
+from ..evaluate import DEFAULT_THRESHOLD
 from ..inference import infer
 from ..inputs import listed
 from ..model import Model, pick_device, resolve_dataset
@@ -35,10 +37,11 @@ from .calibration import fit_temperature
 from .checkpoint import FILES as CHECKPOINT_FILES, FOLDER as CHECKPOINT
 from .checkpoint import TrainingState, read_checkpoint, remove_checkpoint, write_checkpoint
 from .hooks import StepHook
+from .multilabel import BestMicroF1, dev_scores, ranking_dev
 from .log import LOG, start_run
 from .loop import fit
 from .seed import seed_everything
-from .terms import UNLABELLED, LossTerm
+from .terms import UNLABELLED, BinaryCrossEntropy, LossTerm
 
 FIRST_BATCH = 64  # training texts whose token vectors give the parts their starting values
 
@@ -103,7 +106,9 @@ def data_fingerprint(data: Dataset) -> str:
     digest = hashlib.sha256()
     for split in ("train", "dev"):
         for ex in data.splits[split]:
-            digest.update(json.dumps([split, ex.text, ex.label, ex.aspect, ex.text_pair]).encode("utf-8"))
+            row = [split, ex.text, ex.label, ex.aspect, ex.text_pair] + ([list(ex.labels)] if ex.labels is not None
+                                                                        else [])  # single-label rows hash as before
+            digest.update(json.dumps(row).encode("utf-8"))
     return digest.hexdigest()[:32]
 
 
@@ -134,7 +139,10 @@ def new_model(data: Dataset, recipe: dict, data_dir, device: str, rng) -> Model:
     if network.is_pair != has_pairs:
         raise AttentiveError(f"dataset {data.name!r} holds {'text pairs' if has_pairs else 'single texts'} but "
                              f"recipe {recipe['name']!r} classifies {'pairs' if network.is_pair else 'single texts'}")
-    config = {"recipe": recipe, "labels": data.labels, "vocab_size": tokenizer.get_vocab_size(),
+    multi_label = {"multi_label": True, "thresholds": dict.fromkeys(data.labels, DEFAULT_THRESHOLD)} \
+        if data.multi_label else {}  # the thresholds are chosen on dev once training ends
+    config = {**multi_label,
+              "recipe": recipe, "labels": data.labels, "vocab_size": tokenizer.get_vocab_size(),
               "aspects": aspect_names, "dataset": data.name,
               "vectors": {"source": vectors.source, "coverage": round(vectors.coverage, 4),
                           "seconds": round(vector_seconds, 1)},
@@ -278,7 +286,7 @@ def _train_claimed(dataset, recipe, out, overrides, data_dir, device, show_progr
     """`train` inside its process group, if any."""
     data = resolve_dataset(dataset, data_dir)
     check_training_labels(data)  # one class is an error; labels only dev/test has are in data.warnings
-    unlabelled = sum(ex.label is None for ex in data.splits["train"])
+    unlabelled = sum(not ex.is_labelled for ex in data.splits["train"])
     if unlabelled and not any(term.uses_unlabelled for term in terms):
         raise AttentiveError(f"{data.name}: {unlabelled} training rows have no label, and only a distillation term "
                              "learns from unlabelled texts (attentive distill)")
@@ -317,7 +325,8 @@ def _train(data: Dataset, recipe: str | dict, out: Path | None, overrides: list[
     out = out if writes else None
     config = model.config
     label_index = {label: i for i, label in enumerate(config["labels"])}
-    unknown = sorted({ex.label for split in ("train", "dev") for ex in data.splits[split]} - {*label_index, None})
+    unknown = sorted({label for split in ("train", "dev") for ex in data.splits[split] for label in given_labels(ex)}
+                     - {*label_index})
     if unknown:
         raise AttentiveError(f"{data.name}: label(s) {', '.join(map(repr, unknown))} unknown to the checkpoint")
     log_path = None
@@ -332,6 +341,8 @@ def _train(data: Dataset, recipe: str | dict, out: Path | None, overrides: list[
     def save_best(_network, record):
         config["training"] = {"best_epoch": record["epoch"], "dev_accuracy": record["dev_accuracy"],
                               "dev_macro_f1": record["dev_macro_f1"]}
+        if selection is not None:  # a multi-label model answers with the thresholds of its epoch
+            config["thresholds"] = selection.thresholds
         if out is not None:
             model.save(out)
 
@@ -346,13 +357,21 @@ def _train(data: Dataset, recipe: str | dict, out: Path | None, overrides: list[
             on_epoch(dict(training_state.history[-1]))
 
     train_examples, dev_examples = data.splits["train"], data.splits["dev"]
-    train_targets = [UNLABELLED if ex.label is None else label_index[ex.label] for ex in train_examples]
+    dev_items = model.encode_examples(dev_examples)
+    selection = None
+    if config.get("multi_label"):
+        train_targets, terms, hooks, selection = _multi_label_parts(model, recipe, train_examples, dev_examples,
+                                                                    dev_items, terms, hooks)
+        fit_dev_items, fit_dev_targets = ranking_dev(dev_items, selection.gold)
+    else:
+        train_targets = [UNLABELLED if ex.label is None else label_index[ex.label] for ex in train_examples]
+        dev_targets = [label_index[ex.label] for ex in dev_examples]
+        fit_dev_items, fit_dev_targets = dev_items, dev_targets
     weights = class_weights(recipe["train"].get("class_weight", "none"), config["labels"], train_targets)
-    dev_items, dev_targets = model.encode_examples(dev_examples), [label_index[ex.label] for ex in dev_examples]
     config.pop("calibration", None)  # a resumed run's: fitted again once training ends
     config.pop("faithfulness", None)  # likewise measured again
-    history = fit(model.network, model.encode_examples(train_examples), train_targets, dev_items, dev_targets,
-                  recipe["train"], rng, device, log_path, show_progress, on_improve=save_best,
+    history = fit(model.network, model.encode_examples(train_examples), train_targets, fit_dev_items,
+                  fit_dev_targets, recipe["train"], rng, device, log_path, show_progress, on_improve=save_best,
                   on_epoch_end=epoch_end if out is not None or on_epoch is not None else None, resume=state,
                   terms=terms, hooks=hooks,
                   class_weights=weights)
@@ -361,8 +380,11 @@ def _train(data: Dataset, recipe: str | dict, out: Path | None, overrides: list[
                           "dev_macro_f1": best.get("dev_macro_f1"),
                           "epochs_run": history.epochs[-1]["epoch"] if history.epochs else 0,
                           "epoch_seconds": history.epoch_times}
-    if distributed.is_main():
+    if selection is not None:
+        _finish_multi_label(model, selection, dev_items)
+    elif distributed.is_main():
         calibrate(model, dev_items, dev_targets)  # on the best epoch's weights, which fit left in the network
+    if distributed.is_main():
         measure_faithfulness(model, dev_examples, recipe["train"]["seed"])  # likewise
     for key, value in zip(("calibration", "faithfulness"),
                           distributed.broadcast_object((config.get("calibration"), config.get("faithfulness")))):
@@ -373,3 +395,37 @@ def _train(data: Dataset, recipe: str | dict, out: Path | None, overrides: list[
         model.save(out)
         remove_checkpoint(out)  # finished: nothing to resume, and the folder stays the model's size
     return model
+
+
+def _multi_label_parts(model: Model, recipe: dict, train_examples, dev_examples, dev_items, terms, hooks):
+    """What a multi-label run gives the loop (attentive/training/multilabel.py): every training row `UNLABELLED`,
+    the binary cross-entropy over the label sets added to `terms`, and the dev micro-F1 selection (which keeps the
+    dev label sets, rows x labels) added to `hooks`."""
+    labels = model.config["labels"]
+    if recipe["train"].get("class_weight", "none") not in (None, "none"):
+        raise AttentiveError("train.class_weight weighs one label per text; a multi-label model (label sets) "
+                             "trains without it: leave it 'none'")
+    dev_gold = multi_hot(dev_examples, labels)
+    if not dev_gold.any():
+        raise AttentiveError("dev holds no label: a multi-label model chooses its epoch and thresholds on dev "
+                             "texts that have labels")
+    selection = BestMicroF1(dev_items, dev_gold, labels, model.device)
+    data_term = BinaryCrossEntropy(multi_hot(train_examples, labels))
+    return [UNLABELLED] * len(train_examples), [data_term, *terms], [*hooks, selection], selection
+
+
+def _finish_multi_label(model: Model, selection: BestMicroF1, dev_items) -> None:
+    """After `fit`: the weights of the epoch of best dev micro-F1 back in the network, the per-label thresholds
+    chosen on dev with them (evaluate.choose_thresholds), and the dev scores in config.json. No temperature is
+    fitted: temperature scaling calibrates a softmax, and each label's threshold is chosen on its own probability."""
+    config = model.config
+    if selection.best is not None:
+        model.network.load_state_dict(selection.best)
+    metrics, thresholds, _ = dev_scores(model.network, dev_items, selection.gold, config["labels"], model.device)
+    config["thresholds"] = thresholds
+    config["training"].update(best_epoch=selection.best_epoch, dev_micro_f1=metrics["micro_f1"],
+                              dev_macro_f1=metrics["macro_f1"],
+                              dev_per_label_f1={label: m["f1"] for label, m in metrics["per_class"].items()},
+                              dev_epochs=selection.scores,
+                              selection="dev micro-F1 at per-label thresholds chosen on dev",
+                              calibration="skipped: a multi-label model's sigmoids are not temperature-scaled")

@@ -67,6 +67,28 @@ class CrossEntropy(LossTerm):
         return (F.cross_entropy(logits, target, reduction="none") * weights).mean()
 
 
+class BinaryCrossEntropy(LossTerm):
+    """The data term of a multi-label model: each label an independent sigmoid output, each row's loss the sum over
+    the labels of the binary cross-entropy -[y log sigmoid(z) + (1 - y) log(1 - sigmoid(z))] (fastText's one-vs-all
+    loss), averaged over the batch's rows. Summed over the labels, not averaged, so that every label's output learns
+    at the step size of a single-label model's, whatever the number of labels.
+
+    The targets are the training set's label sets as a rows x labels 0/1 matrix (`multi_hot`), looked up by the
+    batch's row numbers (`inputs["rows"]`), as `SoftTargets` looks up its teacher's probabilities: the loop's label
+    ids stay one per row, and a multi-label run gives every row `UNLABELLED`, so that the cross-entropy term adds
+    nothing."""
+
+    name, penalty, uses_unlabelled = "binary_cross_entropy", False, True
+
+    def __init__(self, multi_hot: np.ndarray):
+        self.targets = torch.as_tensor(np.asarray(multi_hot), dtype=torch.float32)  # rows x labels, training order
+
+    def __call__(self, out, target, inputs):
+        logits = out.logits.float()
+        gold = self.targets[inputs["rows"].cpu()].to(logits.device)
+        return F.binary_cross_entropy_with_logits(logits, gold, reduction="none").sum(-1).mean()
+
+
 class SoftTargets(LossTerm):
     """Knowledge distillation's soft loss: the student's logits against a teacher's probabilities for each training
     row. `loss="kl"`: KL(teacher || student) at temperature T, times T^2 so that its gradients keep their size as T
