@@ -13,19 +13,28 @@ class Prediction:
     probabilities: dict[str, float]
     top_words: list[tuple[str, float]] = field(default_factory=list)  # most attended words, heads summed
     aspect: str | None = None  # the aspect this answer is about (aspect models)
+    labels: list[str] | None = None  # multi-label models: every label at or above its threshold, most probable
+    #   first (maybe none; `label` is then the first, or None); None for single-label models
 
     @property
     def headline(self) -> str:
-        """"positive (0.93)", with "for aspect service" when the answer is about an aspect."""
+        """"positive (0.93)", with "for aspect service" when the answer is about an aspect; a multi-label answer
+        names each of its labels: "food (0.93), service (0.71)"."""
         about = f" for aspect {self.aspect}" if self.aspect is not None else ""
+        if self.labels:
+            return ", ".join(f"{label} ({self.probabilities[label]:.2f})" for label in self.labels) + about
         if self.label is None:
             best = max(self.probabilities, key=self.probabilities.get)
             return f"no label (best {best}, {self.probabilities[best]:.2f}, is below the threshold){about}"
+        if self.labels is not None:
+            return f"no label (best {best}, {self.probabilities[best]:.2f}, is below its threshold){about}"
         return f"{self.label} ({self.probabilities[self.label]:.2f}){about}"
 
     def as_dict(self) -> dict:
+        """label, probabilities and top words (and the aspect); a multi-label answer also `labels`, its label set."""
         aspect = {"aspect": self.aspect} if self.aspect is not None else {}
-        return {**aspect, "label": self.label, "probabilities": self.probabilities,
+        labels = {"labels": self.labels} if self.labels is not None else {}
+        return {**aspect, "label": self.label, **labels, "probabilities": self.probabilities,
                 "top_words": [[word, round(weight, 4)] for word, weight in self.top_words]}
 
 
@@ -59,6 +68,23 @@ class Explanation:
     #   (a word split into WordPiece pieces spans several; the per-word arrays above are summed over them)
     attribution: dict | None = None  # the attention channel's {"evidence": per word, "margin", "method"}
     #   (TextClassifier.attribution), None where not computed
+
+    def label_words(self, top_k: int = 5) -> dict[str, list[tuple[str, float]]] | None:
+        """A multi-label answer's explanation per label: for each label it gives, the `top_k` words of most evidence
+        for that label, each word's summed attention times its polarity towards the label (its own logit for it,
+        Sun & Lu 2020's a_j * s_j; exact for a linear head over an identity encoder, else an approximation). The
+        attention is shared by the labels (one pooling per text); the polarity tells them apart. None for a
+        single-label answer, or where the polarity was not computed (predict, an exported model)."""
+        if self.prediction.labels is None or self.polarity is None or self.attention is None:
+            return None
+        names = list(self.prediction.probabilities)
+        weighted = self.summed[:, None] * np.asarray(self.polarity, dtype=float)
+        result = {}
+        for label in self.prediction.labels:
+            column = weighted[:, names.index(label)]
+            order = np.argsort(-column, kind="stable")[:top_k]
+            result[label] = [(self.words[i], float(column[i])) for i in order]
+        return result
 
     def ranked(self) -> tuple[int, int]:
         """The indices of the label the model ranks first and of the runner-up (the second)."""
@@ -109,10 +135,14 @@ class Explanation:
         channels = {name: {"margin": _rounded(c["margin"]), "method": c["method"],
                            "evidence": None if c["evidence"] is None else [_rounded(v) for v in c["evidence"]]}
                     for name, c in self.channel_evidence().items()}
+        per_label = self.label_words(top_k if top_k is not None else 5)
+        label_words = {} if per_label is None else {"label_words": {
+            label: [[word, _rounded(value)] for word, value in words] for label, words in per_label.items()}}
         return {**prediction, "words": self.words,
                 "attention": None if attention is None else [[round(float(w), 5) for w in head] for head in attention],
                 "summed": None if attention is None else [round(float(w), 5) for w in self.summed],
-                "evidence": None if evidence is None else [_rounded(v) for v in evidence], "channels": channels}
+                "evidence": None if evidence is None else [_rounded(v) for v in evidence], "channels": channels,
+                **label_words}
 
     def channel_margins(self) -> dict[str, float] | None:
         """Each channel's part of the decision: its logit of the predicted label minus its logit of the runner-up

@@ -48,12 +48,14 @@ EXPORT = OutputKind(command="export", output="an export", files=frozenset({GRAPH
 class ExportedNetwork(nn.Module):
     """The network as the graph sees it: its inputs positional, in the order of `names` (ids, mask, then
     pair_ids/pair_mask or aspect_ids/aspect_mask; masks as int64, 1 on real tokens); its outputs the probabilities,
-    softmax(logits / temperature) at the model's calibrated temperature (attentive/inference.py), and the attention
-    (zeros, one head, for a pooler without attention)."""
+    softmax(logits / temperature) at the model's calibrated temperature (attentive/inference.py), or for a
+    multi-label model each label's sigmoid (`multi_label`), and the attention (zeros, one head, for a pooler without
+    attention)."""
 
-    def __init__(self, network: nn.Module, names: list[str], temperature: float = 1.0):
+    def __init__(self, network: nn.Module, names: list[str], temperature: float = 1.0, multi_label: bool = False):
         super().__init__()
         self.network, self.names, self.temperature = network, names, float(temperature)
+        self.multi_label = multi_label
 
     def forward(self, *tensors):
         inputs = {name: tensor.bool() if name.endswith("mask") else tensor for name, tensor in zip(self.names, tensors)}
@@ -61,6 +63,8 @@ class ExportedNetwork(nn.Module):
         mask = inputs["mask"]
         attention = out.attention if out.attention is not None else torch.zeros_like(mask, dtype=torch.float32)[:, None]
         logits = out.logits.float()
+        if self.multi_label:  # independent labels: the runtime applies config.json's per-label thresholds
+            return torch.sigmoid(logits), attention.float()
         if self.temperature != 1.0:  # a constant of the graph: the runtime and the server need nothing of their own
             logits = logits / self.temperature
         return torch.softmax(logits, -1), attention.float()
@@ -104,7 +108,8 @@ def export(model: Model, out: str | Path, int8: bool = False, overwrite: bool = 
 def _exported_files(model: Model, scratch: Path, int8: bool) -> dict[str, bytes]:
     """The export's files, by name: the graphs are written (traced, quantised) in `scratch`."""
     inputs, axes = _example(model)
-    network = ExportedNetwork(model.network.cpu().eval(), list(inputs), temperature_of(model.config))
+    network = ExportedNetwork(model.network.cpu().eval(), list(inputs), temperature_of(model.config),
+                              model.multi_label)
     with torch.no_grad():
         has_attention = bool(network(*inputs.values())[1].sum() > 0)  # zeros stand in for a pooler without any
         torch.onnx.export(network, tuple(inputs.values()), str(scratch / GRAPH), input_names=list(inputs),
@@ -121,6 +126,8 @@ def _exported_files(model: Model, scratch: Path, int8: bool) -> dict[str, bytes]
         "aspect_type": recipe["aspect"]["type"], "is_pair": model.is_pair, "uses_aspect": model.uses_aspect,
         "recipe": recipe, "model_id": model.config.get("model_id"), "graphs": [GRAPH] + ([GRAPH_INT8] if int8 else []),
     }
+    if model.multi_label:  # the graph answers sigmoids; the runtime gives each label at or above its threshold
+        config.update(multi_label=True, thresholds=model.thresholds)
     if "calibration" in model.config:  # for the record: the graph applies the temperature itself
         config["calibration"] = model.config["calibration"]
     if "faithfulness" in model.config:  # the deletion test run at training's end, shown by the runtime's /info

@@ -104,7 +104,8 @@ def check_graph(session, config: dict, vocab_size: int, path: Path) -> None:
         raise AttentiveError(f"{path}: the graph answers {getattr(probabilities, 'shape', '?')} probabilities for 2 "
                              f"texts, but {CONFIG} gives {labels} labels")
     probabilities = np.asarray(probabilities, dtype=np.float64)
-    if not np.isfinite(probabilities).all() or np.abs(probabilities.sum(1) - 1).max() > 1e-3:
+    if not np.isfinite(probabilities).all() or np.abs(probabilities.sum(1) - 1).max() > 1e-3 and \
+            config.get("multi_label") is not True:  # a multi-label graph's sigmoids need not sum to 1
         raise AttentiveError(f"{path}: the graph's probabilities are not finite or do not sum to 1 (damaged?)")
     shape = getattr(attention, "shape", ())
     if len(shape) != 3 or shape[0] != 2 or shape[2] != 3 or not np.isfinite(attention).all():

@@ -139,11 +139,13 @@ def check_unicode(names: Sequence, what: str) -> None:
 
 
 def explanation(text: str, encoding: Encoding, item: Item, labels: list[str], probabilities: np.ndarray,
-                attention: np.ndarray | None, aspect: str | None = None, top_k: int = 5, **details) -> Explanation:
+                attention: np.ndarray | None, aspect: str | None = None, top_k: int = 5,
+                thresholds: dict[str, float] | None = None, **details) -> Explanation:
     """One text's Explanation and Prediction: its whole words (`whole_words`: a word the tokenizer split into pieces,
     "yucks" as `yu` `##cks`, is one word again, its attention and every per-word score merged over its pieces by
     `merge_pieces`; a text with no known token was fed as one unknown token, and is shown whole as that one word),
-    the most probable label, the `top_k` most attended words."""
+    the most probable label, the `top_k` most attended words. With `thresholds` (a multi-label model: one per label)
+    the prediction's `labels` are those at or above their threshold (`label_set`)."""
     words, spans = whole_words(text, encoding, len(item.ids))
     if attention is not None:
         attention = merge_pieces("attention", attention, spans)
@@ -153,6 +155,9 @@ def explanation(text: str, encoding: Encoding, item: Item, labels: list[str], pr
         details["attribution"] = {**attribution, "evidence": merge_pieces("evidence", attribution["evidence"], spans)}
     prediction = Prediction(labels[int(probabilities.argmax())],
                             {label: float(p) for label, p in zip(labels, probabilities)}, aspect=aspect)
+    if thresholds is not None:
+        prediction.labels = label_set(prediction.probabilities, thresholds)
+        prediction.label = prediction.labels[0] if prediction.labels else None
     result = Explanation(words, attention, prediction, token_spans=spans, **details)
     if attention is not None and top_k:
         summed = result.summed
@@ -201,12 +206,43 @@ def merge_pieces(name: str, values, spans: list[tuple[int, int]]):
 
 
 def apply_threshold(predictions: list[Prediction], threshold: float | None) -> list[Prediction]:
-    """Label None where the most probable label's probability is below `threshold` (the model abstains)."""
+    """Label None where the most probable label's probability is below `threshold` (the model abstains). A
+    multi-label answer's labels are chosen again with `threshold` in place of every label's own."""
     if threshold is not None:
         for prediction in predictions:
-            if prediction.probabilities[prediction.label] < threshold:
+            if prediction.labels is not None:
+                prediction.labels = label_set(prediction.probabilities, dict.fromkeys(prediction.probabilities,
+                                                                                     threshold))
+                prediction.label = prediction.labels[0] if prediction.labels else None
+            elif prediction.probabilities[prediction.label] < threshold:
                 prediction.label = None
     return predictions
+
+
+def label_set(probabilities: dict[str, float], thresholds: dict[str, float]) -> list[str]:
+    """A multi-label answer: every label whose probability is at least its threshold, the most probable first
+    (ties in the model's label order)."""
+    chosen = [label for label, p in probabilities.items() if p >= thresholds[label]]
+    return sorted(chosen, key=lambda label: -probabilities[label])
+
+
+def thresholds_of(config: dict, where) -> dict[str, float] | None:
+    """A multi-label model's per-label thresholds (config.json's `thresholds`, chosen on dev after training), None
+    for a single-label model (no `multi_label: true`). A `multi_label` that is not true or false, or thresholds that
+    are not one number in [0, 1] per label, are one line naming `where` (the file) and the entry."""
+    flag = config.get("multi_label", False)
+    if not isinstance(flag, bool):
+        raise AttentiveError(f"{where}: 'multi_label' must be true or false, not {str(flag)[:40]!r}")
+    if not flag:
+        return None
+    thresholds = config.get("thresholds")
+    if not isinstance(thresholds, dict) or set(thresholds) != set(config["labels"]):
+        raise AttentiveError(f"{where}: a multi-label model needs 'thresholds', one number per label")
+    for label, value in thresholds.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+            raise AttentiveError(f"{where}: 'thresholds' of {label[:40]!r} must be a number in [0, 1], not "
+                                 f"{str(value)[:40]!r}")
+    return {label: float(thresholds[label]) for label in config["labels"]}
 
 
 def listed(names: Sequence[str], most: int = 10) -> str:

@@ -12,11 +12,12 @@ from .call_checks import check_call
 from .data.batching import encode_items
 from .data.example import Dataset
 from .errors import AttentiveError
-from .evaluate import compute_metrics
+from .data.label_sets import multi_hot
+from .evaluate import compute_metrics, multilabel_metrics, predicted_sets, sigmoid
 from .models.classifier import TextClassifier
 from .saved import save_folder
 from .inference import infer, predict_probabilities, temperature_of
-from .inputs import Inputs, apply_threshold, explanation
+from .inputs import Inputs, apply_threshold, explanation, thresholds_of
 
 
 def pick_device(device: str | None) -> str:
@@ -44,6 +45,23 @@ class Model:
         self.device = pick_device(device)
         self.network.to(self.device).eval()
         temperature_of(config)  # a damaged calibration entry fails at load, not at the first answer
+        thresholds_of(config, "config.json")  # likewise a multi-label model's thresholds
+
+    @property
+    def multi_label(self) -> bool:
+        """Whether the model answers label sets: one independent sigmoid per label, each label given where its
+        probability reaches its threshold (config.json's `multi_label` and `thresholds`)."""
+        return thresholds_of(self.config, "config.json") is not None
+
+    @property
+    def thresholds(self) -> dict[str, float] | None:
+        """A multi-label model's per-label thresholds, chosen on dev after training (None for single-label)."""
+        return thresholds_of(self.config, "config.json")
+
+    def _probabilities(self, inference) -> np.ndarray:
+        """What the model answers from an `infer` result: softmax(logits / T), or for a multi-label model the
+        sigmoid of each label's logit (not temperature-scaled)."""
+        return sigmoid(inference.logits) if self.multi_label else inference.probabilities
 
     @property
     def temperature(self) -> float:
@@ -94,19 +112,23 @@ class Model:
         inputs = self.inputs
         texts, pairs, aspects = inputs.expand(texts, pairs, aspects)
         items, encodings = inputs.items(texts, pairs, aspects)
-        looked = infer(self.network, items, batch_size, self.device, details=True, polarity=with_polarity,
-                       temperature=self.temperature).looked
-        return [explanation(text, enc, item, self.labels, seen.probabilities, seen.attention, aspect, top_k,
-                            scores=seen.scores, polarity=seen.polarity, channels=seen.channels,
-                            ngram_words=seen.ngram_words, attribution=seen.attribution)
-                for text, enc, item, seen, aspect in zip(texts, encodings, items, looked, aspects)]
+        inference = infer(self.network, items, batch_size, self.device, details=True, polarity=with_polarity,
+                          temperature=self.temperature)
+        probabilities = self._probabilities(inference) if items else []
+        thresholds = self.thresholds
+        return [explanation(text, enc, item, self.labels, probs, seen.attention, aspect, top_k,
+                            thresholds=thresholds, scores=seen.scores, polarity=seen.polarity,
+                            channels=seen.channels, ngram_words=seen.ngram_words, attribution=seen.attribution)
+                for text, enc, item, seen, probs, aspect in
+                zip(texts, encodings, items, inference.looked, probabilities, aspects)]
 
     def predict(self, texts: list[str] | str, pairs: list[str] | str | None = None, top_k: int = 5,
                 aspects: list[str | None] | str | None = None, threshold: float | None = None,
                 batch_size: int = 128) -> list[Prediction]:
         """Label, class probabilities and the `top_k` most attended words of each text (of each pair's first);
         `aspects` as in `explain`. With `threshold`, a text whose most probable label has a lower probability gets
-        the label None: the model abstains rather than guess."""
+        the label None: the model abstains rather than guess. A multi-label model answers `labels`, each label at
+        or above its threshold chosen on dev (with `threshold`: at or above that, for every label)."""
         check_call(batch_size=batch_size, top_k=top_k, threshold=threshold)
         explanations = self.explain(texts, pairs, top_k=top_k, batch_size=batch_size, aspects=aspects,
                                     with_polarity=False)
@@ -122,6 +144,8 @@ class Model:
         items, _ = inputs.items(*inputs.expand(texts, pairs, aspects), offsets=False)
         if not items:
             return np.zeros((0, len(self.labels)), dtype=np.float32)
+        if self.multi_label:  # independent sigmoids: the rows do not sum to 1
+            return sigmoid(infer(self.network, items, batch_size, self.device).logits)
         return predict_probabilities(self.network, items, batch_size, self.device, self.temperature)
 
     def evaluate(self, dataset: str | Dataset, split: str = "test", data_dir: str | Path | None = None) -> dict:
@@ -131,6 +155,8 @@ class Model:
         if split not in data.splits or not data.splits[split]:
             raise AttentiveError(f"dataset {data.name!r} has no {split!r} examples")
         examples = data.splits[split]
+        if self.multi_label or data.multi_label:
+            return self._evaluate_sets(data, split)
         unknown = sorted({ex.label for ex in examples} - set(self.labels))
         if unknown:
             raise AttentiveError(f"{data.name}/{split}: label(s) {', '.join(map(repr, unknown))} unknown to this model "
@@ -140,6 +166,24 @@ class Model:
         predicted = [self.labels[i] for i in probs.argmax(1)]
         metrics = compute_metrics([ex.label for ex in examples], predicted, self.labels, probs)
         metrics.update(dataset=data.name, split=split, temperature=self.temperature)
+        return metrics
+
+    def _evaluate_sets(self, data: Dataset, split: str) -> dict:
+        """A multi-label model's metrics on a split of label sets (evaluate.multilabel_metrics): micro- and
+        macro-F1, per-label F1, subset accuracy and Hamming loss at the model's thresholds."""
+        examples = data.splits[split]
+        if not self.multi_label or not data.multi_label:
+            which = "a single-label model" if not self.multi_label else "a multi-label model"
+            given = "label sets" if data.multi_label else "one label per text"
+            raise AttentiveError(f"{data.name}/{split} gives {given}, and this is {which}")
+        unknown = sorted({label for ex in examples for label in ex.labels} - set(self.labels))
+        if unknown:
+            raise AttentiveError(f"{data.name}/{split}: label(s) {', '.join(map(repr, unknown))} unknown to this model "
+                                 f"(it knows {', '.join(self.labels)})")
+        probs = sigmoid(infer(self.network, self.encode_examples(examples), device=self.device).logits)
+        predicted = predicted_sets(probs, self.thresholds, self.labels)
+        metrics = multilabel_metrics(multi_hot(examples, self.labels), predicted, self.labels)
+        metrics.update(dataset=data.name, split=split, multi_label=True, thresholds=self.thresholds)
         return metrics
 
     def analyze(self, dataset: str | Dataset, out: str | Path, split: str = "test", limit: int | None = 2000,

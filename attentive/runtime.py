@@ -12,7 +12,7 @@ import numpy as np
 from .answers import Explanation, Prediction
 from .call_checks import check_call, check_folder
 from .errors import AttentiveError
-from .inputs import Inputs, apply_threshold, explanation
+from .inputs import Inputs, apply_threshold, explanation, thresholds_of
 from .text.encoding import Item, batch_order, pad_numpy
 
 FORMAT = "attentive-onnx-1"
@@ -30,6 +30,12 @@ class RuntimeModel:
         self.config, self.session, self.tokenizer = read_exported(self.folder, FORMAT, int8, threads)
         self.graph_inputs = {node.name for node in self.session.get_inputs()}  # an unused input is not in the graph
         self.labels: list[str] = self.config["labels"]
+        self.thresholds = thresholds_of(self.config, self.folder / "config.json")  # multi-label models; else None
+
+    @property
+    def multi_label(self) -> bool:
+        """Whether the graph answers one sigmoid per label, each label given at or above its threshold."""
+        return self.thresholds is not None
 
     @property
     def inputs(self) -> Inputs:
@@ -75,7 +81,7 @@ class RuntimeModel:
         texts, pairs, aspects = inputs.expand(texts, pairs, aspects)
         items, encodings = inputs.items(texts, pairs, aspects)
         probabilities, attention = self.run(items, batch_size)
-        return [explanation(text, enc, item, self.labels, probs, weights, aspect, top_k)
+        return [explanation(text, enc, item, self.labels, probs, weights, aspect, top_k, thresholds=self.thresholds)
                 for text, enc, item, probs, weights, aspect in
                 zip(texts, encodings, items, probabilities, attention, aspects)]
 

@@ -1,10 +1,11 @@
 """`attentive serve RUN`: a FastAPI app over a trained or exported model.
 
 - `POST /predict`, `POST /explain`: {"texts": [...], "pairs": [...]?, "aspects": [...]?, "top_k": 5} -> the same JSON
-  as the CLI (one answer per text, or per text and aspect). Concurrent requests are micro-batched: the first waits
+  as the CLI (one answer per text, or per text and aspect; a multi-label model's answers carry `labels`, every label
+  at or above its threshold, and /explain its `label_words`). Concurrent requests are micro-batched: the first waits
   up to `window_ms` for others, up to `max_batch` texts and `max_batch_chars` characters in all (a bound on their
   tokens; a request over it is answered alone), and the model answers them in one call.
-- `GET /health`, `GET /info` (labels, recipe, aspects, versions, and the deletion test run at the end of training,
+- `GET /health`, `GET /info` (labels, recipe, aspects, versions, a multi-label model's `thresholds`, the deletion test run at the end of training,
   `faithfulness` with its `faithfulness_line`, where the model has it), `GET /metrics` (Prometheus text: requests by path
   and status, errors, latency histogram), `GET /` (the page: attentive/page.html).
 - Limits with clear answers: a body over `max_body` bytes is 413, found while the body streams in (chunked too: no
@@ -340,6 +341,7 @@ def create_app(model, api_key: str | None = None, max_body: int = 1_000_000, max
         return {"labels": model.labels, "recipe": config["recipe"].get("name"), "is_pair": model.is_pair,
                 "uses_aspect": model.uses_aspect, "aspects": model.aspects, "model_id": config.get("model_id"),
                 "runtime": type(model).__name__, "versions": {"attentive": __version__},
+                **({"multi_label": True, "thresholds": model.thresholds} if model.thresholds is not None else {}),
                 **({"faithfulness": config["faithfulness"], "faithfulness_line": line}
                    if (line := faithfulness_line(config)) is not None else {})}
 
