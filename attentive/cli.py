@@ -20,6 +20,8 @@ console = Console()
 err = Console(stderr=True)
 
 DataDir = typer.Option(None, "--data-dir", help="benchmark data folder (default: $ATTENTIVE_DATA or ../shared/data)")
+LabelSeparator = typer.Option(None, "--label-separator", help="CSV/TSV label fields hold several labels cut by "
+                                                               "this (multi-label), e.g. '|'")
 ThreadsOption = typer.Option(None, "--threads", min=1, envvar="ATTENTIVE_THREADS",
                              help="threads to compute with (default: $OMP_NUM_THREADS, else the usable cores divided "
                                   "by the local processes)")
@@ -37,15 +39,16 @@ def _use_threads(threads: int | None, torch_needed: bool = True) -> int:
 
 
 def _dataset(dataset, train_file, dev_file, test_file, text_column, label_column, data_dir, pair_column=None,
-             aspect_column=None):
-    """A registry name, or the user's own files."""
+             aspect_column=None, label_separator=None):
+    """A registry name, or the user's own files (`label_separator`: their label fields hold label sets)."""
     if train_file is not None or dataset is None:
         if train_file is None:
             raise AttentiveError("give --dataset NAME or --train FILE (see `attentive datasets`)")
         from .data.registry import load_files
 
         return load_files(train_file, dev=dev_file, test=test_file, text_column=text_column,
-                          label_column=label_column, pair_column=pair_column, aspect_column=aspect_column)
+                          label_column=label_column, pair_column=pair_column, aspect_column=aspect_column,
+                          label_separator=label_separator)
     from .api import resolve_dataset
 
     return resolve_dataset(dataset, data_dir)
@@ -73,6 +76,7 @@ def train(
     label_column: str = typer.Option("label", "--label-column"),
     pair_column: Optional[str] = typer.Option(None, "--pair-column", help="second-text column, for pair recipes"),
     aspect_column: Optional[str] = typer.Option(None, "--aspect-column", help="aspect column, for aspect recipes"),
+    label_separator: Optional[str] = LabelSeparator,
     overwrite: bool = typer.Option(False, "--overwrite", help="replace the model OUT already holds, or write beside "
                                                             "other files (only the model's own are replaced)"),
     resume: Optional[Path] = typer.Option(None, "--resume", help="continue the killed run in this folder from its "
@@ -92,14 +96,15 @@ def train(
         options = [("--out", out), ("--dataset", dataset), ("--recipe", recipe), ("--train", train_file),
                    ("--dev", dev_file), ("--test", test_file), ("--text-column", text_column),
                    ("--label-column", label_column), ("--pair-column", pair_column),
-                   ("--aspect-column", aspect_column), ("--resume", resume), ("--device", device),
+                   ("--aspect-column", aspect_column), ("--label-separator", label_separator),
+                   ("--resume", resume), ("--device", device),
                    ("--threads", threads), ("--data-dir", data_dir), *(("--set", entry) for entry in set_)]
         args = [part for flag, value in options if value is not None for part in (flag, str(value))]
         raise typer.Exit(_launch_torchrun(nproc, ["train", *args, *(["--overwrite"] if overwrite else [])]))
     _use_threads(threads)
     source = {"dataset": dataset, "train_file": train_file, "dev_file": dev_file, "test_file": test_file,
               "text_column": text_column, "label_column": label_column, "pair_column": pair_column,
-              "aspect_column": aspect_column, "data_dir": data_dir}
+              "aspect_column": aspect_column, "data_dir": data_dir, "label_separator": label_separator}
     if resume is not None:
         out = _check_resume(resume, out, set_, source)
     elif out is None:
@@ -110,7 +115,7 @@ def train(
         load_recipe(recipe, set_)  # a bad recipe or --set fails before the data is read
     data = _dataset(source["dataset"], source["train_file"], source["dev_file"], source["test_file"],
                     source["text_column"], source["label_column"], source["data_dir"], source["pair_column"],
-                    source["aspect_column"])
+                    source["aspect_column"], source.get("label_separator"))
     _report_data(data)
     if is_main():  # under torchrun, rank 0 alone says it
         console.print(f"[bold]{data.name}[/]: train {len(data.splits['train'])}, dev {len(data.splits['dev'])}, "
@@ -120,8 +125,9 @@ def train(
                         resume=resume is not None, source=recorded)
     summary = model.config["training"]
     if is_main():
-        console.print(f"best dev accuracy {summary['dev_accuracy']:.4f} at epoch {summary['best_epoch']}; "
-                      f"saved to {out}")
+        best = f"micro-F1 {summary['dev_micro_f1']:.4f}" if "dev_micro_f1" in summary else \
+            f"accuracy {summary['dev_accuracy']:.4f}"
+        console.print(f"best dev {best} at epoch {summary['best_epoch']}; saved to {out}")
 
 
 def _launch_torchrun(nproc: int, args: list[str]) -> int:
@@ -209,13 +215,20 @@ def _check_resume(run: Path, out: Path | None, overrides: list[str], source: dic
 
 def print_metrics(metrics: dict) -> None:
     calibration = f"  ECE {metrics['ece']:.4f} (T={metrics.get('temperature', 1.0):.3g})" if "ece" in metrics else ""
-    console.print(f"[bold]{metrics['dataset']}/{metrics['split']}[/] n={metrics['n']}  "
-                  f"accuracy [bold]{metrics['accuracy']:.4f}[/]  macro-F1 {metrics['macro_f1']:.4f}{calibration}")
+    if metrics.get("multi_label"):
+        console.print(f"[bold]{metrics['dataset']}/{metrics['split']}[/] n={metrics['n']}  micro-F1 "
+                      f"[bold]{metrics['micro_f1']:.4f}[/]  macro-F1 {metrics['macro_f1']:.4f}  subset accuracy "
+                      f"{metrics['subset_accuracy']:.4f}")
+    else:
+        console.print(f"[bold]{metrics['dataset']}/{metrics['split']}[/] n={metrics['n']}  "
+                      f"accuracy [bold]{metrics['accuracy']:.4f}[/]  macro-F1 {metrics['macro_f1']:.4f}{calibration}")
     table = Table("class", "precision", "recall", "F1", "support")
     for label, row in metrics["per_class"].items():
         table.add_row(label, f"{row['precision']:.3f}", f"{row['recall']:.3f}", f"{row['f1']:.3f}",
                       str(row["support"]))
     console.print(table)
+    if "confusion" not in metrics:  # multi-label: no one predicted class per text
+        return
     confusion = Table("gold \\ predicted", *metrics["labels"], title="confusion matrix")
     for label, row in zip(metrics["labels"], metrics["confusion"]):
         confusion.add_row(label, *map(str, row))
@@ -232,6 +245,7 @@ def evaluate(
     label_column: str = typer.Option("label", "--label-column"),
     pair_column: Optional[str] = typer.Option(None, "--pair-column", help="second-text column, for pair models"),
     aspect_column: Optional[str] = typer.Option(None, "--aspect-column", help="aspect column, for aspect models"),
+    label_separator: Optional[str] = LabelSeparator,
     output: Optional[Path] = typer.Option(None, "--output", help="JSON file (default RUN/eval-DATASET-SPLIT.json)"),
     threads: Optional[int] = ThreadsOption,
     data_dir: Optional[Path] = DataDir,
@@ -247,7 +261,7 @@ def evaluate(
         from .data.registry import load_test_file
 
         data = load_test_file(test_file, text_column=text_column, label_column=label_column, pair_column=pair_column,
-                              aspect_column=aspect_column)
+                              aspect_column=aspect_column, label_separator=label_separator)
         split = "test"
     else:
         data = _dataset(dataset or model.config.get("dataset"), None, None, None, text_column, label_column,
