@@ -109,8 +109,9 @@ def main(argv=None) -> int:
                "systems": systems}
     path = write_result(f"class-weights-{data.name}", payload)
     for system, values in systems.items():
-        print(f"{system:13s} test acc {values['test']['accuracy']['mean']:.4f} ± {values['test']['accuracy']['std']:.4f}"
-              f"  macro-F1 {values['test']['macro_f1']['mean']:.4f} ± {values['test']['macro_f1']['std']:.4f}")
+        test = values["test"]
+        print(f"{system:13s} test acc {test['accuracy']['mean']:.4f} ± {test['accuracy']['std']:.4f}"
+              f"  macro-F1 {test['macro_f1']['mean']:.4f} ± {test['macro_f1']['std']:.4f}")
     print(path)
     return 0
 

@@ -28,7 +28,8 @@ INDEX, SUMMARY = "index.html", "summary.json"
 REPORT_FILES = frozenset({INDEX, SUMMARY, "top_words.csv", "top_words.png", "word_weights.csv", "word_weights.png",
                           "redundancy.json", "redundancy.png", "entropy.csv", "polarity.csv", "polarity.png",
                           "training_curves.csv", "training_curves.png", "deletion.json", "deletion.csv",
-                          "deletion.png", "reliability.png", "reliability.csv"})  # every file analyze may write; the only names it replaces or removes
+                          "deletion.png", "reliability.png", "reliability.csv"})  # every file analyze may write;
+# the only names it replaces or removes
 REPORT = OutputKind(command="analyze", output="an analyze report", files=REPORT_FILES,
                     holds_output=lambda folder: (folder / INDEX).is_file() and (folder / SUMMARY).is_file(),
                     replacing_needs_overwrite=False)
@@ -251,11 +252,12 @@ def _write_report(model, run: Path | None, examples: list, out: Path, words: Seq
                          "training loss and dev accuracy by epoch from each run's metrics.jsonl (LAMA paper Fig. 5)"))
 
     items = model.encode_examples(examples)
-    summary["calibration"] = _write_reliability(model, items, gold, out)
-    sections.append(("Reliability diagram", "reliability.png", ["reliability.csv"],
-                     "accuracy against confidence in 15 equal-width bins (count above each bar), before and after the "
-                     "temperature in config.json; " + "; ".join(summary["calibration"]["titles"])
-                     + " (Guo et al. 2017 Fig. 1)"))
+    if not model.config.get("multi_label"):  # label sets: independent sigmoids, no one confidence per text
+        summary["calibration"] = _write_reliability(model, items, gold, out)
+        sections.append(("Reliability diagram", "reliability.png", ["reliability.csv"],
+                         "accuracy against confidence in 15 equal-width bins (count above each bar), before and after "
+                         "the temperature in config.json; " + "; ".join(summary["calibration"]["titles"])
+                         + " (Guo et al. 2017 Fig. 1)"))
 
     if deletion and explanations[0].attention is not None:
         result = deletion_test(model.network, items, [e.summed for e in explanations], device=model.device,

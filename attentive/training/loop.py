@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from sklearn.metrics import f1_score
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from ..data.batching import Item, collate, iterate
@@ -211,6 +212,13 @@ def _summed_over_ranks(stats: dict, rows: int) -> dict:
     return {**stats, **{key: value / max(total[-1], 1) for key, value in zip(keys, total)}}
 
 
+def _class_f1(gold: np.ndarray, predicted: np.ndarray, classes: int) -> list[float]:
+    """Each class's dev F1, in class-id order (config.json's `labels`): the numbers `dev_macro_f1` averages."""
+    if not len(gold):
+        return [0.0] * classes
+    return [float(f) for f in f1_score(gold, predicted, labels=list(range(classes)), average=None, zero_division=0)]
+
+
 def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequence[int],
         dev_ids: Sequence[Item], dev_labels: Sequence[int], cfg: dict, rng: np.random.Generator,
         device: str | torch.device = "cpu", log_path: Path | None = None, show_progress: bool = True,
@@ -224,8 +232,9 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
     pass over the data (Ambartsoumian & Popowich 2018 §5: a fixed number of randomly sampled batches, the best dev
     model kept). A model whose only trainable part is its head (a frozen pretrained encoder) pools each text once
     (attentive/training/frozen.py). Each epoch's record (epoch; train loss including any penalty, train and dev
-    accuracy, dev macro-F1, seconds, lr) is appended to `log_path` as a JSON line; training stops after `patience`
-    epochs without a better dev accuracy (macro-F1 is reported, never used to choose). After each epoch
+    accuracy, dev macro-F1, each class's dev F1 as `dev_class_f1` in class-id order, seconds, lr) is appended to
+    `log_path` as a JSON line; training stops after `patience` epochs without a better dev accuracy (the F1s are
+    reported, never used to choose). After each epoch
     `on_epoch_end` gets the whole TrainingState (to checkpoint it); a run given such a state as `resume` continues
     after its epoch exactly as the uninterrupted run would have.
 
@@ -275,15 +284,17 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
             with contextlib.ExitStack() as evaluation:
                 for hook in hooks:
                     evaluation.enter_context(hook.evaluation(model))
-                dev_accuracy, dev_f1 = None, None
+                dev_accuracy, dev_f1, dev_class_f1 = None, None, None
                 if distributed.is_main():
                     dev_probs = predict_probabilities(scorer, dev_ids, device=device)
                     dev_accuracy = float((dev_probs.argmax(1) == dev_gold).mean()) if len(dev_gold) else 0.0
                     dev_f1 = (macro_f1(dev_gold, dev_probs.argmax(1), range(dev_probs.shape[1])) if len(dev_gold)
                               else 0.0)
-                dev_accuracy, dev_f1 = distributed.broadcast_object((dev_accuracy, dev_f1))  # one decision for all
+                    dev_class_f1 = _class_f1(dev_gold, dev_probs.argmax(1), dev_probs.shape[1])
+                dev_accuracy, dev_f1, dev_class_f1 = distributed.broadcast_object(
+                    (dev_accuracy, dev_f1, dev_class_f1))  # one decision for all
                 record = {"epoch": epoch, **stats, "dev_accuracy": dev_accuracy, "dev_macro_f1": dev_f1,
-                          "lr": optimizer.param_groups[0]["lr"]}
+                          "dev_class_f1": dev_class_f1, "lr": optimizer.param_groups[0]["lr"]}
                 history.epochs.append(record)
                 improved = dev_accuracy > history.best_dev_accuracy
                 progress.update(task, dev=f"{dev_accuracy:.4f}" + (" ★" if improved else ""))

@@ -44,7 +44,9 @@ def balanced_rows(labels: Sequence[int], rng: np.random.Generator) -> np.ndarray
     unlabelled = np.flatnonzero(labels == UNLABELLED)
     labelled = np.flatnonzero(labels != UNLABELLED)
     if not len(labelled):
-        raise AttentiveError("train.sampler=balanced needs labelled training rows; these have no label")
+        raise AttentiveError("train.sampler=balanced draws by each training row's one label, and no row has one "
+                             "(a multi-label model, or one trained on unlabelled texts alone): leave train.sampler "
+                             "'shuffle'")
     classes = np.unique(labels[labelled])
     quota = np.full(len(classes), len(labelled) // len(classes))
     quota[rng.choice(len(classes), len(labelled) - int(quota.sum()), replace=False)] += 1
