@@ -18,6 +18,7 @@ import argparse
 import copy
 import json
 import statistics
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -25,8 +26,8 @@ import attentive
 from attentive.api import resolve_dataset
 from attentive.recipes import load_recipe
 from attentive.training.pipeline import chosen_recipe
+from attentive.io_utils import atomic_write_text
 from benchmarks.common import write_result
-from benchmarks.deployable import trained
 
 VISIBLE = ("sst2", "sst5", "opener", "sentube_auto", "sentube_tablets", "semeval2013", "r8")
 SYSTEMS = {"unweighted": [], "class_weight": ["train.class_weight=balanced"],
@@ -39,6 +40,18 @@ def skew(name: str) -> dict:
     ordered = dict(counts.most_common())
     return {"train": sum(counts.values()), "counts": ordered,
             "ratio": round(max(counts.values()) / min(counts.values()), 2)}
+
+
+def trained(folder: Path, make) -> tuple[attentive.Model, float | None]:
+    """The model in `folder` and its training seconds (train_seconds.txt, written once training ended): trained by
+    `make(folder, resume)` unless it is there, resumed from its checkpoint where a killed run left one (the seconds
+    then count the resumed part alone). A finished model whose seconds were never written has None."""
+    seconds = folder / "train_seconds.txt"
+    if not seconds.is_file() and ((folder / "checkpoint").is_dir() or not (folder / "config.json").is_file()):
+        start = time.perf_counter()
+        make(folder, (folder / "checkpoint").is_dir())
+        atomic_write_text(seconds, f"{time.perf_counter() - start:.1f}\n")
+    return attentive.load(folder, device="cpu"), float(seconds.read_text()) if seconds.is_file() else None
 
 
 def comparable(recipe: dict) -> dict:
@@ -74,6 +87,10 @@ def scores(runs: list[dict], split: str, labels: list[str]) -> dict:
             "per_class_f1": {label: summary([m["per_class"][label]["f1"] for m in metrics]) for label in labels}}
 
 
+def _mean(values: list[float]) -> float | None:
+    return round(statistics.fmean(values), 1) if values else None
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dataset", default=None, help="default: the most skewed of the visible datasets")
@@ -94,8 +111,9 @@ def main(argv=None) -> int:
             if not overrides and reusable(args.reuse / data.name / f"default-s{seed}", data, seed):
                 folder = args.reuse / data.name / f"default-s{seed}"
                 reused.append(str(folder))
-            model, seconds = trained(folder, lambda out, seed=seed, overrides=overrides: attentive.train(
-                data, "default", out, [f"train.seed={seed}", *overrides], show_progress=False))
+            model, seconds = trained(folder, lambda out, resume, seed=seed, overrides=overrides: attentive.train(
+                data, "default", out, None if resume else [f"train.seed={seed}", *overrides], show_progress=False,
+                resume=resume))
             runs.append({"seed": seed, "folder": str(folder), "train_s": seconds,
                          "best_epoch": model.config["training"]["best_epoch"],
                          "dev": model.evaluate(data, "dev"), "test": model.evaluate(data, "test")})
@@ -103,7 +121,8 @@ def main(argv=None) -> int:
                   f"{runs[-1]['test']['accuracy']:.4f}, macro-F1 {runs[-1]['test']['macro_f1']:.4f}", flush=True)
         systems[system] = {"overrides": overrides, "reused": reused, "dev": scores(runs, "dev", labels),
                            "test": scores(runs, "test", labels),
-                           "train_s": round(statistics.fmean(run["train_s"] for run in runs), 1), "runs": runs}
+                           "train_s": _mean([run["train_s"] for run in runs if run["train_s"] is not None]),
+                           "runs": runs}
     payload = {"kind": "class_weights", "dataset": data.name, "recipe": "default", "seeds": args.seeds,
                "labels": labels, "skew": skews, "selected_on": "dev accuracy (each run's epoch); never test",
                "systems": systems}
