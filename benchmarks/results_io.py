@@ -17,8 +17,9 @@ __all__ = ["DEFAULTS_DATASETS", "METRICS", "PAPERS", "RESULTS_DIR", "group_key",
            "paper_accuracy", "paper_best", "runs_by_machine", "selected_runs", "values"]
 
 PAPERS = Path(__file__).resolve().parent / "papers.json"
-OWN_SECTION_KINDS = ("parameters", "characteristics", "size", "deploy", "serve_load", "deployable")  # params.py,
-# characteristics.py, model_size.py, deploy_speed.py, serve_load.py, deployable.py: sections of their own
+OWN_SECTION_KINDS = ("parameters", "characteristics", "size", "deploy", "serve_load", "deployable",
+                     "class_weights")  # params.py, characteristics.py, model_size.py, deploy_speed.py, serve_load.py,
+# deployable.py, class_weights.py: sections of their own
 # The visible single-text datasets of issue 15's defaults table (benchmarks/reproduce_defaults.sh), in its row order.
 DEFAULTS_DATASETS = ("imdb", "r8", "news", "sst2", "sst5", "opener", "sentube_auto", "sentube_tablets", "semeval2013")
 
