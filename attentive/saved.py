@@ -30,6 +30,7 @@ from .folder_reading import (CONFIG_CAP, TOKENIZER_CAP, last_line, open_in_folde
 from .io_utils import atomic_write_files, atomic_write_json, json_text
 from .models.classifier import TextClassifier, build_model
 from .recipe_schema import drop_retired, problems
+from .row_sparse import dense_shapes, packed, unpacked
 from .weights_file import DTYPE_NAMES, WeightsFile
 
 FORMAT_VERSION = 1
@@ -53,7 +54,7 @@ def save_folder(folder: Path, network: TextClassifier, tokenizer: Tokenizer, con
     computed from this model carry so that they can be told apart from results about an older one."""
     state = {name: tensor.detach().cpu().contiguous() for name, tensor in network.state_dict().items()}
     model_id = uuid.uuid4().hex
-    files = {WEIGHTS: safetensors.torch.save(state), TOKENIZER: tokenizer.to_str().encode("utf-8")}
+    files = {WEIGHTS: safetensors.torch.save(packed(state)), TOKENIZER: tokenizer.to_str().encode("utf-8")}
     checksums = {name: hashlib.sha256(data).hexdigest() for name, data in files.items()}
     full_config = {"format_version": FORMAT_VERSION, **config, "model_id": model_id, "versions": versions(),
                    "checksums": checksums}
@@ -118,8 +119,8 @@ def _read(folder: Path) -> tuple[TextClassifier, Tokenizer, dict]:
                              f"{config['vocab_size']} rows")
     with open_in_folder(folder, WEIGHTS) as (handle, size):
         weights = WeightsFile(handle, size, folder / WEIGHTS)
-        network = _build_checked(config, weights, folder / CONFIG)
-        tensors = weights.tensors()
+        network, shapes = _build_checked(config, weights, folder / CONFIG)
+        tensors = unpacked(weights.tensors(), shapes, folder / WEIGHTS)
     check_digest(config, WEIGHTS, weights.digest.hexdigest(), folder / WEIGHTS)
     try:
         network.load_state_dict(tensors)
@@ -148,10 +149,11 @@ def _check_recipe(recipe: dict, path: Path) -> None:
         raise AttentiveError(f"{path}: recipe.{key} must be {meaning}, not {shown(value)}")
 
 
-def _build_checked(config: dict, weights: WeightsFile, path: Path) -> TextClassifier:
-    """Build the network on the meta device (no memory), compare every parameter's shape and dtype with the file's,
-    and only then build it for real: a config.json asking for 10^10 rows fails here, before any allocation. Any
-    failure to build is one line naming config.json."""
+def _build_checked(config: dict, weights: WeightsFile, path: Path) -> tuple[TextClassifier, dict]:
+    """Build the network on the meta device (no memory), compare every parameter's shape and dtype with the file's
+    (a table stored by its nonzero rows as the dense table it stands for: attentive/row_sparse.py), and only then
+    build it for real: a config.json asking for 10^10 rows fails here, before any allocation. Any failure to build
+    is one line naming config.json. Returns the network and the tensors' dense shapes."""
     def build() -> TextClassifier:
         return build_model(config["recipe"], config["vocab_size"], len(config["labels"]),
                            aspects=len(config.get("aspects", [])))
@@ -163,19 +165,19 @@ def _build_checked(config: dict, weights: WeightsFile, path: Path) -> TextClassi
         raise AttentiveError(f"{path}: {exc}") from None
     except Exception as exc:  # a recipe entry of the wrong type or shape
         raise AttentiveError(f"{path}: the recipe cannot be built ({type(exc).__name__}: {last_line(exc)})") from None
-    shapes = weights.shapes()
     expected_shapes = {name: tuple(t.shape) for name, t in expected.items()}
+    shapes, dtypes = dense_shapes(weights.shapes(), weights.dtypes(), expected_shapes, weights.path)
     if expected_shapes != shapes:
         different = (sorted(set(expected_shapes) ^ set(shapes))
                      or sorted(n for n in expected_shapes if expected_shapes[n] != shapes[n]))
         name = different[0]
         raise AttentiveError(f"{path}: does not match the weights ({name}: config gives "
                              f"{expected_shapes.get(name, 'nothing')}, the file holds {shapes.get(name, 'nothing')})")
-    for name, dtype in weights.dtypes().items():
+    for name, dtype in dtypes.items():
         wanted = DTYPE_NAMES.get(expected[name].dtype)
         if dtype != wanted:
             raise AttentiveError(f"{weights.path}: tensor {name} is {dtype}, but the model keeps it as {wanted}")
     try:
-        return build()
+        return build(), shapes
     except Exception as exc:  # built on the meta device, but not for real (a file it reads, memory)
         raise AttentiveError(f"{path}: the recipe cannot be built ({type(exc).__name__}: {last_line(exc)})") from None
