@@ -55,14 +55,15 @@ class BiRNNEncoder(Encoder):
 
 
 class IdentityEncoder(Encoder):
-    """No context: the word vectors themselves (the AVG baseline)."""
+    """No context: the word vectors themselves (the AVG baseline). Padding positions are passed on as they are: every
+    pooler masks them (attentive/models/poolers.py), so zeroing them here would only cost a pass over B x T x D."""
 
     def __init__(self, input_dim: int):
         super().__init__()
         self.output_dim = input_dim
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> Encoded:
-        return Encoded(x * mask.unsqueeze(-1))
+        return Encoded(x)
 
 
 class ConvEncoder(Encoder):

@@ -11,8 +11,10 @@ from .parts import Pooler
 
 
 def masked_mean(states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    weights = mask.unsqueeze(-1).to(states.dtype)
-    return (states * weights).sum(1) / weights.sum(1).clamp(min=1.0)
+    """The mean of each text's token vectors (B x D), as one batched product with the mask (cheaper in ONNX Runtime
+    than a broadcast product and a sum over B x T x D)."""
+    weights = mask.to(states.dtype).unsqueeze(1)  # B x 1 x T
+    return (weights @ states).squeeze(1) / weights.sum(-1).clamp(min=1.0)
 
 
 class LamaPooler(Pooler):
