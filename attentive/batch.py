@@ -8,20 +8,21 @@ with `threads` ONNX Runtime threads (and asking Ray for as many CPUs), and answe
 `attentive predict` answers one batch of its input: one `predict_proba` call with that batch size. The rows keep
 their input order (the dataset's `preserve_order` is set), so that row i of the answers is row i of the input.
 
-A JSONL path is read as text lines (`ray.data.read_text`) and each line is parsed in the actor, as `attentive
-predict --input` parses it (a JSON object with a non-empty "text", and "text_pair" for a pair model): no field of
-the user's is converted on the way (a pandas-based JSON reader would turn "007" into 7). The answers then hold
-`record` (the line's JSON object, as text), `label` and `probabilities`; a Dataset's answers hold its own columns
-and `label` and `probabilities` (float32, one per class, in the order of the model's `labels`). With `output`,
-the answers are written, in input order, as JSONL lines of `attentive predict`'s form (the record's fields, then
-"label" and "probabilities" by label; no "top_words"), to one file, atomically.
+A JSONL path is cut into lines at "\\n" (`file_lines`; each file read whole by one task, as Ray's own readers
+read it: give a large input as several files), and each line is parsed in the actor as `attentive predict --input`
+parses it (a JSON object with a non-empty "text", and "text_pair" for a pair model): no field of the user's is
+converted on the way (a pandas-based JSON reader would turn "007" into 7). Its answers hold `record` (the line's
+JSON object, as text), `path` and `line` (where it was read), `label` and `probabilities`; a Dataset's answers
+hold its own columns, `label` and `probabilities` (float32, one per class, in the order of the model's `labels`).
+With `output`, the answers are written, in input order, as JSONL lines of `attentive predict`'s form (the
+record's fields, then "label" and "probabilities" by label; no "top_words"), to one file, atomically.
 
-A row that cannot be answered (not JSON, no text, a text that is not valid Unicode) stops the run with its
-problem and the row's start: Ray reads a file in parallel blocks, which know no line numbers (`attentive predict
---input FILE` names the line).
+A row that cannot be answered (not JSON, no text, a text that is not valid Unicode) stops the run with one line:
+FILE:LINE and the problem for a file's line, the problem and the row's start for a Dataset's row.
 """
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
@@ -35,8 +36,10 @@ from .inputs import text_problem
 
 DEFAULT_BATCH_SIZE = 256  # as `attentive predict --batch-size`
 RECORD = "record"  # the column of a JSONL line read from a path
+WHERE = ("path", "line")  # the columns saying where it was read
 ANSWER_COLUMNS = ("label", "probabilities")
 PREVIEW = 80  # characters of a bad row shown in its error
+UTF8_BOM = b"\xef\xbb\xbf"
 
 
 def ray_data():
@@ -75,35 +78,40 @@ class Scorer:
             raise AttentiveError(f"{self.source}: the rows have a {clash[0]!r} column, which the answers would "
                                  "replace: rename it first (Dataset.rename_columns)")
         if self.record_column is not None:
-            rows = [self._parsed(line) for line in batch[self.record_column]]
+            rows = [self._parsed(line, f"{path}:{number}")
+                    for line, path, number in zip(batch[self.record_column], *(batch[name] for name in WHERE))]
         else:
             names = [self.text_column, *([self.pair_column] if self.model.is_pair else [])]
             missing = [name for name in names if name not in batch]
             if missing:
                 raise AttentiveError(f"{self.source}: no {missing[0]!r} column (columns: {', '.join(batch)})")
             rows = [{name: batch[name][i] for name in names} for i in range(len(batch[names[0]]))]
-        texts = [self._text(row, self.text_column) for row in rows]
-        pairs = [self._text(row, self.pair_column) for row in rows] if self.model.is_pair else None
+        places = ([f"{path}:{number}" for path, number in zip(*(batch[name] for name in WHERE))]
+                  if self.record_column is not None else [None] * len(rows))
+        texts = [self._text(row, self.text_column, place) for row, place in zip(rows, places)]
+        pairs = ([self._text(row, self.pair_column, place) for row, place in zip(rows, places)]
+                 if self.model.is_pair else None)
         probabilities = self.model.predict_proba(texts, pairs, batch_size=self.batch_size)
         labels = np.asarray(self.model.labels, dtype=object)[probabilities.argmax(axis=1)]
         return {**batch, "label": labels, "probabilities": probabilities.astype(np.float32)}
 
-    def _parsed(self, line) -> dict:
+    def _parsed(self, line, place: str) -> dict:
         try:
             record = json.loads(line)
         except (ValueError, RecursionError) as exc:
-            raise AttentiveError(f"{self.source}: a line is not JSON ({exc}): {_preview(line)}") from None
+            raise AttentiveError(f"{place}: malformed JSON ({exc})") from None
         if not isinstance(record, dict):
-            raise AttentiveError(f"{self.source}: a line is not a JSON object: {_preview(line)}")
+            raise AttentiveError(f"{place}: expected a JSON object")
         return record
 
-    def _text(self, row: dict, column: str) -> str:
+    def _text(self, row: dict, column: str, place: str | None) -> str:
         text = row.get(column)
         text = str(text) if isinstance(text, np.str_) else text
-        problem = f'no "{column}"' if text is None else text_problem(text)
+        problem = f'empty or missing "{column}"' if text is None else (
+            None if (found := text_problem(text)) is None else f'"{column}" is {found}')
         if problem is not None:
-            raise AttentiveError(f'{self.source}: a row\'s "{column}" is {problem}: {_preview(row)}'
-                                 if text is not None else f"{self.source}: a row has {problem}: {_preview(row)}")
+            raise AttentiveError(f"{place}: {problem}" if place is not None else
+                                 f"{self.source}: a row's {problem}: {_preview(row)}")
         return text
 
 
@@ -137,8 +145,7 @@ def predict(data, model_dir: str | Path, *, output: str | Path | None = None, ov
     if isinstance(data, (str, Path)) or (isinstance(data, Sequence) and not isinstance(data, rd.Dataset)):
         paths = [str(data)] if isinstance(data, (str, Path)) else [str(path) for path in data]
         source = ", ".join(paths)
-        dataset = rd.read_text(paths, drop_empty_lines=True, num_cpus=0)
-        dataset = dataset.rename_columns({"text": RECORD})
+        dataset = rd.read_binary_files(paths, include_paths=True, num_cpus=0).flat_map(file_lines, num_cpus=0)
         record_column = RECORD
     elif isinstance(data, rd.Dataset):
         dataset, source, record_column = data, "the dataset", None
@@ -146,7 +153,7 @@ def predict(data, model_dir: str | Path, *, output: str | Path | None = None, ov
         raise AttentiveError(f"data must be a ray.data.Dataset or a JSONL path, not {type(data).__name__}")
     dataset.context.execution_options.preserve_order = True  # answers in input order
     answers = dataset.map_batches(
-        Scorer, batch_size=batch_size, batch_format="numpy", concurrency=concurrency, num_cpus=threads,
+        Scorer, batch_size=batch_size, batch_format="numpy", compute=_pool(rd, concurrency), num_cpus=threads,
         fn_constructor_kwargs={"model_dir": str(Path(model_dir).resolve()), "int8": int8, "threads": threads,
                                "batch_size": batch_size, "text_column": text_column, "pair_column": pair_column,
                                "record_column": record_column, "source": source})
@@ -154,6 +161,37 @@ def predict(data, model_dir: str | Path, *, output: str | Path | None = None, ov
         return answers
     write_jsonl(answers, output, _labels(model_dir), record_column)
     return output
+
+
+def file_lines(row: dict) -> list[dict]:
+    """The non-blank lines of one file read whole (`read_binary_files`: its "bytes" and "path"; gunzipped where
+    the path ends in .gz, a UTF-8 byte order mark skipped), each as {RECORD: line, "path", "line": its number}. Lines end at "\\n" alone, as
+    `attentive predict --input` reads them; Ray's `read_text` would also cut at the U+2028, U+0085 or "\\r" a
+    JSON string may hold raw."""
+    data, path = row["bytes"], row["path"]
+    if path.endswith(".gz"):
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise AttentiveError(f"{path}: not a readable gzip file ({exc})") from None
+    data = data[len(UTF8_BOM):] if data.startswith(UTF8_BOM) else data
+    lines = []
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        if raw.strip():
+            try:
+                lines.append({RECORD: raw.decode("utf-8"), "path": path, "line": number})
+            except UnicodeDecodeError:
+                raise AttentiveError(f"{path}:{number}: not UTF-8 text") from None
+    return lines
+
+
+def _pool(rd, concurrency: int | tuple[int, int] | None):
+    """The actor pool: a fixed size, (min, max) autoscaling, or None: Ray's default (1 to as many as fit)."""
+    if concurrency is None:
+        return rd.ActorPoolStrategy(min_size=1)
+    if isinstance(concurrency, tuple):
+        return rd.ActorPoolStrategy(min_size=concurrency[0], max_size=concurrency[1])
+    return rd.ActorPoolStrategy(size=concurrency)
 
 
 def _labels(model_dir: str | Path) -> list[str]:
@@ -166,7 +204,8 @@ def answer_lines(batch: dict[str, np.ndarray], labels: list[str], record_column:
     """The JSONL lines of a batch of answers: each row's record (its JSON line, or its own columns), then "label"
     and "probabilities" by label, as `attentive predict` writes them."""
     lines = []
-    columns = [name for name in batch if name not in ANSWER_COLUMNS and name != record_column]
+    columns = [name for name in batch if name not in ANSWER_COLUMNS
+               and (record_column is None or name not in (record_column, *WHERE))]
     for i, (label, probabilities) in enumerate(zip(batch["label"], batch["probabilities"])):
         record = json.loads(batch[record_column][i]) if record_column is not None else {}
         record.update({name: _plain(batch[name][i]) for name in columns})
