@@ -55,10 +55,14 @@ class RuntimeModel:
     def uses_aspect(self) -> bool:
         return self.config["uses_aspect"]
 
-    def run(self, items: list[Item], batch_size: int = 128) -> tuple[np.ndarray, list[np.ndarray | None]]:
-        """Probabilities (N x classes) and each item's attention (heads x its tokens; None without attention)."""
+    def run(self, items: list[Item], batch_size: int = 128,
+            attention_wanted: bool = True) -> tuple[np.ndarray, list[np.ndarray | None]]:
+        """Probabilities (N x classes) and each item's attention (heads x its tokens; None without attention, or when
+        not `attention_wanted`: then the graph's attention output is not even fetched)."""
         probabilities = np.zeros((len(items), len(self.labels)), dtype=np.float32)
         attention: list[np.ndarray | None] = [None] * len(items)
+        fetched = ["probabilities", "attention"] if attention_wanted and self.config["has_attention"] \
+            else ["probabilities"]
         for batch in batch_order([len(item) for item in items], batch_size, shuffle=False):
             chosen = [items[i] for i in batch]
             feed = dict(zip(("ids", "mask"), pad_numpy([item.ids for item in chosen])))
@@ -67,11 +71,11 @@ class RuntimeModel:
             if self.config["uses_aspect"]:
                 feed.update(zip(("aspect_ids", "aspect_mask"), pad_numpy([item.aspect for item in chosen])))
             feed = {name: value.astype(np.int64) for name, value in feed.items() if name in self.graph_inputs}
-            probs, weights = self.session.run(["probabilities", "attention"], feed)
-            probabilities[batch] = probs
-            if self.config["has_attention"]:
+            outputs = self.session.run(fetched, feed)
+            probabilities[batch] = outputs[0]
+            if len(outputs) > 1:
                 for row, index in enumerate(batch):
-                    attention[index] = weights[row, :, : len(items[index].ids)]
+                    attention[index] = outputs[1][row, :, : len(items[index].ids)]
         return probabilities, attention
 
     def explain(self, texts, pairs=None, top_k: int = 5, batch_size: int = 128, aspects=None) -> list[Explanation]:
@@ -97,7 +101,7 @@ class RuntimeModel:
         check_call(batch_size=batch_size)
         inputs = self.inputs
         items, _ = inputs.items(*inputs.expand(texts, pairs, aspects), offsets=False)
-        return self.run(items, batch_size)[0]
+        return self.run(items, batch_size, attention_wanted=False)[0]
 
 
 def is_exported(folder: str | Path) -> bool:
