@@ -104,3 +104,24 @@ def calibration_lines(results: list[dict]) -> list[str]:
                      f"{c['dev_nll_before']:.3f} → {c['dev_nll_after']:.3f} | "
                      f"{', '.join(f'{t:g}' for t in c['temperatures'])} |")
     return lines + [""]
+
+
+def pruned_default_lines(results: list[dict]) -> list[str]:
+    """The default model with `tokenizer.prune_pieces=true` beside the default as it ships (results of
+    `python -m benchmarks.pruned_default`), both folders saved by this version (the n-gram table by its nonzero
+    rows)."""
+    if not results:
+        return []
+    lines = ["The default model with a pruned vocabulary (`tokenizer.prune_pieces=true`: only the MiniLM pieces the "
+             "training texts use) beside the default as it ships; both folders saved by this version, whose n-gram "
+             "table keeps only its nonzero rows (attentive/row_sparse.py). Mean ± std over the seeds; dev chose "
+             "each run's epoch.", "",
+             "| dataset | default | vocabulary | dev acc | test acc | saved MB | int8 MB |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+    for result in sorted(results, key=_order):
+        for key, label in (("default", "as shipped"), ("pruned", "pruned pieces")):
+            cell = result["systems"][key]
+            lines.append(f"| {result['dataset']} | {label} | {cell['vocab_size']['mean']:,.0f} | "
+                         f"{_accuracy(cell['dev_accuracy'])} | {_accuracy(cell['test_accuracy'])} | "
+                         f"{cell['folder_mb']['mean']:.2f} | {cell['int8_mb']['mean']:.2f} |")
+    return lines + [""]
