@@ -7,7 +7,8 @@ dataset's train split.
 - latency (1 thread): p50 and p99 of one call with one text, for a 20-word sentence and for full reviews;
 - throughput (2 threads): documents per second over the first `n` test texts of `--texts`, in batches of 128;
 - the model's test accuracy on its own dataset in fp32 and int8, and the sizes of the folders and graphs.
-Writes results/deploy-<model dataset>-<texts>.json. Run it on a quiet machine: nothing else may train beside it.
+Writes results/deploy-<model dataset>-<texts>[-<recipe>, when not the default].json. Run it on a quiet machine:
+nothing else may train beside it.
 """
 from __future__ import annotations
 
@@ -115,7 +116,8 @@ def main(argv=None) -> int:
     payload = {"kind": "deploy", "recipe": model.config["recipe"]["name"], "dataset": own.name, "texts": args.texts,
                "n_texts": len(texts), "sentence_words": len(SENTENCE.split()), "latency_1_thread": latency,
                "throughput_2_threads_docs_per_s": throughput, "test_accuracy": accuracy, "sizes_mb": sizes_mb}
-    path = write_result(f"deploy-{own.name}-{args.texts}", payload)
+    recipe = payload["recipe"]
+    path = write_result(f"deploy-{own.name}-{args.texts}" + (f"-{recipe}" if recipe != "default" else ""), payload)
     for name in latency:
         print(f"{name:10s} sentence p50 {latency[name]['sentence']['p50_ms']:8.3f} ms  review p50 "
               f"{latency[name]['review']['p50_ms']:8.3f} ms  {throughput[name]:9.1f} docs/s")
