@@ -219,14 +219,35 @@ def _class_f1(gold: np.ndarray, predicted: np.ndarray, classes: int) -> list[flo
     return [float(f) for f in f1_score(gold, predicted, labels=list(range(classes)), average=None, zero_division=0)]
 
 
+DevScore = Callable[[torch.nn.Module], tuple[float, dict]]
+"""A network's dev score (higher is better: what chooses the epoch and stops training) and the entries it adds to the
+epoch's record."""
+
+
+def accuracy_score(dev_ids: Sequence[Item], dev_gold: np.ndarray, device: str | torch.device) -> DevScore:
+    """The single-label dev score: accuracy of the argmax, recorded with macro-F1 and each class's F1
+    (`dev_class_f1`, in class-id order; the F1s are reported, never used to choose)."""
+    def score(network: torch.nn.Module) -> tuple[float, dict]:
+        probabilities = predict_probabilities(network, dev_ids, device=device)
+        predicted = probabilities.argmax(1)
+        accuracy = float((predicted == dev_gold).mean()) if len(dev_gold) else 0.0
+        f1 = macro_f1(dev_gold, predicted, range(probabilities.shape[1])) if len(dev_gold) else 0.0
+        return accuracy, {"dev_accuracy": accuracy, "dev_macro_f1": f1,
+                          "dev_class_f1": _class_f1(dev_gold, predicted, probabilities.shape[1])}
+
+    return score
+
+
 def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequence[int],
         dev_ids: Sequence[Item], dev_labels: Sequence[int], cfg: dict, rng: np.random.Generator,
         device: str | torch.device = "cpu", log_path: Path | None = None, show_progress: bool = True,
         on_improve: Callable[[torch.nn.Module, dict], None] | None = None,
         on_epoch_end: Callable[[TrainingState], None] | None = None,
         resume: TrainingState | None = None, terms: Sequence[LossTerm] = (),
-        hooks: Sequence[StepHook] = (), class_weights: torch.Tensor | None = None) -> History:
-    """Train `model` in place; at the end it holds the weights of the epoch with the best dev accuracy.
+        hooks: Sequence[StepHook] = (), class_weights: torch.Tensor | None = None,
+        dev_score: DevScore | None = None) -> History:
+    """Train `model` in place; at the end it holds the weights of the epoch with the best dev score: dev accuracy,
+    or what `dev_score` measures (a multi-label run: micro-F1; then `dev_labels` is not read).
 
     With `batches_per_epoch`, an "epoch" is that many batches drawn at random (with replacement) instead of one
     pass over the data (Ambartsoumian & Popowich 2018 §5: a fixed number of randomly sampled batches, the best dev
@@ -252,7 +273,6 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
     model.to(device)
     optimizer = make_optimizer(model, cfg)
     labels = torch.as_tensor(np.asarray(train_labels), dtype=torch.long)
-    dev_gold = np.asarray(dev_labels)
     history, best_state, stale, first = History(), None, 0, 1
     terms = [*terms_from(cfg, class_weights), *terms]
     parallel = distributed.world_size() > 1
@@ -273,6 +293,7 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
         restore_part_states(parts, resume.states)
         first = resume.epoch + 1 if stale < patience else epochs + 1  # it had stopped early
     scorer = model if parallel else learner  # the dev pass runs on the network itself, on rank 0 alone
+    score_dev = dev_score or accuracy_score(dev_ids, np.asarray(dev_labels), device)
     with _progress(show_progress) as progress:
         for epoch in range(first, epochs + 1):
             batches = distributed.shard(pass_batches(train_ids, cfg, rng, train_labels))  # every rank draws them all
@@ -284,24 +305,16 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
             with contextlib.ExitStack() as evaluation:
                 for hook in hooks:
                     evaluation.enter_context(hook.evaluation(model))
-                dev_accuracy, dev_f1, dev_class_f1 = None, None, None
-                if distributed.is_main():
-                    dev_probs = predict_probabilities(scorer, dev_ids, device=device)
-                    dev_accuracy = float((dev_probs.argmax(1) == dev_gold).mean()) if len(dev_gold) else 0.0
-                    dev_f1 = (macro_f1(dev_gold, dev_probs.argmax(1), range(dev_probs.shape[1])) if len(dev_gold)
-                              else 0.0)
-                    dev_class_f1 = _class_f1(dev_gold, dev_probs.argmax(1), dev_probs.shape[1])
-                dev_accuracy, dev_f1, dev_class_f1 = distributed.broadcast_object(
-                    (dev_accuracy, dev_f1, dev_class_f1))  # one decision for all
-                record = {"epoch": epoch, **stats, "dev_accuracy": dev_accuracy, "dev_macro_f1": dev_f1,
-                          "dev_class_f1": dev_class_f1, "lr": optimizer.param_groups[0]["lr"]}
+                score, measured = distributed.broadcast_object(  # measured on rank 0: one decision for all
+                    (score_dev(scorer) if distributed.is_main() else None))
+                record = {"epoch": epoch, **stats, **measured, "lr": optimizer.param_groups[0]["lr"]}
                 history.epochs.append(record)
-                improved = dev_accuracy > history.best_dev_accuracy
-                progress.update(task, dev=f"{dev_accuracy:.4f}" + (" ★" if improved else ""))
+                improved = score > history.best_dev_accuracy
+                progress.update(task, dev=f"{score:.4f}" + (" ★" if improved else ""))
                 if log_path is not None:
                     append_record(log_path, record)
                 if improved:
-                    history.best_dev_accuracy, history.best_epoch, stale = dev_accuracy, epoch, 0
+                    history.best_dev_accuracy, history.best_epoch, stale = score, epoch, 0
                     best_state = copy.deepcopy(model.state_dict())
                     if on_improve is not None:
                         on_improve(model, record)

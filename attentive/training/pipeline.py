@@ -37,7 +37,7 @@ from .calibration import fit_temperature
 from .checkpoint import FILES as CHECKPOINT_FILES, FOLDER as CHECKPOINT
 from .checkpoint import TrainingState, read_checkpoint, remove_checkpoint, write_checkpoint
 from .hooks import StepHook
-from .multilabel import BestMicroF1, dev_scores, ranking_dev
+from .multilabel import MicroF1, dev_scores
 from .log import LOG, start_run
 from .loop import fit
 from .seed import seed_everything
@@ -343,6 +343,7 @@ def _train(data: Dataset, recipe: str | dict, out: Path | None, overrides: list[
                               "dev_macro_f1": record["dev_macro_f1"]}
         if selection is not None:  # a multi-label model answers with the thresholds of its epoch
             config["thresholds"] = selection.thresholds
+            config["training"]["dev_micro_f1"] = record["dev_micro_f1"]
         if out is not None:
             model.save(out)
 
@@ -360,21 +361,19 @@ def _train(data: Dataset, recipe: str | dict, out: Path | None, overrides: list[
     dev_items = model.encode_examples(dev_examples)
     selection = None
     if config.get("multi_label"):
-        train_targets, terms, hooks, selection = _multi_label_parts(model, recipe, train_examples, dev_examples,
-                                                                    dev_items, terms, hooks)
-        fit_dev_items, fit_dev_targets = ranking_dev(dev_items, selection.gold)
+        train_targets, terms, selection = _multi_label_parts(model, recipe, train_examples, dev_examples, dev_items,
+                                                             terms)
+        dev_targets = []  # the dev score reads the label sets
     else:
         train_targets = [UNLABELLED if ex.label is None else label_index[ex.label] for ex in train_examples]
         dev_targets = [label_index[ex.label] for ex in dev_examples]
-        fit_dev_items, fit_dev_targets = dev_items, dev_targets
     weights = class_weights(recipe["train"].get("class_weight", "none"), config["labels"], train_targets)
     config.pop("calibration", None)  # a resumed run's: fitted again once training ends
     config.pop("faithfulness", None)  # likewise measured again
-    history = fit(model.network, model.encode_examples(train_examples), train_targets, fit_dev_items,
-                  fit_dev_targets, recipe["train"], rng, device, log_path, show_progress, on_improve=save_best,
+    history = fit(model.network, model.encode_examples(train_examples), train_targets, dev_items, dev_targets,
+                  recipe["train"], rng, device, log_path, show_progress, on_improve=save_best,
                   on_epoch_end=epoch_end if out is not None or on_epoch is not None else None, resume=state,
-                  terms=terms, hooks=hooks,
-                  class_weights=weights)
+                  terms=terms, hooks=hooks, class_weights=weights, dev_score=selection)
     best = next((r for r in history.epochs if r["epoch"] == history.best_epoch), {})
     config["training"] = {"best_epoch": history.best_epoch, "dev_accuracy": history.best_dev_accuracy,
                           "dev_macro_f1": best.get("dev_macro_f1"),
@@ -397,10 +396,10 @@ def _train(data: Dataset, recipe: str | dict, out: Path | None, overrides: list[
     return model
 
 
-def _multi_label_parts(model: Model, recipe: dict, train_examples, dev_examples, dev_items, terms, hooks):
+def _multi_label_parts(model: Model, recipe: dict, train_examples, dev_examples, dev_items, terms):
     """What a multi-label run gives the loop (attentive/training/multilabel.py): every training row `UNLABELLED`,
-    the binary cross-entropy over the label sets added to `terms`, and the dev micro-F1 selection (which keeps the
-    dev label sets, rows x labels) added to `hooks`."""
+    the binary cross-entropy over the label sets added to `terms`, and the dev score, micro-F1 (which keeps the dev
+    label sets, rows x labels)."""
     labels = model.config["labels"]
     if recipe["train"].get("class_weight", "none") not in (None, "none"):
         raise AttentiveError("train.class_weight weighs one label per text; a multi-label model (label sets) "
@@ -409,23 +408,21 @@ def _multi_label_parts(model: Model, recipe: dict, train_examples, dev_examples,
     if not dev_gold.any():
         raise AttentiveError("dev holds no label: a multi-label model chooses its epoch and thresholds on dev "
                              "texts that have labels")
-    selection = BestMicroF1(dev_items, dev_gold, labels, model.device)
+    selection = MicroF1(dev_items, dev_gold, labels, model.device)
     data_term = BinaryCrossEntropy(multi_hot(train_examples, labels))
-    return [UNLABELLED] * len(train_examples), [data_term, *terms], [*hooks, selection], selection
+    return [UNLABELLED] * len(train_examples), [data_term, *terms], selection
 
 
-def _finish_multi_label(model: Model, selection: BestMicroF1, dev_items) -> None:
-    """After `fit`: the weights of the epoch of best dev micro-F1 back in the network, the per-label thresholds
-    chosen on dev with them (evaluate.choose_thresholds), and the dev scores in config.json. No temperature is
-    fitted: temperature scaling calibrates a softmax, and each label's threshold is chosen on its own probability."""
+def _finish_multi_label(model: Model, selection: MicroF1, dev_items) -> None:
+    """After `fit` (which left the weights of the epoch of best dev micro-F1 in the network): the per-label
+    thresholds chosen on dev with them (evaluate.choose_thresholds), and the dev scores in config.json. No
+    temperature is fitted: temperature scaling calibrates a softmax, and each label's threshold is chosen on its own
+    probability."""
     config = model.config
-    if selection.best is not None:
-        model.network.load_state_dict(selection.best)
     metrics, thresholds, _ = dev_scores(model.network, dev_items, selection.gold, config["labels"], model.device)
     config["thresholds"] = thresholds
-    config["training"].update(best_epoch=selection.best_epoch, dev_micro_f1=metrics["micro_f1"],
+    config["training"].update(dev_accuracy=metrics["subset_accuracy"], dev_micro_f1=metrics["micro_f1"],
                               dev_macro_f1=metrics["macro_f1"],
                               dev_per_label_f1={label: m["f1"] for label, m in metrics["per_class"].items()},
-                              dev_epochs=selection.scores,
                               selection="dev micro-F1 at per-label thresholds chosen on dev",
                               calibration="skipped: a multi-label model's sigmoids are not temperature-scaled")
