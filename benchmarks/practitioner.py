@@ -16,6 +16,8 @@ Nothing is chosen on test: cv's folds pick their epochs on their own dev rows; t
 from __future__ import annotations
 
 import argparse
+import csv
+import json
 import time
 from pathlib import Path
 
@@ -24,20 +26,28 @@ from benchmarks.common import write_result
 from benchmarks.deployable import summary, trained
 
 
+def cross_validated(data, folder: Path, seed: int, args) -> tuple[dict, list[dict]]:
+    """cv.json's summary and the label-error rows of a cross-validation in `folder`: the one finished there (a run
+    killed after it is not repeated), else a new one."""
+    if (folder / "cv.json").exists():
+        with open(folder / "label_errors.csv", newline="", encoding="utf-8") as handle:
+            return json.loads((folder / "cv.json").read_text()), list(csv.DictReader(handle))
+    result = attentive.cv(data, "default", folder, folds=args.folds, overrides=[f"train.seed={seed}"], seed=seed,
+                          jobs=args.jobs, threads=args.threads, overwrite=True)
+    return result.summary, result.label_errors
+
+
 def run_cv(args) -> int:
     data = attentive.api.resolve_dataset(args.dataset)
     per_seed = []
     for seed in args.seeds:
         start = time.perf_counter()
-        result = attentive.cv(data, "default", args.runs / data.name / f"cv{args.folds}-s{seed}", folds=args.folds,
-                              overrides=[f"train.seed={seed}"], seed=seed, jobs=args.jobs, threads=args.threads,
-                              overwrite=True)
-        found = result.summary
+        found, errors = cross_validated(data, args.runs / data.name / f"cv{args.folds}-s{seed}", seed, args)
         per_seed.append({"seed": seed, "wall_time_s": round(time.perf_counter() - start, 1),
                          "accuracy": found["accuracy"], "macro_f1": found["macro_f1"],
                          "out_of_fold": found["out_of_fold"], "suspects": found["label_errors"]["suspects"],
-                         "most_suspect": [{key: row[key] for key in ("text", "given", "suggested", "self_confidence")}
-                                          for row in result.label_errors[:10]],
+                         "most_suspect": [{"text": row["text"], "given": row["given"], "suggested": row["suggested"],
+                                           "self_confidence": float(row["self_confidence"])} for row in errors[:10]],
                          "per_fold": found["per_fold"]})
         print(f"seed {seed}: accuracy {found['accuracy']['mean']:.4f} ± {found['accuracy']['std']:.4f}, "
               f"{found['label_errors']['suspects']} suspects", flush=True)
