@@ -68,7 +68,8 @@ def main() -> None:
     spread = (one["test_accuracy"]["mean"] - 2 * one["test_accuracy"]["std"],
               one["test_accuracy"]["mean"] + 2 * one["test_accuracy"]["std"])
     path = write_result(f"ddp-accuracy-{DATASET}", {
-        "kind": "model", "recipe": args.recipe, "dataset": DATASET, "seeds": args.seeds, "overrides": args.overrides,
+        "kind": "ddp_accuracy", "recipe": args.recipe, "dataset": DATASET, "seeds": args.seeds,
+        "overrides": args.overrides,
         "selected_on": "dev (each run's best epoch); test only measured",
         "wall_time_s": time.perf_counter() - start, "load_average_at_end": os.getloadavg(),
         "one_process": {"threads": 2, "runs": arms[1], **one},
