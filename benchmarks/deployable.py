@@ -63,6 +63,9 @@ def main(argv=None) -> int:
     parser.add_argument("--loss", default="mse", help="mse or kl (the distillation loss)")
     parser.add_argument("--ensemble", action="store_true", help="each student learns from the default models of all "
                                                                 "the seeds (their averaged probabilities)")
+    parser.add_argument("--teacher", type=Path, default=None, help="teachers other than the default models: "
+                                                                  "TEACHER-sSEED, one per seed (e.g. runs/class-"
+                                                                  "weights/r8/sampler); reported as the default row")
     parser.add_argument("--n", type=int, default=5000)
     parser.add_argument("--repeats", type=int, default=300)
     parser.add_argument("--retime", action="store_true", help="measure the speeds of the earlier run again (its "
@@ -82,7 +85,7 @@ def main(argv=None) -> int:
             trained(runs / f"default-s{seed}", lambda out, seed=seed: attentive.train(
                 data, "default", out, [f"train.seed={seed}"], show_progress=False))
     for seed in args.seeds:
-        teacher_dir = runs / f"default-s{seed}"
+        teacher_dir = Path(f"{args.teacher}-s{seed}") if args.teacher else runs / f"default-s{seed}"
         teacher, seconds = trained(teacher_dir, lambda out: attentive.train(
             data, "default", out, [f"train.seed={seed}"], show_progress=False))
         student_dir = runs / f"{args.variant or args.student}-s{seed}"
@@ -113,6 +116,7 @@ def main(argv=None) -> int:
     payload = {"kind": "deployable", "dataset": data.name, "seeds": args.seeds, "student": args.student,
                "student_overrides": args.overrides, "variant": args.variant, "soft_weight": args.soft_weight,
                "augment": args.augment, "loss": args.loss, "ensemble": args.ensemble, "n_texts": len(texts),
+               "teacher": str(args.teacher) if args.teacher else None,
                "selected_on": "dev (epochs, C, fastText's grid); never test", "systems": systems}
     path = write_result(result_name(data.name, args.variant), payload)
     show(systems, path)

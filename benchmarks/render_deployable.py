@@ -40,7 +40,8 @@ def _distillation(result: dict) -> str:
     """How a run's students learnt, e.g. "mse, 8 copies" or "hard labels alone"."""
     if result.get("soft_weight", 1.0) == 0 and not result.get("augment", 2):
         return "hard labels alone (no teacher)"
-    teachers = ", teachers: every seed's default" if result.get("ensemble") else ""
+    teachers = ", teachers: every seed's default" if result.get("ensemble") else \
+        f", teachers: {result['teacher']}-sN" if result.get("teacher") else ""
     return f"{result.get('loss', 'kl')} × {result.get('soft_weight', 1.0)}, {result.get('augment', 2)} copies{teachers}"
 
 
