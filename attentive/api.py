@@ -18,7 +18,17 @@ from .saved import load_folder
 from .training.pipeline import check_aspects
 from .training.pipeline import train as train_dataset
 
-__all__ = ["Explanation", "Model", "Prediction", "check_aspects", "load", "pick_device", "resolve_dataset", "train"]
+__all__ = ["Explanation", "Model", "Prediction", "check_aspects", "load", "pick_device", "recipe_for",
+           "resolve_dataset", "train"]
+
+
+def recipe_for(dataset: str | Dataset, recipe: str | dict = "default", overrides: Sequence[str] = ()) -> dict:
+    """The recipe `train(dataset, recipe, overrides=overrides)` would train with, checked, as a dict: `default`
+    stands for the recipe of the data's kind (pairs, aspects), and the overrides ("section.key=value") applied."""
+    from .recipes import load_recipe
+    from .training.pipeline import chosen_recipe
+
+    return load_recipe(chosen_recipe(resolve_dataset(dataset), recipe), list(overrides))
 
 
 def load(folder: str | Path, device: str | None = None) -> Model:

@@ -17,16 +17,14 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import os
 import statistics
 import time
 from collections import Counter
 from pathlib import Path
 
 import attentive
-from attentive.api import resolve_dataset
-from attentive.recipes import load_recipe
-from attentive.training.pipeline import chosen_recipe
-from attentive.io_utils import atomic_write_text
+from attentive.api import recipe_for, resolve_dataset
 from benchmarks.common import write_result
 
 VISIBLE = ("sst2", "sst5", "opener", "sentube_auto", "sentube_tablets", "semeval2013", "r8")
@@ -50,7 +48,9 @@ def trained(folder: Path, make) -> tuple[attentive.Model, float | None]:
     if not seconds.is_file() and ((folder / "checkpoint").is_dir() or not (folder / "config.json").is_file()):
         start = time.perf_counter()
         make(folder, (folder / "checkpoint").is_dir())
-        atomic_write_text(seconds, f"{time.perf_counter() - start:.1f}\n")
+        written = seconds.with_suffix(".tmp")
+        written.write_text(f"{time.perf_counter() - start:.1f}\n")
+        os.replace(written, seconds)  # the mark of a finished run appears whole or not at all
     return attentive.load(folder, device="cpu"), float(seconds.read_text()) if seconds.is_file() else None
 
 
@@ -69,7 +69,7 @@ def reusable(folder: Path, data, seed: int) -> bool:
     if not config.is_file():
         return False
     saved = json.loads(config.read_text(encoding="utf-8"))
-    wanted = load_recipe(chosen_recipe(data, "default"), [f"train.seed={seed}"])
+    wanted = recipe_for(data, "default", [f"train.seed={seed}"])
     return saved.get("dataset") == data.name and comparable(saved["recipe"]) == comparable(wanted)
 
 
