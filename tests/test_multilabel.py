@@ -131,6 +131,15 @@ def multi_label_run(tmp_path_factory):
     return model, folder, data
 
 
+@pytest.mark.parametrize("setting", ["train.class_weight=balanced", "train.sampler=balanced"])
+def test_one_label_settings_are_refused_for_label_sets_before_training(multi_label_run, tmp_path, setting):
+    _, _, data = multi_label_run
+    with pytest.raises(attentive.AttentiveError, match="a multi-label model \\(label sets\\) trains with"):
+        attentive.train(data, "default", tmp_path / "m", overrides=tiny_overrides("default") + [setting],
+                        show_progress=False)
+    assert not (tmp_path / "m").exists()
+
+
 TEXTS = ["a long , slow and boring film that goes on and on without a single idea worth the price of the ticket",
          "great", "the movie is fine"]
 

@@ -290,6 +290,8 @@ def _train_claimed(dataset, recipe, out, overrides, data_dir, device, show_progr
     if unlabelled and not any(term.uses_unlabelled for term in terms):
         raise AttentiveError(f"{data.name}: {unlabelled} training rows have no label, and only a distillation term "
                              "learns from unlabelled texts (attentive distill)")
+    if data.multi_label and not resume:  # refused before the folder is claimed (a resumed run was checked)
+        refuse_one_label_settings(load_recipe(chosen_recipe(data, recipe), overrides, settings)["train"])
     out = Path(out) if out is not None else None
     if resume and out is None:
         raise AttentiveError("resume needs the folder of the run to continue (--out / --resume RUN)")
@@ -396,14 +398,22 @@ def _train(data: Dataset, recipe: str | dict, out: Path | None, overrides: list[
     return model
 
 
+def refuse_one_label_settings(train: dict) -> None:
+    """Settings that read one label per text are one line for a multi-label model (label sets)."""
+    if train.get("class_weight", "none") not in (None, "none"):
+        raise AttentiveError("train.class_weight weighs one label per text; a multi-label model (label sets) "
+                             "trains with 'none'")
+    if train.get("sampler", "shuffle") != "shuffle":
+        raise AttentiveError("train.sampler=balanced draws texts by their one label; a multi-label model (label "
+                             "sets) trains with 'shuffle'")
+
+
 def _multi_label_parts(model: Model, recipe: dict, train_examples, dev_examples, dev_items, terms):
     """What a multi-label run gives the loop (attentive/training/multilabel.py): every training row `UNLABELLED`,
     the binary cross-entropy over the label sets added to `terms`, and the dev score, micro-F1 (which keeps the dev
     label sets, rows x labels)."""
     labels = model.config["labels"]
-    if recipe["train"].get("class_weight", "none") not in (None, "none"):
-        raise AttentiveError("train.class_weight weighs one label per text; a multi-label model (label sets) "
-                             "trains without it: leave it 'none'")
+    refuse_one_label_settings(recipe["train"])
     dev_gold = multi_hot(dev_examples, labels)
     if not dev_gold.any():
         raise AttentiveError("dev holds no label: a multi-label model chooses its epoch and thresholds on dev "
