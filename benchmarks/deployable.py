@@ -143,9 +143,12 @@ def timings(folders: dict[str, Path], data, texts: list[str], repeats: int) -> t
     with tempfile.TemporaryDirectory() as tmp:
         exported, sizes = {}, {}
         for name, folder in folders.items():
-            exported[name] = export(attentive.load(folder, device="cpu"), Path(tmp) / name, int8=True)
+            model = attentive.load(folder, device="cpu")
+            exported[name] = export(model, Path(tmp) / name, int8=True)
+            model.save(Path(tmp) / f"{name}-saved")  # the folder as this version saves it (a sparse n-gram table)
             sizes[name] = {"int8_mb": folder_mb(exported[name], ("model.int8.onnx", "tokenizer.json", "config.json")),
-                           "fp32_mb": folder_mb(folder, ("model.safetensors", "tokenizer.json", "config.json"))}
+                           "fp32_mb": folder_mb(Path(tmp) / f"{name}-saved",
+                                                ("model.safetensors", "tokenizer.json", "config.json"))}
         peers = train_peers(*split_xy(data, "train"))
         vectorizer, linear, fast = peers["vectorizer"], peers["linear"], peers["fasttext"]
         sizes.update(peer_megabytes(peers, Path(tmp)))
@@ -198,8 +201,8 @@ def calibration_summary(folders: list[Path], data) -> dict | None:
 
 
 def retime(args) -> int:
-    """`--retime`: the speeds of an earlier run measured again from its saved models (on a quiet machine), the rest
-    of its result kept; the command that trained and scored it is kept as `scored_by`. It also reads each model's
+    """`--retime`: the speeds and sizes of an earlier run measured again from its saved models (on a quiet machine),
+    the rest of its result kept; the command that trained and scored it is kept as `scored_by`. It also reads each model's
     calibration (temperature scaling on dev, `calibration_summary`)."""
     data = attentive.api.resolve_dataset(args.dataset)
     name = result_name(data.name, args.variant)
@@ -209,9 +212,9 @@ def retime(args) -> int:
     runs = args.runs / data.name
     folders = {"default": runs / f"default-s{seed}", "student": runs / f"{args.variant or result['student']}-s{seed}"}
     texts = split_xy(data, "test")[0][: args.n]
-    measured, _ = timings(folders, data, texts, args.repeats)
+    measured, sizes = timings(folders, data, texts, args.repeats)
     for system, values in measured.items():
-        result["systems"][system].update(values)
+        result["systems"][system].update(values, **sizes[system])
     for system, stem in (("default", "default"), ("student", args.variant or result["student"])):
         calibration = calibration_summary([runs / f"{stem}-s{seed}" for seed in result["seeds"]], data)
         if calibration:
