@@ -17,7 +17,7 @@ Writes results/scaling.json.
 from __future__ import annotations
 
 import argparse
-import csv
+import json
 import os
 import random
 import statistics
@@ -62,15 +62,13 @@ def side_by_side(names: list[str], data: list[str], threads: int, epochs: int) -
 
 
 def imdb_sample(texts: int) -> tuple[Path, int]:
-    """A seeded sample of IMDB's train split as a TSV file; and the split's full size."""
+    """A seeded sample of IMDB's train split as a JSONL file; and the split's full size."""
     rows = list(resolve_dataset("imdb").splits["train"])
     chosen = random.Random(0).sample(rows, texts)
-    path = WORK / f"imdb-{texts}.tsv"
+    path = WORK / f"imdb-{texts}.jsonl"  # JSON lines: reviews hold tabs, which a TSV field may not
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle, delimiter="\t")
-        writer.writerow(["text", "label"])
-        writer.writerows((row.text, row.label) for row in chosen)
+    path.write_text("".join(json.dumps({"text": row.text, "label": row.label}) + "\n" for row in chosen),
+                    encoding="utf-8")
     return path, len(rows)
 
 
