@@ -11,12 +11,18 @@ def _pct(summary: dict) -> str:
     return f"{100 * summary['mean']:.2f} ± {100 * summary['std']:.2f}"
 
 
+def _table_head(result: dict, title: str, columns: list[str]) -> list[str]:
+    """A result's lead paragraph (`title`, then a link to its file) and the head of its table."""
+    return [f"{title}; [{result['name']}.json](benchmarks/results/{result['name']}.json)).", "",
+            "| " + " | ".join(columns) + " |", "|" + " --- |" * len(columns)]
+
+
 def _cv(result: dict) -> list[str]:
-    lines = [f"**`attentive cv --folds {result['folds']}` on {result['dataset']}'s train split** ({result['rows']:,} "
-             f"texts; the default recipe; each fold's epoch chosen on a dev tenth of its own training rows; "
-             f"[{result['name']}.json](benchmarks/results/{result['name']}.json)).", "",
-             "| seed | accuracy over folds | macro-F1 over folds | out-of-fold accuracy | suspected label errors |",
-             "| --- | --- | --- | --- | --- |"]
+    lines = _table_head(result, f"**`attentive cv --folds {result['folds']}` on {result['dataset']}'s train split** "
+                                f"({result['rows']:,} texts; the default recipe; each fold's epoch chosen on a dev "
+                                f"tenth of its own training rows",
+                        ["seed", "accuracy over folds", "macro-F1 over folds", "out-of-fold accuracy",
+                         "suspected label errors"])
     for run in result["per_seed"]:
         lines.append(f"| {run['seed']} | {_pct(run['accuracy'])} | {_pct(run['macro_f1'])} | "
                      f"{100 * run['out_of_fold']['accuracy']:.2f} | {run['suspects']:,} |")
@@ -33,11 +39,11 @@ def _cv(result: dict) -> list[str]:
 
 
 def _tune(result: dict) -> list[str]:
-    lines = [f"**`attentive tune --budget {result['budget']}` on {result['dataset']}** (the default recipe's `tune:` "
-             f"space, Optuna TPE with median pruning, one study per seed; the best trial by dev accuracy, then "
-             f"scored on test; [{result['name']}.json](benchmarks/results/{result['name']}.json)).", "",
-             "| seed | trials (completed) | tuned dev | tuned test | default dev | default test | best settings |",
-             "| --- | --- | --- | --- | --- | --- | --- |"]
+    lines = _table_head(result, f"**`attentive tune --budget {result['budget']}` on {result['dataset']}** (the "
+                                f"default recipe's `tune:` space, Optuna TPE with median pruning, one study per seed; "
+                                f"the best trial by dev accuracy, then scored on test",
+                        ["seed", "trials (completed)", "tuned dev", "tuned test", "default dev", "default test",
+                         "best settings"])
     for run in result["per_seed"]:
         settings = ", ".join(f"{key}={value:.3g}" if isinstance(value, float) else f"{key}={value}"
                              for key, value in run["best_params"].items())
