@@ -36,10 +36,6 @@ class FastIds:
         self.added = [token.lower() for token in added]  # e.g. "[PAD]": matched in the raw text before any split
         self.memo: dict[str, list[int]] = {}
 
-    def takes(self, text: str) -> bool:
-        """Whether the lane gives `text`'s ids: an ASCII text in which no added token can match."""
-        return text.isascii() and not (self.added and any(token in text.lower() for token in self.added))
-
     def word_ids(self, word: str) -> list[int]:
         ids = self.memo.get(word)
         if ids is None:
@@ -48,9 +44,15 @@ class FastIds:
                 self.memo[word] = ids
         return ids
 
-    def ids(self, text: str, keep: int) -> list[int]:
-        """The first `keep` token ids of an ASCII `text`."""
-        text = text.lower() if self.lowercase else text
+    def ids(self, text: str, keep: int) -> list[int] | None:
+        """The first `keep` token ids of `text`, or None for a text the lane does not take: one not ASCII, or one in
+        which an added token can match."""
+        if not text.isascii():
+            return None
+        lowered = text.lower()
+        if self.added and any(token in lowered for token in self.added):
+            return None
+        text = lowered if self.lowercase else text
         if len(text) <= keep * LONG_TEXT_CHARS_PER_TOKEN:
             words = WORDS.findall(text)
             try:
@@ -93,4 +95,4 @@ def ascii_ids(tokenizer: Tokenizer, texts: Sequence[str], keep: int) -> list[lis
     lane = fast_lane(tokenizer)
     if lane is None:
         return [None] * len(texts)
-    return [lane.ids(text, keep) if lane.takes(text) else None for text in texts]
+    return [lane.ids(text, keep) for text in texts]
