@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from attentive.data.example import Dataset, Example
+from attentive.data.registry import load_dataset
 from benchmarks import baselines, common, render, results_io
 from benchmarks.formatting import fmt_mean_std
 
@@ -145,22 +146,28 @@ def test_pair_bow_baseline_learns_a_relation_between_the_two_texts(tmp_path):
     assert pair["test"]["accuracy"] == 1.0 and bag["test"]["accuracy"] < 0.8
 
 
-def test_fasttext_baseline_runs_on_small_real_data(sst2_small):
+def test_fasttext_baseline_runs_on_small_real_data():
     """fastText's own default bucket count: with a small one (10,000) it stops now and then with "Encountered NaN"
     (seen in 3 of 8 identical runs), even at a low learning rate. With the default one it did too, once, on a loaded
     machine (both settings of the grid, in a full test run beside a benchmark): fastText's own intermittent failure,
-    not the wrapper's, so a grid that diverged entirely is tried again, at most twice."""
+    not the wrapper's, so a grid that diverged entirely is tried again, at most twice.
+
+    The whole bundled train split (2,500 sentences), not 600: on 600 fastText stays near chance (dev log-loss 0.69,
+    test 0.62 here, 0.53 on CI's machine); on 2,500 it reaches 0.81 on these 300 test sentences."""
+    sample = load_dataset("sst2_sample")
+    splits = {"train": sample.splits["train"], "dev": sample.splits["dev"][:300], "test": sample.splits["test"][:300]}
+    dataset = Dataset("sst2_sample_train", splits, sample.labels)
     grid = [{"epoch": 5, "lr": 0.1}, {"epoch": 10, "lr": 0.5}]
     for attempt in range(3):
         try:
-            payload = baselines.run_fasttext(sst2_small, seed=0, grid=grid, fixed={"dim": 10, "thread": 1})
+            payload = baselines.run_fasttext(dataset, seed=0, grid=grid, fixed={"dim": 10, "thread": 1})
             break
         except FloatingPointError:
             if attempt == 2:
                 raise
     assert [(row["epoch"], row["lr"]) for row in payload["grid"]] == [(5, 0.1), (10, 0.5)]
     assert payload["hyperparameters"]["dim"] == 10
-    assert payload["test"]["n"] == 150 and payload["test"]["accuracy"] > 0.55
+    assert payload["test"]["n"] == 300 and payload["test"]["accuracy"] > 0.7
 
 
 def test_select_on_dev_breaks_accuracy_ties_by_log_loss():
