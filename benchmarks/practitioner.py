@@ -10,7 +10,7 @@
 - `tune`: the default recipe's `tune:` space searched for `--budget` with Optuna's TPE (one study per seed, seeding the
   sampler and the networks); the best trial by dev accuracy is then scored on test, beside the default model of the
   same seed trained by benchmarks/deployable.py (runs/deployable/DATASET/default-sN, trained here if missing).
-  Writes results/tune-DATASET.json. The budget is wall-clock time: run it on a quiet machine.
+  Writes results/tune-DATASET.json; a seed whose folder holds benchmark-record.json is read back, not rerun. The budget is wall-clock time: run it on a quiet machine.
 Nothing is chosen on test: cv's folds pick their epochs on their own dev rows; tune's trials are ranked on dev.
 """
 from __future__ import annotations
@@ -24,6 +24,8 @@ from pathlib import Path
 import attentive
 from benchmarks.common import write_result
 from benchmarks.deployable import summary, trained
+
+RECORD = "benchmark-record"  # a finished seed's row, written into its tune folder with the commit and machine
 
 
 def cross_validated(data, folder: Path, seed: int, args) -> tuple[dict, list[dict]]:
@@ -69,8 +71,14 @@ def run_tune(args) -> int:
         default_dir = args.runs / data.name / f"default-s{seed}"
         default, _ = trained(default_dir, lambda out: attentive.train(data, "default", out, [f"train.seed={seed}"],
                                                                      show_progress=False))
+        tune_dir = args.runs / data.name / f"tune-s{seed}"
+        record_file = tune_dir / f"{RECORD}.json"
+        if record_file.exists():  # a seed finished by an earlier call (the study's record, with its own commit)
+            per_seed.append(json.loads(record_file.read_text()))
+            print(f"seed {seed}: {per_seed[-1]} (finished earlier)", flush=True)
+            continue
         start = time.perf_counter()
-        result = attentive.tune(data, "default", args.runs / data.name / f"tune-s{seed}", budget=args.budget,
+        result = attentive.tune(data, "default", tune_dir, budget=args.budget,
                                 overrides=[f"train.seed={seed}"], seed=seed, threads=args.threads, overwrite=True)
         completed = [row for row in result.trials if row.get("state") == "complete"]
         per_seed.append({"seed": seed, "wall_time_s": round(time.perf_counter() - start, 1),
@@ -80,6 +88,7 @@ def run_tune(args) -> int:
                                    "test_accuracy": round(result.model.evaluate(data, "test")["accuracy"], 4)},
                          "default": {"dev_accuracy": round(default.config["training"]["dev_accuracy"], 4),
                                      "test_accuracy": round(default.evaluate(data, "test")["accuracy"], 4)}})
+        write_result(RECORD, per_seed[-1], tune_dir)
         print(f"seed {seed}: {per_seed[-1]}", flush=True)
     payload = {"kind": "tune", "dataset": data.name, "recipe": "default", "budget": args.budget, "seeds": args.seeds,
                "threads": args.threads,
