@@ -25,6 +25,7 @@ from .exported_folder import GRAPH, GRAPH_INT8
 from .inference import temperature_of
 from .io_utils import json_text
 from .model import Model
+from .models.folding import fold
 from .output_folder import OutputKind, claim, read_config
 from .runtime import FORMAT, is_exported
 from .saved import CONFIG, TOKENIZER, WEIGHTS
@@ -108,8 +109,9 @@ def export(model: Model, out: str | Path, int8: bool = False, overwrite: bool = 
 def _exported_files(model: Model, scratch: Path, int8: bool) -> dict[str, bytes]:
     """The export's files, by name: the graphs are written (traced, quantised) in `scratch`."""
     inputs, axes = _example(model)
-    network = ExportedNetwork(model.network.cpu().eval(), list(inputs), temperature_of(model.config),
-                              model.multi_label)
+    network = model.network.cpu().eval()
+    folded = fold(network)  # a recurrence-free LAMA model looks its words' vectors and keys up
+    network = ExportedNetwork(folded or network, list(inputs), temperature_of(model.config), model.multi_label)
     with torch.no_grad():
         has_attention = bool(network(*inputs.values())[1].sum() > 0)  # zeros stand in for a pooler without any
         torch.onnx.export(network, tuple(inputs.values()), str(scratch / GRAPH), input_names=list(inputs),
@@ -125,6 +127,7 @@ def _exported_files(model: Model, scratch: Path, int8: bool) -> dict[str, bytes]
         "max_length": model.max_length, "special_tokens": model.special_tokens, "aspects": model.aspects,
         "aspect_type": recipe["aspect"]["type"], "is_pair": model.is_pair, "uses_aspect": model.uses_aspect,
         "recipe": recipe, "model_id": model.config.get("model_id"), "graphs": [GRAPH] + ([GRAPH_INT8] if int8 else []),
+        "folded": folded is not None,  # for the record (attentive/models/folding.py): the runtime needs nothing else
     }
     if model.multi_label:  # the graph answers sigmoids; the runtime gives each label at or above its threshold
         config.update(multi_label=True, thresholds=model.thresholds)

@@ -81,11 +81,18 @@ class LamaPooler(Pooler):
             return masked_mean(states, mask)  # B x 2d
         return self.c.unsqueeze(0)  # 1 x 2d
 
+    def word_keys(self, states: torch.Tensor) -> torch.Tensor:
+        """P^T u_i of Eq. 7 and 10 (... x m): what each word offers the heads, a function of that word's own state
+        alone. Over word vectors (no encoder) it is a per-vocabulary table, which an export looks up instead of
+        computing (attentive/models/folding.py)."""
+        return torch.tanh(self.word_mlp(states)) @ self.P
+
     def forward(self, states: torch.Tensor, mask: torch.Tensor, aspect: torch.Tensor | None = None,
-                received: torch.Tensor | None = None) -> Pooled:
-        u = torch.tanh(self.word_mlp(states))  # B x T x 2d
+                received: torch.Tensor | None = None, keys: torch.Tensor | None = None) -> Pooled:
+        """`keys`: `word_keys(states)` when the caller has them already (B x T x m)."""
+        keys = self.word_keys(states) if keys is None else keys
         c = self.aspect_project(aspect) if self.context == "aspect" else self.context_vector(states, mask)
-        alignment = (u @ self.P) * (c @ self.Q).unsqueeze(1)  # B x T x m   (P^T u_i ∘ Q^T c)
+        alignment = keys * (c @ self.Q).unsqueeze(1)  # B x T x m   (P^T u_i ∘ Q^T c)
         scores = F.normalize(torch.tanh(alignment), dim=-1) * self.score_scale
         scores = scores.transpose(1, 2)  # B x m x T
         attention = masked_softmax(scores, mask)
