@@ -203,7 +203,7 @@ def calibration_summary(folders: list[Path], data) -> dict | None:
 def retime(args) -> int:
     """`--retime`: the speeds and sizes of an earlier run measured again from its saved models (on a quiet machine),
     the rest of its result kept; the command that trained and scored it is kept as `scored_by`. It also reads each model's
-    calibration (temperature scaling on dev, `calibration_summary`)."""
+    calibration (temperature scaling on dev, `calibration_summary`) and the int8 graphs' test accuracy (`int8_accuracy`)."""
     data = attentive.api.resolve_dataset(args.dataset)
     name = result_name(data.name, args.variant)
     path = RESULTS_DIR / f"{name}.json"
@@ -216,15 +216,31 @@ def retime(args) -> int:
     for system, values in measured.items():
         result["systems"][system].update(values, **sizes[system])
     for system, stem in (("default", "default"), ("student", args.variant or result["student"])):
-        calibration = calibration_summary([runs / f"{stem}-s{seed}" for seed in result["seeds"]], data)
+        seed_folders = [runs / f"{stem}-s{seed}" for seed in result["seeds"]]
+        calibration = calibration_summary(seed_folders, data)
         if calibration:
             result["systems"][system]["calibration"] = calibration
+        result["systems"][system]["int8_accuracy"] = int8_accuracy(seed_folders, data)
     payload = {key: value for key, value in result.items() if key not in ("name", "command", "git_commit",
                                                                            "machine", "date")}
     payload["scored_by"] = {key: result.get(key) for key in ("command", "git_commit", "date")} \
         if "scored_by" not in result else result["scored_by"]
     show(result["systems"], write_result(name, payload))
     return 0
+
+
+def int8_accuracy(folders: list[Path], data) -> dict:
+    """Test accuracy over the seeds' models as the timed graphs answer it: exported to int8 and run by ONNX Runtime
+    (the table's `accuracy` is PyTorch's, float32)."""
+    texts, gold = split_xy(data, "test")
+    found = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for index, folder in enumerate(folders):
+            exported = runtime.load(export(attentive.load(folder, device="cpu"), Path(tmp) / str(index), int8=True),
+                                    int8=True)
+            predicted = np.array(exported.labels)[exported.predict_proba(texts).argmax(1)]
+            found.append(round(float((predicted == np.array(gold)).mean()), 4))
+    return summary(found)
 
 
 def peer_megabytes(peers: dict, tmp: Path) -> dict:
