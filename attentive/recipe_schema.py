@@ -1,7 +1,8 @@
-"""Types and ranges of the recipe settings, checked after a recipe is loaded and its `--set` overrides applied, so
-that `train.epochs=abc` or `train.batch_size=0` is a one-line error naming the key rather than a traceback (or a
-model trained for zero epochs) later on. Options only some parts take (`pooler.score_scale`, `head.features`) are
-typed by the parts' constructors and checked by attentive/models/option_types.py."""
+"""Types, ranges and choices of the recipe settings, checked after a recipe is loaded and its `--set` overrides
+applied, so that `train.epochs=abc`, `train.batch_size=0` or `train.optimizer=adamw` is a one-line error naming the
+key rather than a traceback (or a model trained for zero epochs) after the data and vectors were read. The parts'
+types and options (`pooler.type`, `pooler.score_scale`, `head.features`) are read from the parts' tables and
+constructors and checked by attentive/models/option_types.py."""
 from __future__ import annotations
 
 import math
@@ -128,10 +129,63 @@ def class_weight_problem(value) -> str | None:
 
 SAMPLERS = ("shuffle", "balanced")  # train.sampler: every row once, shuffled; or classes drawn equally often
 # (attentive/training/sampling.py). Both cut the rows into length-bucketed batches.
+OPTIMIZERS = ("adam", "adadelta", "adagrad")  # train.optimizer, in any case (attentive/training/loop.py)
+REGULARISERS = ("frobenius", "frobenius_norm", "std", "neg_entropy")  # train.regulariser.type, the attention
+# penalties of attentive/training/regularisers.py, which keys its table by these names
+REGULARISER_KEYS = {"type": None, "weight": Setting(float, 0)}  # train.regulariser: {type: ..., weight: ...}
+# Types of the two sections whose type only switches the part off or to a pretrained one: left out, a vocabulary built
+# from the training texts and a word table; `pretrained` and `none`, MiniLM's WordPiece vocabulary and its encoder
+# embedding the ids itself (attentive/models/pretrained.py, the minilm recipes).
+TOKENIZER_TYPES, EMBEDDER_TYPES = ("pretrained",), ("none",)
+
+
+def choice_problems(recipe: dict) -> list[tuple[str, str]]:
+    """(key, what it must be) for each choice of the tokenizer, embedder and train sections outside its list: the
+    types, the word-vector sources, the optimizer, the sampler and the attention regulariser (the parts' types are
+    checked with their options, attentive/models/option_types.py)."""
+    from .models.option_types import one_of  # torch, tokenizers: only when a recipe is checked
+    from .text.sources import SOURCES
+
+    found = []
+    tokenizer, embedder, train = (recipe.get(section) or {} for section in ("tokenizer", "embedder", "train"))
+    if "type" in tokenizer and tokenizer["type"] not in TOKENIZER_TYPES:
+        found.append(("tokenizer.type", f"{one_of(TOKENIZER_TYPES)} or left out"))
+    if "type" in embedder and embedder["type"] not in EMBEDDER_TYPES:
+        found.append(("embedder.type", f"{one_of(EMBEDDER_TYPES)} or left out"))
+    vectors = embedder.get("vectors", SOURCES[0])
+    if not isinstance(vectors, str) or not all(name.strip() in SOURCES for name in vectors.split("+")):
+        found.append(("embedder.vectors", f"{one_of(SOURCES)}, or several joined by +"))
+    optimizer = train.get("optimizer", OPTIMIZERS[0])
+    if not isinstance(optimizer, str) or optimizer.lower() not in OPTIMIZERS:
+        found.append(("train.optimizer", one_of(OPTIMIZERS)))
+    if train.get("sampler", SAMPLERS[0]) not in SAMPLERS:
+        found.append(("train.sampler", one_of(SAMPLERS)))
+    return found + regulariser_problems(train.get("regulariser"))
+
+
+def regulariser_problems(regulariser) -> list[tuple[str, str]]:
+    """(key, what it must be) for what is wrong with `train.regulariser`: absent or null, or a mapping of a `type`
+    (required once the weight is not 0) and a `weight` ≥ 0 (attentive/training/regularisers.py)."""
+    from .models.option_types import left_out, one_of
+
+    if regulariser is None:
+        return []
+    if not isinstance(regulariser, dict):
+        return [("train.regulariser", "a mapping {type: ..., weight: ...} or null")]
+    found = [(f"train.regulariser.{key}", left_out("train.regulariser", REGULARISER_KEYS))
+             for key in regulariser if key not in REGULARISER_KEYS]
+    weight = regulariser.get("weight", 0)
+    if not REGULARISER_KEYS["weight"].accepts(weight):
+        found.append(("train.regulariser.weight", REGULARISER_KEYS["weight"].describe()))
+    elif ("type" in regulariser or weight) and regulariser.get("type") not in REGULARISERS:
+        found.append(("train.regulariser.type", one_of(REGULARISERS)))
+    return found
 
 
 def problems(recipe: dict) -> list[tuple[str, str]]:
-    """(key, what it must be) for each setting of `recipe` outside its type or range; [] when all are fine."""
+    """(key, what it must be) for each setting of `recipe` outside its type, range or list of choices, and each
+    option its part does not take; [] when all are fine. A key may name an entry inside a setting
+    (train.regulariser.type)."""
     found = []
     for key, setting in SETTINGS.items():
         section, name = key.split(".")
@@ -144,18 +198,16 @@ def problems(recipe: dict) -> list[tuple[str, str]]:
     if "class_weight" in (recipe.get("train") or {}):
         if (meaning := class_weight_problem(recipe["train"]["class_weight"])) is not None:
             found.append(("train.class_weight", meaning))
-    if (recipe.get("train") or {}).get("sampler", SAMPLERS[0]) not in SAMPLERS:
-        found.append(("train.sampler", " or ".join(repr(name) for name in SAMPLERS)))
     for section in PARTS:
         for name, value in (recipe.get(section) or {}).items():
             setting = PART_SETTINGS.get(name)
             key = f"{section}.{name}"
             if setting is not None and key not in SETTINGS and not setting.accepts(value):
                 found.append((key, setting.describe()))
-    from .models.option_types import option_problems  # the parts' own options, typed by their constructors
+    from .models.option_types import part_problems  # the parts' types and options, read from their constructors
 
     checked = set(SETTINGS) | {f"{section}.{name}" for section in PARTS for name in PART_SETTINGS}
-    return found + option_problems(recipe, skip=checked)
+    return found + choice_problems(recipe) + part_problems(recipe, skip=checked)
 
 
 # The search spaces of a recipe's `tune:` section (attentive tune, attentive/tuning.py): each entry maps a setting

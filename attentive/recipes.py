@@ -100,9 +100,27 @@ def load_recipe(name_or_path: str | dict, overrides: list[str] | None = None, se
             known = ", ".join(sorted(set(DEFAULTS[section]) | extra))
             raise AttentiveError(f"{given.get(key, f'recipe {path}')}: unknown setting {key} ({section} takes {known})")
     for key, meaning in problems(recipe):
-        value = recipe[key.split(".")[0]][key.split(".")[1]]
-        raise AttentiveError(f"{given.get(key, f'recipe {path}')}: {key} must be {meaning}, not {value!r}")
+        raise AttentiveError(f"{giver(given, key) or f'recipe {path}'}: {key} must be {meaning}, not "
+                             f"{entry(recipe, key)!r}")
     return recipe
+
+
+def giver(given: dict[str, str], key: str) -> str | None:
+    """The --set or keyword behind a problem with `key`: the one that gave it, else the one that gave the type
+    beside it (`--set pooler.type=mean` leaves pooler.heads, which a mean pooler does not take), else, inside a
+    group of settings, one that gave another entry of the group (`--set train.regulariser.weight=1` asks for a
+    regulariser type). None when the recipe itself holds the problem."""
+    group = key.rpartition(".")[0]
+    return given.get(key) or given.get(f"{group}.type") or next(
+        (by for name, by in given.items() if "." in group and name.startswith(f"{group}.")), None)
+
+
+def entry(recipe: dict, key: str):
+    """The value at a dotted key (`pooler.heads`, `train.regulariser.type`), None where there is none."""
+    value = recipe
+    for name in key.split("."):
+        value = value.get(name) if isinstance(value, dict) else None
+    return value
 
 
 def _read_recipe(name_or_path: str) -> tuple[dict, Path]:

@@ -24,9 +24,9 @@ def test_overrides_parse_yaml_values():
 
 def test_overrides_read_exponent_numbers_without_a_dot_as_floats():
     recipe = load_recipe("ssan", ["train.eps=1e-8", "train.lr=2E-3", "tokenizer.lowercase=false",
-                                  "embedder.vectors=nan"])
+                                  "embedder.word2vec_extra=nan"])
     assert recipe["train"]["eps"] == 1e-8 and recipe["train"]["lr"] == 2e-3
-    assert recipe["embedder"]["vectors"] == "nan"  # text stays text
+    assert recipe["embedder"]["word2vec_extra"] == "nan"  # text stays text
     assert recipe["tokenizer"]["lowercase"] is False
 
 

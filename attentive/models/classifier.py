@@ -17,7 +17,7 @@ from .encoders import IdentityEncoder
 from .heads import MLPHead
 from .parts import Encoded, Encoder, Head, Pooler
 from .registry import part
-from .wide import NgramChannel
+from .wide import WIDE_TYPES, NgramChannel
 
 
 @dataclass
@@ -196,7 +196,7 @@ def _options(section: dict) -> dict:
 
 def _aspect_part(section: dict, aspects: int, word_dim: int | None) -> AspectEmbedder | None:
     kind = section.get("type", "none")
-    if kind not in ASPECT_TYPES:
+    if kind not in ASPECT_TYPES:  # a recipe given to build_model unchecked (load_recipe refuses it)
         raise AttentiveError(f"unknown aspect type {kind!r}; known: {', '.join(ASPECT_TYPES)}")
     if kind in ("none", "ignore"):
         return None
@@ -246,13 +246,13 @@ def build_model(recipe: dict, vocab_size: int, classes: int, vectors: np.ndarray
 
 def _wide_part(section: dict, vocab_size: int, classes: int, is_pair: bool) -> NgramChannel | None:
     kind = section.get("type", "none")
-    if kind == "none":
+    if kind not in WIDE_TYPES:  # a recipe given to build_model unchecked (load_recipe refuses it)
+        raise AttentiveError(f"unknown wide type {kind!r}; known: {', '.join(WIDE_TYPES)}")
+    if WIDE_TYPES[kind] is None:
         return None
-    if kind != "ngrams":
-        raise AttentiveError(f"unknown wide type {kind!r}; known: none, ngrams")
     if is_pair:
-        raise AttentiveError("wide.type ngrams reads a single text: pair recipes take none")
-    return _optional_part(NgramChannel, section, vocab_size, classes)
+        raise AttentiveError(f"wide.type {kind} reads a single text: pair recipes take none")
+    return _optional_part(WIDE_TYPES[kind], section, vocab_size, classes)
 
 
 def _optional_part(constructor, section: dict, *args):

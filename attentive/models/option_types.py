@@ -1,19 +1,29 @@
-"""The type of every option a part's constructor takes, read from its annotations, checked against a recipe.
+"""The types a recipe's part sections may name and the options each type's constructor takes, read from the part
+tables (attentive/models/registry.py PARTS, aspects.py ASPECT_TYPES, wide.py WIDE_TYPES) and the constructors'
+signatures, checked against a recipe.
 
 The recipe schema (attentive/recipe_schema.py) bounds the settings every recipe shares; a part's own options
 (`pooler.score_scale`, `head.features`, `encoder.cell`, ...) are typed in its constructor's signature, so a recipe
-giving `pooler.score_scale=abc` is refused in one line before any data is read, rather than failing deep inside
-PyTorch (or, for a flag, being silently taken as true).
+giving `pooler.score_scale=abc`, `pooler.type=lamma` or `pooler.foo=1` is refused in one line before any data is
+read, rather than failing deep inside PyTorch (or, for a flag, being silently taken as true) once the vectors are
+made.
 """
 from __future__ import annotations
 
+import inspect
 import math
 import types
 import typing
+from collections.abc import Callable
 
+from .aspects import ASPECT_TYPES, AspectEmbedder
 from .registry import PARTS
+from .wide import WIDE_TYPES
 
 FAMILIES = ("encoder", "pooler", "head")
+# What build_model (attentive/models/classifier.py) gives a part's constructor itself: the sizes of its input and
+# output, the aspect vector's, the aspect type (`kind`: the recipe's `type`), the number of aspects and of words.
+MODEL_GIVES = ("input_dim", "classes", "rows", "aspect_dim", "kind", "aspects", "word_dim", "vocab_size")
 NOUNS = {bool: "true or false", int: "an integer", float: "a number", str: "text", dict: "a mapping",
          list: "a list", tuple: "a list", type(None): "null"}
 
@@ -48,21 +58,69 @@ def describe(hint) -> str:
     return " or ".join(dict.fromkeys(NOUNS.get(typing.get_origin(m) or m, str(m)) for m in members))
 
 
-def option_problems(recipe: dict, skip: typing.Container[str] = ()) -> list[tuple[str, str]]:
-    """(key, what it must be) for each option of the recipe's encoder, pooler and head that does not fit the type its
-    part's constructor declares; keys in `skip` (checked by the schema) and options no constructor takes (refused
-    when the model is built) are left alone."""
+def one_of(choices) -> str:
+    """The end of "must be ..." for a value that must be one of `choices`: "'a' or 'b'", "one of 'a', 'b', 'c'"."""
+    names = [repr(choice) for choice in choices]
+    return " or ".join(names) if len(names) <= 2 else f"one of {', '.join(names)}"
+
+
+def left_out(taker: str, names) -> str:
+    """The end of "must be ..." for a key nothing reads: the keys `taker` (e.g. "pooler type 'lama'") takes."""
+    return f"left out ({taker} takes {', '.join(names) if names else 'no options'})"
+
+
+def part_sections() -> dict[str, dict[str, Callable | None]]:
+    """Each part section of a recipe -> the types it may name -> the constructor its other entries go to as options
+    (None: that type builds no part, and the section's other entries are not read)."""
+    return {**{family: PARTS[family] for family in FAMILIES},
+            "aspect": {kind: None if kind in ("none", "ignore") else AspectEmbedder for kind in ASPECT_TYPES},
+            "wide": WIDE_TYPES}
+
+
+def signature_of(constructor: Callable) -> Callable:
+    """What types a part's options: a class's `__init__`, the class a builder `builds`, or the function itself."""
+    if isinstance(constructor, type):
+        return constructor.__init__
+    builds = getattr(constructor, "builds", None)
+    return builds.__init__ if builds is not None else constructor
+
+
+def options_of(constructor: Callable) -> list[str] | None:
+    """The options a recipe may give a part's constructor: its parameters but those the model gives (MODEL_GIVES);
+    None when it takes any keyword (`**options`)."""
+    parameters = inspect.signature(signature_of(constructor)).parameters.values()
+    if any(parameter.kind is inspect.Parameter.VAR_KEYWORD for parameter in parameters):
+        return None
+    return [parameter.name for parameter in parameters if parameter.name not in ("self", *MODEL_GIVES)
+            and parameter.kind is not inspect.Parameter.VAR_POSITIONAL]
+
+
+def part_problems(recipe: dict, skip: typing.Container[str] = ()) -> list[tuple[str, str]]:
+    """(key, what it must be) for each part section of the recipe naming a type that is none of its family's, each
+    option its part's constructor does not take, and each option that does not fit the type the constructor declares
+    (keys in `skip`, typed by the schema, are not type-checked here). A type that builds no part (aspect none, wide
+    none) reads no option, and takes those of its section's other types: `--set wide.type=none` leaves wide.buckets.
+    A constructor taking any keyword (`**options`) takes any option."""
     found = []
-    for family in FAMILIES:
+    for family, types_ in part_sections().items():
         section = recipe.get(family) or {}
-        constructor = PARTS[family].get(section.get("type"))
-        if not isinstance(constructor, type):  # unknown (refused when built), or a builder naming the class it builds
-            constructor = getattr(constructor, "builds", None)
-        if constructor is None:
+        kind = section.get("type", None if family in FAMILIES else "none")
+        if not isinstance(kind, str) or kind not in types_:
+            found.append((f"{family}.type", one_of(types_)))
             continue
-        hints = typing.get_type_hints(constructor.__init__)
+        if types_[kind] is None:
+            every = [options_of(constructor) for constructor in types_.values() if constructor is not None]
+            options = None if None in every else list(dict.fromkeys(name for names in every for name in names))
+            taker, hints = f"the {family} section", {}
+        else:
+            options, taker = options_of(types_[kind]), f"{family} type {kind!r}"
+            hints = typing.get_type_hints(signature_of(types_[kind]))
         for name, value in section.items():
             key = f"{family}.{name}"
-            if name != "type" and key not in skip and name in hints and not accepts(hints[name], value):
+            if name == "type":
+                continue
+            if options is not None and name not in options:
+                found.append((key, left_out(taker, options)))
+            elif key not in skip and name in hints and not accepts(hints[name], value):
                 found.append((key, describe(hints[name])))
     return found

@@ -47,3 +47,6 @@ class NgramChannel(nn.Module):
 
     def forward(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         return self.word_scores(ids, mask).sum(1)
+
+
+WIDE_TYPES = {"none": None, NgramChannel.channel: NgramChannel}  # wide.type -> the channel added (none: no channel)
