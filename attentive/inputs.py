@@ -54,8 +54,8 @@ class Inputs:
         every text; an aspect model given none answers for each category it knows (text-major order), and a model
         without aspects takes none. A pair model needs a second text for every text, and a single-text model takes
         none. The texts and second texts are taken as `call_checks.texts_argument` takes them (a string or a list of
-        strings), and each text, second text and aspect is checked (`check_texts`): a bad one is an AttentiveError
-        naming it."""
+        strings), and each text and second text is checked, here and nowhere else on the answer path (`check_texts`):
+        a bad one is an AttentiveError naming it. The aspects are checked where they are encoded (`aspect_ids`)."""
         texts, pairs = texts_argument(texts), None if pairs is None else texts_argument(pairs, "pairs")
         texts = check_texts([texts] if isinstance(texts, str) else texts)
         pairs = [pairs] if isinstance(pairs, str) else pairs
@@ -71,7 +71,6 @@ class Inputs:
             aspects = as_list(aspects, "aspects")
         if not self.uses_aspect and aspects is not None and any(a is not None for a in aspects):
             raise AttentiveError("this model classifies texts without an aspect: give no aspects")
-        check_unicode(aspects or [], "aspect")
         if self.uses_aspect and aspects is None:
             if not self.aspects:
                 raise AttentiveError("this model takes open-ended aspects: give the aspect of each text (--aspect)")
