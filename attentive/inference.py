@@ -2,11 +2,12 @@
 order. `predict`, `evaluate`, `explain`, `analyze`, the deletion test and the training loop's dev pass all run here;
 it is the boundary that export and serving attach to.
 
-`infer` returns the class probabilities (N x classes) and, with `details=True`, what the explanations show of each
-text: each head's attention and pre-softmax scores, each word's polarity (TextClassifier.word_polarity, only with
-`polarity=True`: it runs the head once per word) and signed evidence in the attention channel
-(TextClassifier.attribution, also only with `polarity=True`: exact, or gradient × input, one backward pass), and,
-for wide-and-deep models, each channel's logits.
+`infer` returns the class probabilities (N x classes) and, as far as its `need` asks (attentive.answering.Need),
+what the explanations show of each text: with ATTENTION each head's attention (what predict's top words need); with
+DETAILS also the pre-softmax scores and, for wide-and-deep models, each channel's logits; with EVIDENCE also each
+word's polarity (TextClassifier.word_polarity: it runs the head once per word), its share of the wide channel's
+logits, and its signed evidence in the attention channel (TextClassifier.attribution: exact, or gradient × input,
+one backward pass). `attentive.Model` is the answer path's PyTorch backend through it.
 
 A trained model's probabilities are softmax(logits / T), T its temperature (temperature scaling, Guo et al. 2017,
 fitted on dev after training: attentive/training/calibration.py), kept in config.json as `calibration.temperature`;
@@ -23,28 +24,15 @@ import math
 import numpy as np
 import torch
 
+from .answering import Looked, Need
 from .data.batching import Item, collate, iterate
 from .errors import AttentiveError
 
 
 @dataclass
-class Looked:
-    """One text as the model saw it; arrays are cut to the text's own tokens."""
-
-    probabilities: np.ndarray  # classes
-    attention: np.ndarray | None = None  # heads x words, each row sums to 1
-    scores: np.ndarray | None = None  # heads x words, before the softmax
-    polarity: np.ndarray | None = None  # words x classes
-    channels: dict[str, np.ndarray] | None = None  # wide-and-deep models: each channel's logits (classes)
-    ngram_words: np.ndarray | None = None  # words x classes: each word's share of the wide channel's logits
-    attribution: dict | None = None  # the attention channel's evidence per word, margin and method
-    #   (TextClassifier.attribution)
-
-
-@dataclass
 class Inference:
     probabilities: np.ndarray  # N x classes, in input order
-    looked: list[Looked] | None = None  # per text, with details=True
+    looked: list[Looked] | None = None  # per text, unless only the probabilities were needed
     logits: np.ndarray | None = None  # N x classes, in input order, before the temperature
 
 
@@ -61,21 +49,26 @@ def temperature_of(config: dict) -> float:
     return float(value)
 
 
-def _rows(tensor: torch.Tensor | None, row: int, length: int, words_last: bool = True) -> np.ndarray | None:
-    if tensor is None:
+def _numpy(tensor: torch.Tensor | None) -> np.ndarray | None:
+    """A batch's tensor on the CPU as float32 numpy, copied once for all its rows."""
+    return None if tensor is None else tensor.float().cpu().numpy()
+
+
+def _row(values: np.ndarray | None, row: int, length: int, words_last: bool = True) -> np.ndarray | None:
+    """A batch's `row` cut to its text's `length` tokens (on the last axis, or with `words_last=False` the first)."""
+    if values is None:
         return None
-    values = tensor[row].float().cpu().numpy()
-    return values[..., :length] if words_last else values[:length]
+    return values[row, ..., :length] if words_last else values[row, :length]
 
 
 @torch.no_grad()
 def infer(network: torch.nn.Module, items: Sequence[Item], batch_size: int = 128, device: str | torch.device = "cpu",
-          details: bool = False, polarity: bool = False, temperature: float = 1.0) -> Inference:
+          need: Need = Need.PROBABILITIES, temperature: float = 1.0) -> Inference:
     """Run `network` (in eval mode) over `items`; probabilities at `temperature`; see the module docstring."""
     network.eval()
     probabilities: np.ndarray | None = None
     logits: np.ndarray | None = None
-    looked: list[Looked | None] | None = [None] * len(items) if details else None
+    looked: list[Looked | None] | None = [None] * len(items) if need > Need.PROBABILITIES else None
     for batch in iterate(items, batch_size):
         inputs = collate([items[i] for i in batch], device)
         out = network(**inputs)
@@ -86,28 +79,33 @@ def infer(network: torch.nn.Module, items: Sequence[Item], batch_size: int = 128
             logits = np.zeros((len(items), probs.shape[1]), dtype=np.float32)
         probabilities[batch] = probs
         logits[batch] = scores.cpu().numpy()
-        if details:
-            _keep_details(network, items, batch, inputs, out, probs, polarity, looked)
+        if looked is not None:
+            _keep_looks(network, items, batch, inputs, out, need, looked)
     if probabilities is None:
         probabilities = logits = np.zeros((0, 0), dtype=np.float32)
     return Inference(probabilities, looked, logits)
 
 
-def _keep_details(network, items, batch, inputs, out, probs, polarity: bool, looked: list) -> None:
-    word_polarity = network.word_polarity(out.states) if polarity and out.states is not None else None
-    wide = out.wide_logits
-    ngram_words = _wide_word_scores(network, inputs) if polarity and wide is not None else None
-    attribution = network.attribution(inputs, out) if polarity and hasattr(network, "attribution") else None
+def _keep_looks(network, items, batch, inputs, out, need: Need, looked: list) -> None:
+    """Each row's `Looked`, as far as `need` asks: what a level does not need is not computed."""
+    details, evidence = need >= Need.DETAILS, need >= Need.EVIDENCE
+    attention = _numpy(out.attention)
+    scores = _numpy(out.scores) if details else None
+    wide = out.wide_logits if details else None
+    channels = None if wide is None else {"attention": _numpy(out.logits - wide), network.wide.channel: _numpy(wide)}
+    polarity = _numpy(network.word_polarity(out.states)) if evidence and out.states is not None else None
+    ngram_words = _numpy(_wide_word_scores(network, inputs)) if evidence and out.wide_logits is not None else None
+    attribution = network.attribution(inputs, out) if evidence and hasattr(network, "attribution") else None
+    evidence_values = None if attribution is None else _numpy(attribution.evidence)
     for row, index in enumerate(batch):
         length = len(items[index].ids)
-        channels = None if wide is None else {"attention": (out.logits - wide)[row].float().cpu().numpy(),
-                                              network.wide.channel: wide[row].float().cpu().numpy()}
-        looked[index] = Looked(probs[row], _rows(out.attention, row, length), _rows(out.scores, row, length),
-                               _rows(word_polarity, row, length, words_last=False), channels,
-                               _rows(ngram_words, row, length, words_last=False),
-                               None if attribution is None else
-                               {"evidence": attribution.evidence[row, :length].float().cpu().numpy(),
-                                "margin": float(attribution.margin[row]), "method": attribution.method})
+        looked[index] = Looked(
+            _row(attention, row, length), _row(scores, row, length), _row(polarity, row, length, words_last=False),
+            None if channels is None else {name: values[row] for name, values in channels.items()},
+            _row(ngram_words, row, length, words_last=False),
+            None if attribution is None else {"evidence": evidence_values[row, :length],
+                                              "margin": float(attribution.margin[row]),
+                                              "method": attribution.method})
 
 
 def _wide_word_scores(network, inputs: dict) -> torch.Tensor:

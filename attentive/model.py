@@ -1,5 +1,7 @@
-"""A trained classifier and its answers: `Model` (predict, explain, evaluate, analyze, save), `Prediction` and
-`Explanation`. `attentive.api` trains and loads Models."""
+"""A trained classifier and its answers: `Model` (predict, explain, evaluate, analyze, save), the answer path's
+PyTorch backend (predict, predict_proba and explain are `attentive.answering.Answerer`'s; the network runs in
+`attentive.inference.infer`), with the answers' `Prediction` and `Explanation`. `attentive.api` trains and loads
+Models."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from .answering import Answerer, Looked, Need
 from .answers import Explanation, Prediction
-from .call_checks import check_call
 from .data.batching import encode_items
 from .data.example import Dataset
 from .errors import AttentiveError
@@ -16,8 +18,11 @@ from .data.label_sets import multi_hot
 from .evaluate import compute_metrics, multilabel_metrics, predicted_sets, sigmoid
 from .models.classifier import TextClassifier
 from .saved import save_folder
+from .text.encoding import Item
 from .inference import infer, predict_probabilities, temperature_of
-from .inputs import Inputs, apply_threshold, explanation, thresholds_of
+from .inputs import Inputs, thresholds_of
+
+__all__ = ["Explanation", "Model", "Prediction", "pick_device", "resolve_dataset"]
 
 
 def pick_device(device: str | None) -> str:
@@ -34,7 +39,7 @@ def resolve_dataset(dataset: str | Dataset, data_dir: str | Path | None = None) 
     return load_dataset(dataset, data_dir=data_dir)
 
 
-class Model:
+class Model(Answerer):
     """A trained classifier with its tokenizer, labels and recipe; what `train` returns and `load` reads."""
 
     def __init__(self, network: TextClassifier, tokenizer, config: dict, device: str | None = None):
@@ -48,20 +53,17 @@ class Model:
         thresholds_of(config, "config.json")  # likewise a multi-label model's thresholds
 
     @property
-    def multi_label(self) -> bool:
-        """Whether the model answers label sets: one independent sigmoid per label, each label given where its
-        probability reaches its threshold (config.json's `multi_label` and `thresholds`)."""
-        return thresholds_of(self.config, "config.json") is not None
-
-    @property
     def thresholds(self) -> dict[str, float] | None:
         """A multi-label model's per-label thresholds, chosen on dev after training (None for single-label)."""
         return thresholds_of(self.config, "config.json")
 
-    def _probabilities(self, inference) -> np.ndarray:
-        """What the model answers from an `infer` result: softmax(logits / T), or for a multi-label model the
-        sigmoid of each label's logit (not temperature-scaled)."""
-        return sigmoid(inference.logits) if self.multi_label else inference.probabilities
+    def _look(self, items: list[Item], batch_size: int, need: Need) -> tuple[np.ndarray, list[Looked]]:
+        """The answer path's PyTorch backend (attentive.answering.Answerer): the network over `items` in
+        `attentive.inference.infer`, computing no more than `need` asks; probabilities softmax(logits / T), or for
+        a multi-label model the sigmoid of each label's logit (not temperature-scaled)."""
+        inference = infer(self.network, items, batch_size, self.device, need, self.temperature)
+        probabilities = sigmoid(inference.logits) if self.multi_label else inference.probabilities
+        return probabilities, inference.looked or []
 
     @property
     def temperature(self) -> float:
@@ -107,46 +109,10 @@ class Model:
                 with_polarity: bool = True) -> list[Explanation]:
         """Predictions with each (first) text's words and attention (heads x words). An aspect model takes `aspects`
         (one per text, or one for all); without them it answers for every aspect category it knows, so the result
-        then holds len(texts) x len(self.aspects) explanations. A single string is one text."""
-        check_call(batch_size=batch_size, top_k=top_k)
-        inputs = self.inputs
-        texts, pairs, aspects = inputs.expand(texts, pairs, aspects)
-        items, encodings = inputs.items(texts, pairs, aspects)
-        inference = infer(self.network, items, batch_size, self.device, details=True, polarity=with_polarity,
-                          temperature=self.temperature)
-        probabilities = self._probabilities(inference) if items else []
-        thresholds = self.thresholds
-        return [explanation(text, enc, item, self.labels, probs, seen.attention, aspect, top_k,
-                            thresholds=thresholds, scores=seen.scores, polarity=seen.polarity,
-                            channels=seen.channels, ngram_words=seen.ngram_words, attribution=seen.attribution)
-                for text, enc, item, seen, probs, aspect in
-                zip(texts, encodings, items, inference.looked, probabilities, aspects)]
-
-    def predict(self, texts: list[str] | str, pairs: list[str] | str | None = None, top_k: int = 5,
-                aspects: list[str | None] | str | None = None, threshold: float | None = None,
-                batch_size: int = 128) -> list[Prediction]:
-        """Label, class probabilities and the `top_k` most attended words of each text (of each pair's first);
-        `aspects` as in `explain`. With `threshold`, a text whose most probable label has a lower probability gets
-        the label None: the model abstains rather than guess. A multi-label model answers `labels`, each label at
-        or above its threshold chosen on dev (with `threshold`: at or above that, for every label)."""
-        check_call(batch_size=batch_size, top_k=top_k, threshold=threshold)
-        explanations = self.explain(texts, pairs, top_k=top_k, batch_size=batch_size, aspects=aspects,
-                                    with_polarity=False)
-        return apply_threshold([explanation.prediction for explanation in explanations], threshold)
-
-    def predict_proba(self, texts: list[str] | str, pairs: list[str] | str | None = None,
-                      aspects: list[str | None] | str | None = None, batch_size: int = 128) -> np.ndarray:
-        """Class probabilities as an array, texts x labels, columns in the order of `self.labels` (for an aspect
-        model without `aspects`: one row per text and aspect, as in `explain`). Attention is not computed. No texts
-        give an array of 0 rows and one column per label."""
-        check_call(batch_size=batch_size)
-        inputs = self.inputs
-        items, _ = inputs.items(*inputs.expand(texts, pairs, aspects), offsets=False)
-        if not items:
-            return np.zeros((0, len(self.labels)), dtype=np.float32)
-        if self.multi_label:  # independent sigmoids: the rows do not sum to 1
-            return sigmoid(infer(self.network, items, batch_size, self.device).logits)
-        return predict_probabilities(self.network, items, batch_size, self.device, self.temperature)
+        then holds len(texts) x len(self.aspects) explanations. A single string is one text. `with_polarity`: also
+        each word's polarity and signed evidence (the head once per word, and a backward pass)."""
+        return self._explain(texts, pairs, top_k, batch_size, aspects,
+                             Need.EVIDENCE if with_polarity else Need.DETAILS)
 
     def evaluate(self, dataset: str | Dataset, split: str = "test", data_dir: str | Path | None = None) -> dict:
         """Accuracy, macro-F1, per-class precision/recall/F1, the confusion matrix and the expected calibration error

@@ -1,7 +1,8 @@
 """Exported models without PyTorch: `attentive.runtime.load(folder)` reads what `attentive export` wrote and offers
 the same `predict`, `predict_proba` and `explain` as `attentive.load`, with onnxruntime, tokenizers and numpy only
-(install `attentive[runtime]`). Inputs are checked and encoded by the code the PyTorch model uses
-(attentive/inputs.py), so both paths answer the same texts the same way.
+(install `attentive[runtime]`). `RuntimeModel` is the answer path's ONNX Runtime backend: its calls are
+`attentive.answering.Answerer`'s, which the PyTorch model's are too, so both paths check, encode and answer the same
+texts the same way.
 """
 from __future__ import annotations
 
@@ -9,16 +10,16 @@ from pathlib import Path
 
 import numpy as np
 
-from .answers import Explanation, Prediction
-from .call_checks import check_call, check_folder
+from .answering import Answerer, Looked, Need
+from .call_checks import check_folder
 from .errors import AttentiveError
-from .inputs import Inputs, apply_threshold, explanation, thresholds_of
+from .inputs import Inputs, thresholds_of
 from .text.encoding import Item, batch_order, pad_numpy
 
 FORMAT = "attentive-onnx-1"
 
 
-class RuntimeModel:
+class RuntimeModel(Answerer):
     """An exported model run by ONNX Runtime. `int8` picks the quantised graph (exported with --int8); `threads`
     sets ONNX Runtime's intra-op threads (None: its default)."""
 
@@ -31,11 +32,6 @@ class RuntimeModel:
         self.graph_inputs = {node.name for node in self.session.get_inputs()}  # an unused input is not in the graph
         self.labels: list[str] = self.config["labels"]
         self.thresholds = thresholds_of(self.config, self.folder / "config.json")  # multi-label models; else None
-
-    @property
-    def multi_label(self) -> bool:
-        """Whether the graph answers one sigmoid per label, each label given at or above its threshold."""
-        return self.thresholds is not None
 
     @property
     def inputs(self) -> Inputs:
@@ -78,30 +74,12 @@ class RuntimeModel:
                     attention[index] = outputs[1][row, :, : len(items[index].ids)]
         return probabilities, attention
 
-    def explain(self, texts, pairs=None, top_k: int = 5, batch_size: int = 128, aspects=None) -> list[Explanation]:
-        """As `attentive.Model.explain` (without the per-word polarity, which the graph does not compute)."""
-        check_call(batch_size=batch_size, top_k=top_k)
-        inputs = self.inputs
-        texts, pairs, aspects = inputs.expand(texts, pairs, aspects)
-        items, encodings = inputs.items(texts, pairs, aspects)
-        probabilities, attention = self.run(items, batch_size)
-        return [explanation(text, enc, item, self.labels, probs, weights, aspect, top_k, thresholds=self.thresholds)
-                for text, enc, item, probs, weights, aspect in
-                zip(texts, encodings, items, probabilities, attention, aspects)]
-
-    def predict(self, texts, pairs=None, top_k: int = 5, aspects=None, threshold: float | None = None,
-                batch_size: int = 128) -> list[Prediction]:
-        """As `attentive.Model.predict`."""
-        check_call(batch_size=batch_size, top_k=top_k, threshold=threshold)
-        explanations = self.explain(texts, pairs, top_k=top_k, batch_size=batch_size, aspects=aspects)
-        return apply_threshold([e.prediction for e in explanations], threshold)
-
-    def predict_proba(self, texts, pairs=None, aspects=None, batch_size: int = 128) -> np.ndarray:
-        """As `attentive.Model.predict_proba`."""
-        check_call(batch_size=batch_size)
-        inputs = self.inputs
-        items, _ = inputs.items(*inputs.expand(texts, pairs, aspects), offsets=False)
-        return self.run(items, batch_size, attention_wanted=False)[0]
+    def _look(self, items: list[Item], batch_size: int, need: Need) -> tuple[np.ndarray, list[Looked]]:
+        """The answer path's ONNX Runtime backend (attentive.answering.Answerer): the graph's probabilities and, when
+        `need` asks for more than them, each item's attention (the graph computes nothing else of what explain
+        shows)."""
+        probabilities, attention = self.run(items, batch_size, attention_wanted=need > Need.PROBABILITIES)
+        return probabilities, [Looked(weights) for weights in attention]
 
 
 def is_exported(folder: str | Path) -> bool:

@@ -21,7 +21,7 @@ LAYERS = [
               "attentive.folder_reading", "attentive.call_checks", "attentive.answers", "attentive.evaluate",
               "attentive.token_ids", "attentive.metrics_log", "attentive.threads"]),
     ("models", ["attentive.models"]),
-    ("text", ["attentive.text", "attentive.inputs", "attentive.augment"]),
+    ("text", ["attentive.text", "attentive.inputs", "attentive.answering", "attentive.augment"]),
     ("data", ["attentive.data"]),
     ("recipes and folders", ["attentive.recipe_schema", "attentive.recipes", "attentive.folder_config",
                              "attentive.weights_file", "attentive.row_sparse", "attentive.exported_folder",

@@ -1,0 +1,90 @@
+"""The one answer path (attentive/answering.py): the PyTorch model and its exported graph answer predict,
+predict_proba and explain through the same `Answerer`, so they give the same labels, probabilities (within 1e-5) and
+attention, for no texts and for a single string too; each text is checked once on its way to the network; and each
+call asks the PyTorch backend for no more than it needs."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import attentive
+from attentive import inputs as inputs_module
+from attentive import model as model_module
+from attentive import runtime
+from attentive.answering import Answerer, Need
+from attentive.export import export
+
+from .conftest import tiny_overrides
+
+TEXTS = ["a gorgeous , witty film", "dull", "zzzz qqqq", "the plot is a mess but the actors shine"]
+
+
+@pytest.fixture(scope="module")
+def backends(sst2_small, tmp_path_factory):
+    """(PyTorch model, its exported runtime model): a tiny lama_ctx model trained one epoch."""
+    model = attentive.train(sst2_small, "lama_ctx", overrides=tiny_overrides("lama_ctx") + ["train.epochs=1"],
+                            show_progress=False)
+    return model, runtime.load(export(model, tmp_path_factory.mktemp("answer-path") / "onnx"))
+
+
+def same_predictions(ours, theirs) -> None:
+    assert len(ours) == len(theirs)
+    for mine, other in zip(ours, theirs):
+        assert mine.label == other.label
+        assert all(abs(mine.probabilities[label] - other.probabilities[label]) < 1e-5 for label in mine.probabilities)
+        assert [word for word, _ in mine.top_words] == [word for word, _ in other.top_words]
+        assert np.allclose([w for _, w in mine.top_words], [w for _, w in other.top_words], atol=1e-5)
+
+
+@pytest.mark.parametrize("texts", [TEXTS, [], "a gorgeous , witty film"], ids=["texts", "none", "one string"])
+def test_both_backends_answer_the_same_through_the_one_path(backends, texts):
+    model, exported = backends
+    assert isinstance(model, Answerer) and isinstance(exported, Answerer)
+    expected = 1 if isinstance(texts, str) else len(texts)
+    torch_probabilities, onnx_probabilities = model.predict_proba(texts), exported.predict_proba(texts)
+    assert torch_probabilities.shape == onnx_probabilities.shape == (expected, len(model.labels))
+    assert torch_probabilities.dtype == onnx_probabilities.dtype == np.float32
+    if expected:
+        assert np.abs(torch_probabilities - onnx_probabilities).max() < 1e-5
+    same_predictions(model.predict(texts, top_k=3), exported.predict(texts, top_k=3))
+    same_predictions(model.predict(texts, threshold=0.9), exported.predict(texts, threshold=0.9))
+    ours, theirs = model.explain(texts), exported.explain(texts)
+    same_predictions([e.prediction for e in ours], [e.prediction for e in theirs])
+    for mine, other in zip(ours, theirs):
+        assert mine.words == other.words and mine.token_spans == other.token_spans
+        assert np.abs(mine.attention - other.attention).max() < 1e-5
+        assert other.polarity is None and other.attribution is None  # the graph computes neither
+
+
+def test_each_text_is_checked_once_on_its_way_to_the_network(backends, monkeypatch):
+    checked = []
+    check = inputs_module.text_problem
+    monkeypatch.setattr(inputs_module, "text_problem", lambda text: checked.append(text) or check(text))
+    for answerer in backends:
+        for call in (answerer.predict, answerer.predict_proba, answerer.explain):
+            checked.clear()
+            call(["a text"])
+            assert checked == ["a text"], call
+        checked.clear()
+        answerer.predict(["one text", "another"])
+        assert checked == ["one text", "another"]
+
+
+def test_predict_asks_pytorch_for_the_attention_alone(backends, monkeypatch):
+    model, _ = backends
+    asked = []
+    infer = model_module.infer
+
+    def spy(network, items, batch_size, device, need, temperature):
+        asked.append(need)
+        return infer(network, items, batch_size, device, need, temperature)
+
+    monkeypatch.setattr(model_module, "infer", spy)
+    [prediction] = model.predict("a gorgeous , witty film")
+    assert prediction.top_words  # the attention was there for the top words
+    model.predict_proba(["a film"])
+    model.explain(["a film"], with_polarity=False)
+    model.explain(["a film"])
+    assert asked == [Need.ATTENTION, Need.PROBABILITIES, Need.DETAILS, Need.EVIDENCE]
+    looked = infer(model.network, model.inputs.items(["a film"], None, [None])[0], need=Need.ATTENTION).looked
+    assert looked[0].attention is not None and looked[0].scores is None and looked[0].polarity is None
