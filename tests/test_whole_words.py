@@ -13,6 +13,7 @@ import torch
 from tokenizers.processors import TemplateProcessing
 
 import attentive
+from attentive.answering import Need
 from attentive.answers import Explanation
 from attentive.cli import main
 from attentive.data.batching import Item
@@ -45,7 +46,7 @@ def token_level(model, text: str):
     """The tokens and what the network computes for each, run by hand (no Explanation)."""
     inputs = model.inputs
     items, encodings = inputs.items(*inputs.expand([text]))
-    [seen] = infer(model.network, items, details=True, polarity=True).looked
+    [seen] = infer(model.network, items, need=Need.EVIDENCE).looked
     return encodings[0], seen
 
 
