@@ -123,3 +123,26 @@ def test_a_recipe_of_the_wrong_shape_is_one_line(tmp_path, capsys, text, message
 def test_an_alias_in_a_set_value_is_refused(tmp_path):
     with pytest.raises(AttentiveError, match="--set value .*: not valid YAML .*recipes take no aliases"):
         load_recipe("lama_ctx", ["train.regulariser={a: &x [1, 1], b: *x}"])
+
+
+@pytest.mark.parametrize("recipe", ["default", "student", "ssan"])
+def test_a_recipe_loads_equal_twice_and_building_and_training_leave_it_unchanged(recipe, sst2_small):
+    """The recipe is the configuration, never a scratch pad: derived values (d_model, the vector width, the encoder's
+    settings) are resolved on copies, so what a caller loaded is what it still holds after the model is built and
+    trained (ssan: widths given as d_model multiples, resolved to numbers only in the saved config.json)."""
+    import copy
+
+    import attentive
+    from attentive.models.classifier import build_model
+
+    from .conftest import tiny_overrides
+
+    overrides = [*tiny_overrides(recipe), "embedder.vectors=random", "tokenizer.pieces=false",
+                 "tokenizer.prune_pieces=false", "tokenizer.keep_known=false"]
+    loaded = load_recipe(recipe, overrides)
+    assert loaded == load_recipe(recipe, overrides)
+    kept = copy.deepcopy(loaded)
+    build_model(loaded, vocab_size=50, classes=2)
+    assert loaded == kept
+    model = attentive.train(sst2_small, loaded, show_progress=False)
+    assert loaded == kept and model.config["recipe"]["name"] == kept["name"]
