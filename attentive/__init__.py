@@ -7,6 +7,11 @@
     attentive.cv("mr", folds=10, out="runs/mr-cv")   # cross-validation and a label-error report
     attentive.tune("sst2", out="runs/sst2-tune", budget="10m")   # a search of the recipe's tune: settings
 
+What a program around training needs is here too, none of it importing PyTorch: the data `train` takes
+(`Dataset`, named splits of `Example`s; `load_dataset(name)` reads a named one), the shipped recipes
+(`load_recipe(name, overrides)`) and `compute_metrics(gold, predicted, labels)`, the metrics `Model.evaluate`
+reports, to score another model the same way.
+
 scikit-learn users: `attentive.sklearn.AttentiveClassifier`. Exported models run without PyTorch:
 `attentive.runtime.load(folder)` (onnxruntime, tokenizers and numpy only). The names below are imported on first
 use, so that `import attentive.runtime` does not import PyTorch.
@@ -18,10 +23,11 @@ import importlib
 from .errors import AttentiveError, DataError
 from .version import __version__
 
-__all__ = ["AttentiveError", "DataError", "Explanation", "Model", "Prediction", "cv", "load", "train", "tune",
-           "__version__"]
+__all__ = ["AttentiveError", "DataError", "Dataset", "Example", "Explanation", "Model", "Prediction",
+           "compute_metrics", "cv", "load", "load_dataset", "load_recipe", "train", "tune", "__version__"]
 _FROM = {"Explanation": ".answers", "Prediction": ".answers", "Model": ".model", "load": ".api", "train": ".api",
-         "cv": ".cross_validation", "tune": ".tuning"}
+         "cv": ".cross_validation", "tune": ".tuning", "Dataset": ".data.example", "Example": ".data.example",
+         "load_dataset": ".data.registry", "load_recipe": ".recipes", "compute_metrics": ".evaluate"}
 
 
 def __getattr__(name: str):

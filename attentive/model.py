@@ -32,6 +32,8 @@ def pick_device(device: str | None) -> str:
 
 
 def resolve_dataset(dataset: str | Dataset, data_dir: str | Path | None = None) -> Dataset:
+    """`dataset` itself if it is a `Dataset`, else the named dataset loaded, splits train, dev and test (its files
+    under `data_dir`, by default $ATTENTIVE_DATA or ../shared/data)."""
     if isinstance(dataset, Dataset):
         return dataset
     from .data.registry import load_dataset
