@@ -1,4 +1,5 @@
-"""Helpers shared by every benchmark script: machine description, git commit, and the result-file writer.
+"""Helpers shared by every benchmark script: machine description, git commit, the result-file writer, and the atomic
+file writers it and `render.py` (BENCHMARKS.md) use (`write_json`, `write_text`).
 
 Every benchmark run writes one JSON file, ``benchmarks/results/<name>.json``, and ``python -m benchmarks.render``
 turns the folder into BENCHMARKS.md. Nobody types a number into BENCHMARKS.md by hand.
@@ -27,7 +28,7 @@ Fields of the payload (given by the script):
 ``dataset``       registry name (``"imdb"``, ``"r8"``, ``"sst2"``, ``"news"`` ...)
 ``seed``          the model seed (runs of one group differ only in it)
 ``wall_time_s``   seconds for the whole run (training, selection and evaluation)
-``dev``, ``test`` :func:`attentive.evaluate.compute_metrics` dicts (``accuracy``, ``macro_f1``, ``per_class``,
+``dev``, ``test`` :func:`attentive.api.compute_metrics` dicts (``accuracy``, ``macro_f1``, ``per_class``,
                   ``confusion``, ``n``, ``labels``)
 ``selected_on``   what chose hyper-parameters / the checkpoint (always the dev split, never test)
 ``hyperparameters`` the chosen setting
@@ -45,6 +46,7 @@ Optional fields:
 """
 from __future__ import annotations
 
+import json
 import os
 import platform
 import shlex
@@ -52,8 +54,6 @@ import subprocess
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
-
-from attentive.io_utils import atomic_write_json
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = REPO_ROOT / "benchmarks" / "results"
@@ -184,5 +184,32 @@ def write_result(name: str, payload: dict, results_dir: str | Path | None = None
         **payload,
     }
     path = Path(results_dir or RESULTS_DIR) / f"{name}.json"
-    atomic_write_json(path, record)
+    write_json(path, record)
     return path
+
+
+def write_text(path: str | Path, text: str) -> None:
+    """Write `text` (UTF-8) to `path` as one: into a temporary file beside it, then renamed over it, so that a reader
+    (a render running beside a benchmark) sees the old file or the new one, never half of one."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(temporary, "wb") as handle:
+            handle.write(text.encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def write_json(path: str | Path, obj) -> None:
+    """Write `obj` to `path` as indented UTF-8 JSON, atomically (`write_text`). NaN and infinities, which JSON has no
+    words for, are a ValueError naming the file, and nothing is written."""
+    try:
+        text = json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False)
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from None
+    write_text(path, text + "\n")

@@ -21,8 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from attentive.io_utils import atomic_write_text
-from benchmarks.common import REPO_ROOT, RESULTS_DIR
+from benchmarks.common import REPO_ROOT, RESULTS_DIR, write_text
 from benchmarks.render_absa import absa_section
 from benchmarks.render_analysis import analysis_section
 from benchmarks.render_class_weights import class_weights_section
@@ -142,8 +141,8 @@ def render(results_dir: str | Path = RESULTS_DIR, output: str | Path = REPO_ROOT
     links = (relative_link(appendix, output.parent), relative_link(output, appendix.parent),
              relative_link(Path(results_dir), appendix.parent))
     rendered = render_markdown(results, problems, targets, notes, *links)
-    atomic_write_text(appendix, rendered.appendix)
-    atomic_write_text(output, rendered.main)
+    write_text(appendix, rendered.appendix)
+    write_text(output, rendered.main)
     return rendered
 
 
