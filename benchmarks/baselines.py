@@ -24,8 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from attentive.data.example import Dataset, Example
-from attentive.evaluate import compute_metrics
+from attentive import Dataset, Example, compute_metrics
 from benchmarks.common import commit_at_start, write_result
 
 PAIR_SEPARATOR = "[SEP]"
@@ -218,7 +217,9 @@ def run_pair_bow_lr(dataset: Dataset, seed: int = 0, c_grid: Sequence[float] = T
 def run_ave_lr(dataset: Dataset, seed: int = 0, c_grid: Sequence[float] = TFIDF_C_GRID) -> dict:
     """Barnes et al. (2017) Ave: L2 logistic regression on the mean GloVe 6B-50d vector of each text's words that
     GloVe knows (a text with none gets zeros). The lookup vocabulary covers every split's words: GloVe is fixed and
-    no label is read, so test words get their pre-trained vectors as they would in any deployed model."""
+    no label is read, so test words get their pre-trained vectors as they would in any deployed model. The words are
+    attentive's own tokenizer's and the vectors its GloVe reader's, so that the coverage is the one the neural
+    recipes' GloVe lookup reaches (private imports: tests/test_layers.py, KNOWN_PRIVATE_IMPORTS)."""
     from attentive.text.embeddings import load_glove
     from attentive.text.tokenizer import build_tokenizer
 
@@ -351,7 +352,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from attentive.data.registry import load_dataset
+    from attentive import load_dataset
 
     args = parse_args(argv)
     commit_at_start()

@@ -30,7 +30,7 @@ COMMON = ["embedder.vectors=random", "embedder.dim=300", "train.optimizer=adam",
 
 
 def overrides_for(recipe_name: str, epochs: int) -> list[str]:
-    from attentive.recipes import load_recipe
+    from attentive import load_recipe
 
     recipe = load_recipe(recipe_name)
     sizes = [f"{section}.{setting}" for section, kinds in HIDDEN_300.items()
@@ -39,7 +39,10 @@ def overrides_for(recipe_name: str, epochs: int) -> list[str]:
 
 
 def measure_one(recipe: str, epochs: int) -> dict:
-    """Train `recipe` on SST-fine for `epochs` epochs, then predict the dev set 10 times; runs in the child."""
+    """Train `recipe` on SST-fine for `epochs` epochs, then predict the dev set 10 times; runs in the child. The
+    prediction is timed on the network alone, the texts encoded once beforehand
+    (`attentive.inference.predict_probabilities`, a private import: Model.predict_proba would also time the
+    tokenizer and the building of answers)."""
     import torch
 
     import attentive

@@ -12,16 +12,17 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from attentive.api import resolve_dataset
-from attentive.recipes import load_recipe
-from attentive.training.pipeline import chosen_recipe, new_model
+from attentive.api import recipe_for, resolve_dataset
+from attentive.training.pipeline import new_model
 from attentive.training.seed import seed_everything
 from benchmarks.common import write_result
 
 
 def folder_size(recipe_name: str, dataset_name: str) -> dict:
+    """The files of the folder of the untrained model `recipe_name` builds on `dataset_name`. The model is built by
+    the training pipeline's own `new_model` (a private import: the public API saves trained models only)."""
     data = resolve_dataset(dataset_name)
-    recipe = load_recipe(chosen_recipe(data, recipe_name))
+    recipe = recipe_for(data, recipe_name)
     model = new_model(data, recipe, None, "cpu", seed_everything(recipe["train"]["seed"]))
     with tempfile.TemporaryDirectory() as tmp:
         model.save(Path(tmp) / "model")

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import torch
 
+import attentive
+from attentive import load_recipe
 from attentive.models.classifier import build_model
-from attentive.recipes import available_recipes, load_recipe
-from attentive.saved import WEIGHTS, save_folder
+from attentive.recipes import available_recipes
 from benchmarks.common import RESULTS_DIR, commit_at_start, write_result
 
 VOCAB, CLASSES = 30_000, 2  # an IMDB-sized vocabulary (min frequency 5 gives ~28k words)
@@ -33,7 +34,9 @@ def attention_parameters(recipe: str, heads: int) -> int:
 
 
 def model_sizes() -> dict:
-    """Trainable parameters and safetensors size of every word-level recipe at its default settings."""
+    """Trainable parameters and safetensors size of every word-level recipe at its default settings: the network
+    `build_model` builds (a private import: the public API builds networks only by training them), saved by
+    `attentive.Model.save`."""
     sizes = {}
     for name in available_recipes():
         recipe = load_recipe(name)
@@ -44,9 +47,9 @@ def model_sizes() -> dict:
             from tokenizers import Tokenizer
             from tokenizers.models import WordLevel
 
-            save_folder(Path(tmp), model, Tokenizer(WordLevel({"[PAD]": 0, "[UNK]": 1}, unk_token="[UNK]")),
-                        {"recipe": recipe, "labels": ["a", "b"], "vocab_size": VOCAB})
-            disk = (Path(tmp) / WEIGHTS).stat().st_size
+            attentive.Model(model, Tokenizer(WordLevel({"[PAD]": 0, "[UNK]": 1}, unk_token="[UNK]")),
+                            {"recipe": recipe, "labels": ["a", "b"], "vocab_size": VOCAB}, "cpu").save(tmp)
+            disk = (Path(tmp) / "model.safetensors").stat().st_size
         total = sum(p.numel() for p in model.parameters())
         embedding = model.embedder.table.weight.numel()
         sizes[name] = {"parameters": total, "without_embeddings": total - embedding, "safetensors_bytes": disk}

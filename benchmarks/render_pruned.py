@@ -4,12 +4,13 @@ parameters of the hidden layer, the softmax layer and the other parts, and test 
 (benchmarks/papers.json) in the text above the table.
 
 Hidden and softmax counts come from the head of a model built from the run's own recipe and settings (the head does
-not depend on the vocabulary); "other parts" is the run's trainable total less its head.
+not depend on the vocabulary; `build_model` is a private import: the public API builds networks only by training
+them); "other parts" is the run's trainable total less its head.
 """
 from __future__ import annotations
 
+from attentive import load_recipe
 from attentive.models.classifier import build_model
-from attentive.recipes import load_recipe
 from benchmarks.formatting import fmt_count, fmt_mean_std, fmt_number
 from benchmarks.results_io import METRICS, group_results, load_papers
 
