@@ -70,8 +70,6 @@ KNOWN_PRIVATE_IMPORTS = {
     # without writing the whole report (Model.analyze).
     ("run.py", "attentive.explain.corpus.head_redundancy"),
     ("run.py", "attentive.explain.report.sample"),
-    ("run.py", "attentive.data.example.Dataset"),
-    ("run.py", "attentive.data.splits.carve_dev"),
 }
 
 
