@@ -24,10 +24,12 @@ from .errors import AttentiveError, DataError
 from .version import __version__
 
 __all__ = ["AttentiveError", "DataError", "Dataset", "Example", "Explanation", "Model", "Prediction",
-           "compute_metrics", "cv", "load", "load_dataset", "load_recipe", "train", "tune", "__version__"]
+           "available_recipes", "compute_metrics", "cv", "load", "load_dataset", "load_recipe", "train", "tune",
+           "__version__"]
 _FROM = {"Explanation": ".answers", "Prediction": ".answers", "Model": ".model", "load": ".api", "train": ".api",
          "cv": ".cross_validation", "tune": ".tuning", "Dataset": ".data.example", "Example": ".data.example",
-         "load_dataset": ".data.registry", "load_recipe": ".recipes", "compute_metrics": ".evaluate"}
+         "load_dataset": ".data.registry", "load_recipe": ".recipes", "available_recipes": ".recipes",
+         "compute_metrics": ".evaluate"}
 
 
 def __getattr__(name: str):

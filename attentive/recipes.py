@@ -59,6 +59,8 @@ def safe_yaml(text: str):
 
 
 def available_recipes() -> list[str]:
+    """The names of the shipped recipes (attentive/recipes/*.yaml), sorted: what `--recipe NAME` and
+    `load_recipe(NAME)` accept besides a YAML file."""
     return sorted(path.stem for path in RECIPE_DIR.glob("*.yaml"))
 
 

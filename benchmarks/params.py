@@ -15,9 +15,8 @@ from pathlib import Path
 import torch
 
 import attentive
-from attentive import load_recipe
+from attentive import available_recipes, load_recipe
 from attentive.models.classifier import build_model
-from attentive.recipes import available_recipes
 from benchmarks.common import RESULTS_DIR, commit_at_start, write_result
 
 VOCAB, CLASSES = 30_000, 2  # an IMDB-sized vocabulary (min frequency 5 gives ~28k words)

@@ -63,9 +63,6 @@ KNOWN_PRIVATE_IMPORTS = {
     ("model_size.py", "attentive.training.seed.seed_everything"),
     ("params.py", "attentive.models.classifier.build_model"),
     ("render_pruned.py", "attentive.models.classifier.build_model"),
-    # Public (attentive.__all__) once attentive/recipes.py gives it the docstring tests/test_python_api.py asks of
-    # every name there.
-    ("params.py", "attentive.recipes.available_recipes"),
     # Head redundancy on the seeded sample `attentive analyze` reads, by the analysis' own measure: the same number
     # without writing the whole report (Model.analyze).
     ("run.py", "attentive.explain.corpus.head_redundancy"),
