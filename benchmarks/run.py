@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import time
-from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -22,6 +21,7 @@ import torch
 import attentive
 from attentive import Dataset
 from attentive.api import resolve_dataset
+from attentive.data.splits import carve_dev
 from benchmarks.common import RESULTS_DIR, commit_at_start, variant_names, write_result
 
 
@@ -35,28 +35,8 @@ HELD_SEED = 29  # the held part of dev is the same for every candidate and seed
 
 def with_held_out_dev(dataset: Dataset, fraction: float) -> Dataset:
     """The dataset with `fraction` of its dev split (stratified by label) moved to a split named "held"."""
-    selection, held = held_out(dataset.splits["dev"], fraction)
+    selection, held = carve_dev(dataset.splits["dev"], fraction, seed=HELD_SEED)
     return Dataset(dataset.name, {**dataset.splits, "dev": selection, "held": held}, dataset.labels)
-
-
-def held_out(examples: Sequence, fraction: float) -> tuple[list, list]:
-    """(the rest, the held part): a seeded (HELD_SEED) split of `fraction` of `examples`, stratified by label where
-    every label is there at least twice, else a plain seeded shuffle; nothing held for `fraction` <= 0 or fewer than
-    2 examples. The cut attentive's own dev split makes, kept here so that the held part stays the same whatever the
-    library's cut becomes."""
-    from sklearn.model_selection import train_test_split
-
-    examples = list(examples)
-    if fraction <= 0 or len(examples) < 2:
-        return examples, []
-    labels = [ex.label for ex in examples]
-    counts = Counter(labels)
-    stratify = labels if None not in counts and min(counts.values()) >= 2 else None
-    try:
-        rest, held = train_test_split(examples, test_size=fraction, random_state=HELD_SEED, stratify=stratify)
-    except ValueError:  # e.g. fewer held places than labels
-        rest, held = train_test_split(examples, test_size=fraction, random_state=HELD_SEED)
-    return list(rest), list(held)
 
 
 def attention_redundancy(model, examples) -> float | None:
