@@ -6,9 +6,11 @@
 
 The search space is data: the recipe's `tune:` section maps settings ("section.key") to spaces (`uniform`,
 `log_uniform`, `int`, `choice`; attentive/recipe_schema.py:tune_space_problem); settings fixed with `--set` (or
-keyword settings) are not searched. Each trial trains the recipe with its sampled settings by the ordinary pipeline
-into the scratch folder OUT/trials/N; Optuna's TPE sampler (seeded) proposes the settings and a median pruner stops
-a trial whose dev accuracy, reported after each epoch, falls below the median of the earlier trials' at that epoch.
+keyword settings) are not searched. A new study's first trial is the recipe's own settings (those its spaces
+hold), so that a search in which no trial beats the recipe reports the recipe itself. Each trial trains the recipe
+with its sampled settings by the ordinary pipeline into the scratch folder OUT/trials/N; Optuna's TPE sampler
+(seeded) proposes the settings and a median pruner stops a trial whose dev accuracy, reported after each epoch, falls
+below the median of the earlier trials' at that epoch.
 With `max_size`, a trial whose saved model folder (model.safetensors + tokenizer.json + config.json) is larger is
 pruned after its first epoch (the size of a model folder does not change with training). A trial that fails (an
 error, out of memory) is recorded as failed and the search goes on; Ctrl-C stops it, keeping the best so far. No
@@ -227,6 +229,23 @@ def model_size(folder: Path) -> int:
     return sum((folder / name).stat().st_size for name in MODEL_FILES)
 
 
+def own_settings(base: dict, spaces: dict) -> dict:
+    """The recipe's own value of each searched setting that its space holds: a new study's first trial, so that the
+    search reports the recipe itself when no trial beats it (as Optuna's enqueued trial; a setting whose value lies
+    outside its space is sampled)."""
+    own = {}
+    for key, space in spaces.items():
+        kind, values = next(iter(space.items()))
+        value = _get(base, key)
+        if kind == "choice":
+            if value in values:
+                own[key] = value
+        elif isinstance(value, (int, float)) and not isinstance(value, bool) and values[0] <= value <= values[1] \
+                and (kind != "int" or isinstance(value, int)):
+            own[key] = value
+    return own
+
+
 def _suggest(trial, key: str, space: dict):
     kind, values = next(iter(space.items()))
     if kind == "choice":
@@ -283,6 +302,8 @@ def _study(data, base, spaces, fixed, folder, seconds, limit, max_trials, seed, 
             for stale in study.get_trials(deepcopy=False, states=(TrialState.RUNNING, TrialState.WAITING)):
                 study.tell(stale.number, state=TrialState.FAIL)  # a killed run's: it never finished
             start = len(study.trials)
+            if start == 0:  # a new study tries the recipe's own settings first (where its spaces hold them)
+                study.enqueue_trial(own_settings(base, spaces))
             study.sampler = TPESampler(seed=seed + start)
             study.pruner = MedianPruner(n_startup_trials=3, n_warmup_steps=2)
             interrupted = _search(study, data, base, spaces, trials_dir, seconds, limit, max_trials, data_dir,

@@ -203,3 +203,17 @@ def test_a_failed_trial_is_recorded_and_skipped_and_ctrl_c_keeps_the_best(sst2_s
     assert [row["state"] for row in rows] == ["complete", "fail", "fail"] and result.interrupted
     assert "out of memory" in rows[1]["note"] and "Ctrl-C" in rows[2]["note"]
     assert result.best_trial == 0 and attentive.load(out / "best").config["tuning"]["trial"] == 0
+
+
+def test_a_new_study_tries_the_recipe_s_own_settings_first(sst2_small, tmp_path):
+    """Trial 0 is the recipe as it stands (each searched setting at the recipe's value), so a search that finds
+    nothing better reports the recipe itself; a value outside its space is left to the sampler."""
+    from attentive.tuning import own_settings
+
+    result = attentive.tune(sst2_small, RECIPE, tmp_path / "tune", trials=1, overrides=TINY, seed=3)
+    recipe = load_recipe(RECIPE, TINY)
+    [row] = result.trials
+    assert row["params"] == {key: recipe[key.split(".")[0]][key.split(".")[1]] for key in SEARCHED}
+    spaces = {"train.lr": {"log_uniform": [0.01, 0.1]}, "pooler.heads": {"choice": [3, 5]},
+              "head.dropout": {"uniform": [0.0, 0.9]}}
+    assert own_settings(recipe, spaces) == {"pooler.heads": 3, "head.dropout": recipe["head"]["dropout"]}
