@@ -27,7 +27,7 @@ from benchmarks.render_analysis import analysis_section
 from benchmarks.render_class_weights import class_weights_section
 from benchmarks.render_defaults import defaults_section
 from benchmarks.render_deploy import deploy_section
-from benchmarks.render_deployable import deployable_section, pruned_default_lines
+from benchmarks.render_deployable import deployable_section, imdb_student_lines, pruned_default_lines
 from benchmarks.render_lama import heads_section, lama_section, parameters_section
 from benchmarks.render_multilabel import multilabel_section
 from benchmarks.render_practitioner import practitioner_section
@@ -41,6 +41,7 @@ from benchmarks.results_io import OWN_SECTION_KINDS, load_results
 
 __all__ = ["NOTES", "TARGETS", "Rendered", "Target", "appendix_path", "main", "render", "render_markdown"]
 
+IMDB_PEERS = {"TF-IDF + LR": "tfidf_lr-imdb-s0", "fastText": "fasttext-imdb-s0"}  # beside the IMDB student
 NOTES = Path(__file__).resolve().parent / "notes.md"  # prose read after the paper sections: why a target was missed
 
 INTRO = ("Generated file: do not edit by hand. Regenerate with `python -m benchmarks.render` after adding result "
@@ -100,6 +101,9 @@ def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: 
     deploy = [r for r in results if r.get("kind") in ("deploy", "serve_load")]
     deployable = deployable_section([r for r in results if r.get("kind") == "deployable"])
     deployable += pruned_default_lines([r for r in results if r.get("kind") == "pruned_default"])
+    peers = {r["name"]: r["test"]["accuracy"] for r in results if r.get("name") in IMDB_PEERS.values()}
+    deployable += imdb_student_lines([r for r in results if r.get("kind") == "imdb_student"],
+                                     {label: peers[name] for label, name in IMDB_PEERS.items() if name in peers})
     class_weights = class_weights_section([r for r in results if r.get("kind") == "class_weights"])
     class_weights += practitioner_section(results) + multilabel_section(
         [r for r in results if r.get("kind") == "multilabel"]) + scaling_section(results)
