@@ -6,6 +6,10 @@ call `Need`s, and the answers are built here (`inputs.explanation`, `inputs.appl
 subclass that gives `labels`, `thresholds`, `inputs` and `_look`: `attentive.Model` runs the network with PyTorch
 (attentive/inference.py), `attentive.runtime.RuntimeModel` the exported graph with ONNX Runtime. So both answer the
 same texts the same way, and a change to how answers are made is made once.
+
+A caller that has expanded and checked the texts itself (`Inputs.expand`, told what it had checked before: the server
+and `attentive predict` check each text where they read it, to name it in their own words) passes them `Expanded` in
+place of `texts`, and they are answered as they are: checked once on the whole way to the network.
 """
 from __future__ import annotations
 
@@ -16,8 +20,8 @@ from enum import IntEnum
 import numpy as np
 
 from .answers import Explanation, Prediction
-from .call_checks import check_call
-from .inputs import Inputs, apply_threshold, explanation
+from .call_checks import ArgumentError, check_call
+from .inputs import Expanded, Inputs, apply_threshold, explanation
 from .text.encoding import Item
 
 
@@ -68,13 +72,13 @@ class Answerer(ABC):
         probability reaches its threshold (config.json's `multi_label` and `thresholds`)."""
         return self.thresholds is not None
 
-    def explain(self, texts: list[str] | str, pairs: list[str] | str | None = None, top_k: int = 5,
+    def explain(self, texts: list[str] | str | Expanded, pairs: list[str] | str | None = None, top_k: int = 5,
                 batch_size: int = 128, aspects: list[str | None] | str | None = None) -> list[Explanation]:
         """Predictions with each (first) text's words and attention (heads x words); as `attentive.Model.explain`,
         whose per-word polarity and signed evidence only PyTorch computes."""
         return self._explain(texts, pairs, top_k, batch_size, aspects, Need.EVIDENCE)
 
-    def predict(self, texts: list[str] | str, pairs: list[str] | str | None = None, top_k: int = 5,
+    def predict(self, texts: list[str] | str | Expanded, pairs: list[str] | str | None = None, top_k: int = 5,
                 aspects: list[str | None] | str | None = None, threshold: float | None = None,
                 batch_size: int = 128) -> list[Prediction]:
         """Label, class probabilities and the `top_k` most attended words of each text (of each pair's first);
@@ -85,15 +89,14 @@ class Answerer(ABC):
         explanations = self._answers(texts, pairs, top_k, batch_size, aspects, Need.ATTENTION)
         return apply_threshold([explanation.prediction for explanation in explanations], threshold)
 
-    def predict_proba(self, texts: list[str] | str, pairs: list[str] | str | None = None,
+    def predict_proba(self, texts: list[str] | str | Expanded, pairs: list[str] | str | None = None,
                       aspects: list[str | None] | str | None = None, batch_size: int = 128) -> np.ndarray:
         """Class probabilities as an array, texts x labels, columns in the order of `self.labels` (for an aspect
         model without `aspects`: one row per text and aspect, as in `explain`; a multi-label model's independent
         sigmoids do not sum to 1). Attention is not computed. No texts give an array of 0 rows and one column per
         label."""
         check_call(batch_size=batch_size)
-        inputs = self.inputs
-        items, _ = inputs.items(*inputs.expand(texts, pairs, aspects), offsets=False)
+        items, _ = self.inputs.items(*self._expanded(texts, pairs, aspects), offsets=False)
         if not items:
             return np.zeros((0, len(self.labels)), dtype=np.float32)
         return self._look(items, batch_size, Need.PROBABILITIES)[0]
@@ -106,9 +109,8 @@ class Answerer(ABC):
 
     def _answers(self, texts, pairs, top_k: int, batch_size: int, aspects, need: Need) -> list[Explanation]:
         """The explanations of a checked call: texts expanded, checked and encoded once, the backend asked once."""
-        inputs = self.inputs
-        texts, pairs, aspects = inputs.expand(texts, pairs, aspects)
-        items, encodings = inputs.items(texts, pairs, aspects)
+        texts, pairs, aspects = self._expanded(texts, pairs, aspects)
+        items, encodings = self.inputs.items(texts, pairs, aspects)
         if not items:
             return []
         probabilities, looked = self._look(items, batch_size, need)
@@ -118,3 +120,12 @@ class Answerer(ABC):
                             channels=seen.channels, ngram_words=seen.ngram_words, attribution=seen.attribution)
                 for text, encoding, item, probs, seen, aspect in
                 zip(texts, encodings, items, probabilities, looked, aspects)]
+
+    def _expanded(self, texts, pairs, aspects) -> tuple[list[str], list[str] | None, list]:
+        """The call's texts, second texts and aspects, one of each per answer: expanded and checked (`Inputs.expand`),
+        or as they are where the texts are `Expanded` already (holding their own pairs and aspects)."""
+        if not isinstance(texts, Expanded):
+            return self.inputs.expand(texts, pairs, aspects)
+        if pairs is not None or aspects is not None:
+            raise ArgumentError("texts are Expanded: their pairs and aspects are in them, give none beside them")
+        return list(texts), texts.pairs, texts.aspects

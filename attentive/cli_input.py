@@ -3,7 +3,8 @@ or /dev/stdin), as records ({"text", "text_pair"?, "aspect"?} plus the line's ot
 answer for. A line that cannot be answered (not UTF-8, not JSON, nested too deeply, a number too long, over
 `MAX_LINE_BYTES`, an empty text or one that is not valid Unicode, an aspect the model does not know) is yielded as a
 `BadLine` in its place, so that the caller answers every good line before it and then stops or skips it
-(`--on-error`); so is a command-line text that is empty or not valid Unicode (an undecodable byte)."""
+(`--on-error`); so is a command-line text that is empty or not valid Unicode (an undecodable byte). A text is
+checked here alone: the model is asked to answer the texts read as they are (`inputs.Checked.TEXTS`)."""
 from __future__ import annotations
 
 import json
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from .errors import AttentiveError, DataError
 from .files import iter_bounded_lines
-from .inputs import listed, text_problem
+from .inputs import Checked, Expanded, listed, text_problem
 
 MAX_LINE_BYTES = 10_000_000  # the most a line of `--input` may hold (10 MB); a longer line is a bad line
 UTF8_BOM = b"\xef\xbb\xbf"
@@ -132,13 +133,15 @@ def with_aspects(model, records: Iterable[tuple[int, dict] | BadLine], aspect_op
 
 
 def answer(model, chunk: list[Wanted], method: str, **options) -> list:
-    """`model.predict` or `model.explain` over (record, aspect) pairs, in their order."""
+    """`model.predict` or `model.explain` over (record, aspect) pairs, in their order: their texts, each checked when
+    its record was read, are not checked again; their aspects are checked by the model."""
     texts = [record["text"] for record, _ in chunk]
     pairs = [record.get("text_pair") for record, _ in chunk] if model.is_pair else None
     if pairs is not None and None in pairs:
         pairs = None  # the model then says that it needs the second text
     aspects = [aspect for _, aspect in chunk] if model.uses_aspect else None
-    return getattr(model, method)(texts, pairs, aspects=aspects, **options)
+    expanded = Expanded(*model.inputs.expand(texts, pairs, aspects, checked=Checked.TEXTS))
+    return getattr(model, method)(expanded, **options)
 
 
 def answered_in_batches(model, wanted: Iterable[Wanted | BadLine], batch_size: int, on_error: str, method: str,

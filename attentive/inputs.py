@@ -7,12 +7,15 @@ turns per-text probabilities and attention into `Explanation`s with their `Predi
 
 Every text is checked on its own (`text_problem`): a string, not blank, and valid Unicode (no lone surrogate, which
 is what an undecodable byte of a command-line argument or a `\\ud800` escape in JSON becomes), so that a bad text is
-its own one-line error naming it, before it is batched with others.
+its own one-line error naming it, before it is batched with others. A caller that has checked them already, as
+`attentive predict` checks each line it reads and the server each request, says so (`Checked`) and `expand` does not
+check them again.
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Flag
 
 import numpy as np
 from tokenizers import Encoding, Tokenizer
@@ -22,6 +25,24 @@ from .call_checks import as_list, texts_argument
 from .errors import AttentiveError
 from .text.encoding import Item, encode, encode_batch, truncated_ids
 from .text.tokenizer import UNK_ID
+
+
+class Checked(Flag):
+    """What the caller of `Inputs.expand` has checked already, so that it is not checked twice."""
+
+    NOTHING = 0
+    TEXTS = 1  # each text and second text, by `text_problem` (attentive predict's reading, the server's validation)
+    ASPECTS = 2  # each aspect's Unicode, by `unicode_problem` (the server's validation)
+
+
+class Expanded(list):
+    """Texts, one per answer, as `Inputs.expand` gives them (checked), holding what it gives beside them: each one's
+    second text (`pairs`, None for a single-text model) and aspect (`aspects`, None each for a model without).
+    `Answerer`'s predict, predict_proba and explain take them in place of texts, and answer them as they are."""
+
+    def __init__(self, texts: list[str], pairs: list[str] | None, aspects: list):
+        super().__init__(texts)
+        self.pairs, self.aspects = pairs, aspects
 
 
 @dataclass
@@ -35,35 +56,53 @@ class Inputs:
     special_tokens: bool
 
     def aspect_ids(self, aspects: Sequence[str | None]) -> list[list[int]] | None:
-        """Each aspect as ids: its index in the model's categories (from 1), or its word ids for open-ended aspects."""
+        """Each aspect, checked (`check_aspects`), as ids (`_encoded_aspects`)."""
+        self.check_aspects(aspects)
+        return self._encoded_aspects(aspects)
+
+    def check_aspects(self, aspects: Sequence[str | None], unicode: bool = True) -> None:
+        """An AttentiveError unless, for a model that uses aspects, each aspect is a non-blank string, of valid
+        Unicode (unless `unicode` is False: the caller checked that) and one of the model's categories where it
+        has them."""
         if not self.uses_aspect:
-            return None
+            return
         if any(not isinstance(a, str) or not a.strip() for a in aspects):
             raise AttentiveError("this model classifies a text with respect to an aspect: give one for every text")
-        check_unicode(aspects, "aspect")
+        if unicode:
+            check_unicode(aspects, "aspect")
+        unknown = sorted({a for a in aspects if a not in self.aspects}) if self.aspect_type != "words" else []
+        if unknown:
+            raise AttentiveError(f"unknown aspect(s) {listed(unknown)}; this model knows {listed(self.aspects)}")
+
+    def _encoded_aspects(self, aspects: Sequence[str]) -> list[list[int]] | None:
+        """Each checked aspect as ids: its index in the model's categories (from 1), or its word ids for open-ended
+        aspects."""
+        if not self.uses_aspect:
+            return None
         if self.aspect_type == "words":
             return [enc.ids or [UNK_ID] for enc in self.tokenizer.encode_batch(list(aspects))]
         index = {name: i for i, name in enumerate(self.aspects, start=1)}
-        unknown = sorted({a for a in aspects if a not in index})
-        if unknown:
-            raise AttentiveError(f"unknown aspect(s) {listed(unknown)}; this model knows {listed(self.aspects)}")
         return [[index[a]] for a in aspects]
 
-    def expand(self, texts, pairs=None, aspects=None) -> tuple[list[str], list[str] | None, list]:
+    def expand(self, texts, pairs=None, aspects=None,
+               checked: Checked = Checked.NOTHING) -> tuple[list[str], list[str] | None, list]:
         """(texts, pairs, aspects), one of each per answer: a single string is one text; a single aspect applies to
         every text; an aspect model given none answers for each category it knows (text-major order), and a model
         without aspects takes none. A pair model needs a second text for every text, and a single-text model takes
         none. The texts and second texts are taken as `call_checks.texts_argument` takes them (a string or a list of
-        strings), and each text and second text is checked, here and nowhere else on the answer path (`check_texts`):
-        a bad one is an AttentiveError naming it. The aspects are checked where they are encoded (`aspect_ids`)."""
+        strings), and each text, second text and aspect is checked, here and nowhere else on the answer path
+        (`check_texts`, `check_aspects`): a bad one is an AttentiveError naming it; what the caller has `checked`
+        already is not checked again."""
         texts, pairs = texts_argument(texts), None if pairs is None else texts_argument(pairs, "pairs")
-        texts = check_texts([texts] if isinstance(texts, str) else texts)
+        texts = [texts] if isinstance(texts, str) else texts
+        if Checked.TEXTS not in checked:
+            check_texts(texts)
         pairs = [pairs] if isinstance(pairs, str) else pairs
         if self.is_pair and pairs is None:
             raise AttentiveError("this model classifies text pairs: give a second text (--pair) for every text")
         if not self.is_pair and pairs is not None:
             raise AttentiveError("this model classifies single texts: it takes no second text")
-        if pairs is not None:
+        if pairs is not None and Checked.TEXTS not in checked:
             check_texts(pairs, "second text")
         if isinstance(aspects, str):
             aspects = [aspects] * len(texts)
@@ -81,19 +120,21 @@ class Inputs:
             raise AttentiveError(f"{len(aspects)} aspects for {len(texts)} texts: give one per text")
         if pairs is not None and len(pairs) != len(texts):
             raise AttentiveError(f"{len(pairs)} second texts for {len(texts)} texts: give one per text")
-        return texts, pairs, list(aspects) if aspects is not None else [None] * len(texts)
+        aspects = list(aspects) if aspects is not None else [None] * len(texts)
+        self.check_aspects(aspects, unicode=Checked.ASPECTS not in checked)
+        return texts, pairs, aspects
 
     def items(self, texts: list[str], pairs: list[str] | None, aspects: list,
               offsets: bool = True) -> tuple[list[Item], list[Encoding]]:
         """The items to feed the network, and the first texts' encodings (for their words' character offsets, which
         only explanations need: without `offsets` the encodings hold ids alone); `texts`, `pairs` and `aspects` as
-        `expand` returns them (one of each per answer, checked there). A text longer than the model reads is
-        tokenized only as far as it reads (attentive.text.encoding.encode_batch)."""
+        `expand` returns them (one of each per answer, checked there and not here). A text longer than the model
+        reads is tokenized only as far as it reads (attentive.text.encoding.encode_batch)."""
         encodings = encode_batch(self.tokenizer, texts, self.max_length, self.special_tokens, offsets)
         ids = truncated_ids(encodings, self.max_length)
         second = encode(self.tokenizer, pairs, self.max_length, self.special_tokens) if pairs is not None \
             else [None] * len(ids)
-        aspect_ids = self.aspect_ids(aspects) or [None] * len(ids)
+        aspect_ids = self._encoded_aspects(aspects) or [None] * len(ids)
         return [Item(*parts) for parts in zip(ids, second, aspect_ids)], encodings
 
 

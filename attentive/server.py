@@ -11,9 +11,10 @@
 - Limits with clear answers: a body over `max_body` bytes is 413, found while the body streams in (chunked too: no
   more than `max_body` bytes are ever read); a body that is not JSON, an empty text or one that is not valid Unicode
   (a `\\ud800` escape), more than `max_texts` texts or an unknown aspect are 422 with the reason. Every text of a
-  request is checked before it joins a batch, so a bad text fails only its own request; and should the model still
-  fail on a merged batch, each of its requests is answered alone, so that only the guilty one fails. An unexpected
-  error is a 500 with a JSON reason, counted in /metrics, and logged with its traceback.
+  request is checked before it joins a batch, and once (its texts and aspects' Unicode by `Query`'s validators, the
+  rest by `Inputs.expand`; the batch is answered `Expanded`), so a bad text fails only its own request; and should
+  the model still fail on a merged batch, each of its requests is answered alone, so that only the guilty one fails.
+  An unexpected error is a 500 with a JSON reason, counted in /metrics, and logged with its traceback.
 - With an API key every request must carry it in the `X-API-Key` header (compared in constant time); the page alone
   (`GET /`) may take it as `?key=`, and sends it on in the header.
 """
@@ -40,7 +41,7 @@ from starlette.requests import ClientDisconnect
 
 from .answers import faithfulness_line
 from .errors import AttentiveError
-from .inputs import text_problem, unicode_problem
+from .inputs import Checked, Expanded, text_problem, unicode_problem
 from .version import __version__
 
 PAGE = Path(__file__).with_name("page.html")
@@ -145,7 +146,7 @@ class MicroBatcher:
         aspects = [a for p in batch for a in p.aspects]
         try:
             answers = await asyncio.get_running_loop().run_in_executor(
-                None, lambda: self.model.explain(texts, pairs, aspects=aspects))
+                None, lambda: self.model.explain(Expanded(texts, pairs, aspects)))
         except Exception as exc:
             if len(batch) == 1:
                 _fail(batch, exc)
@@ -166,11 +167,10 @@ def _fail(batch: list[Pending], exc: Exception) -> None:
             pending.future.set_exception(exc)
 
 
-def _expanded(model, query: Query):
-    """One (text, pair, aspect) per answer, checked before it joins a batch (so one bad request fails alone)."""
-    texts, pairs, aspects = model.inputs.expand(query.texts, query.pairs, query.aspects)
-    model.inputs.aspect_ids(aspects)  # an unknown aspect is the request's own error
-    return texts, pairs, aspects
+def _expanded(model, query: Query) -> tuple[list[str], list[str] | None, list]:
+    """One (text, pair, aspect) per answer, checked before it joins a batch (so one bad request fails alone): what
+    `Query`'s validators checked is not checked again."""
+    return model.inputs.expand(query.texts, query.pairs, query.aspects, checked=Checked.TEXTS | Checked.ASPECTS)
 
 
 def bound_socket(host: str, port: int) -> socket.socket:

@@ -1,18 +1,20 @@
 """The one answer path (attentive/answering.py): the PyTorch model and its exported graph answer predict,
 predict_proba and explain through the same `Answerer`, so they give the same labels, probabilities (within 1e-5) and
-attention, for no texts and for a single string too; each text is checked once on its way to the network; and each
-call asks the PyTorch backend for no more than it needs."""
+attention, for no texts and for a single string too; each text is checked once on its way to the network (texts
+`Expanded` by the caller are not checked again); and each call asks the PyTorch backend for no more than it needs."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
 import attentive
+from attentive import cli_input, runtime, server
 from attentive import inputs as inputs_module
 from attentive import model as model_module
-from attentive import runtime
 from attentive.answering import Answerer, Need
+from attentive.call_checks import ArgumentError
 from attentive.export import export
+from attentive.inputs import Expanded
 
 from .conftest import tiny_overrides
 
@@ -25,6 +27,21 @@ def backends(sst2_small, tmp_path_factory):
     model = attentive.train(sst2_small, "lama_ctx", overrides=tiny_overrides("lama_ctx") + ["train.epochs=1"],
                             show_progress=False)
     return model, runtime.load(export(model, tmp_path_factory.mktemp("answer-path") / "onnx"))
+
+
+def counted(monkeypatch, name: str) -> list:
+    """The argument of every call of attentive.inputs' `name` (text_problem or unicode_problem) from now on, in the
+    modules that import it too (the CLI's reading, the server's validation)."""
+    calls, original = [], getattr(inputs_module, name)
+
+    def spy(value):
+        calls.append(value)
+        return original(value)
+
+    for module in (inputs_module, cli_input, server):
+        if hasattr(module, name):
+            monkeypatch.setattr(module, name, spy)
+    return calls
 
 
 def same_predictions(ours, theirs) -> None:
@@ -57,9 +74,7 @@ def test_both_backends_answer_the_same_through_the_one_path(backends, texts):
 
 
 def test_each_text_is_checked_once_on_its_way_to_the_network(backends, monkeypatch):
-    checked = []
-    check = inputs_module.text_problem
-    monkeypatch.setattr(inputs_module, "text_problem", lambda text: checked.append(text) or check(text))
+    checked = counted(monkeypatch, "text_problem")
     for answerer in backends:
         for call in (answerer.predict, answerer.predict_proba, answerer.explain):
             checked.clear()
@@ -68,6 +83,14 @@ def test_each_text_is_checked_once_on_its_way_to_the_network(backends, monkeypat
         checked.clear()
         answerer.predict(["one text", "another"])
         assert checked == ["one text", "another"]
+        checked.clear()
+        expanded = Expanded(*answerer.inputs.expand(["one text", "another"]))
+        for call in (answerer.predict, answerer.predict_proba, answerer.explain):
+            call(expanded)
+        assert checked == ["one text", "another"]  # checked by expand, and not again
+        same_predictions(answerer.predict(expanded), answerer.predict(["one text", "another"]))
+        with pytest.raises(ArgumentError, match="their pairs and aspects are in them"):
+            answerer.predict(expanded, ["a second text", "another"])
 
 
 def test_predict_asks_pytorch_for_the_attention_alone(backends, monkeypatch):

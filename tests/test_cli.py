@@ -8,6 +8,7 @@ import pytest
 from attentive.cli import main
 
 from .conftest import tiny_overrides
+from .test_answer_path import counted
 
 
 def write_tsv(path, examples):
@@ -51,6 +52,17 @@ def test_predict_streams_a_jsonl_file_keeping_its_fields(run_dir, tmp_path, caps
     assert main(["predict", str(run_dir), "--input", str(source), "--batch-size", "3"]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [line["id"] for line in lines] == list(range(7)) and all("label" in line for line in lines)
+
+
+def test_predict_checks_each_text_of_a_jsonl_file_once(run_dir, tmp_path, capsys, monkeypatch):
+    texts = [f"film number {i}" for i in range(5)]
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps({"id": i, "text": text}) + "\n" for i, text in enumerate(texts)))
+    checked = counted(monkeypatch, "text_problem")
+    capsys.readouterr()
+    assert main(["predict", str(run_dir), "--input", str(source), "--batch-size", "2"]) == 0
+    assert checked == texts  # where its line is read, and not again by the model
+    assert len(capsys.readouterr().out.splitlines()) == 5
 
 
 def test_malformed_jsonl_line_is_one_line_error_with_its_number(run_dir, tmp_path, capsys):

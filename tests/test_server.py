@@ -12,11 +12,16 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
+from fastapi.testclient import TestClient
 
 import attentive
 from attentive.cli import main
+from attentive.data.example import Dataset
+from attentive.data.registry import load_dataset
+from attentive.server import create_app
 
-from .conftest import tiny_overrides
+from .conftest import TINY, tiny_overrides
+from .test_answer_path import counted
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -45,11 +50,17 @@ def start(run, *options: str) -> tuple[subprocess.Popen, str]:
 
 
 @pytest.fixture(scope="module")
-def server(sst2_small, tmp_path_factory):
+def served(sst2_small, tmp_path_factory):
+    """The folder of the model served: a tiny lama_ctx with an n-gram channel."""
     run = tmp_path_factory.mktemp("serve") / "run"
     overrides = [*tiny_overrides("lama_ctx"), "wide.type=ngrams", "wide.buckets=4096"]  # two channels
     attentive.train(sst2_small, "lama_ctx", run, overrides=overrides, show_progress=False)
-    process, url = start(run, "--max-body", "20000", "--max-texts", "8")
+    return run
+
+
+@pytest.fixture(scope="module")
+def server(served):
+    process, url = start(served, "--max-body", "20000", "--max-texts", "8")
     yield url
     process.terminate()
     process.wait(10)
@@ -94,6 +105,39 @@ def test_bad_requests_get_their_4xx_and_the_server_keeps_answering(server, body,
     response = httpx.post(f"{server}/predict", content=body, headers={"Content-Type": "application/json"})
     assert response.status_code == status and reason in response.json()["detail"]
     assert httpx.post(f"{server}/predict", json={"texts": ["still here"]}).status_code == 200
+
+
+def test_each_text_of_a_request_is_checked_once(served, monkeypatch):
+    checked = counted(monkeypatch, "text_problem")
+    with TestClient(create_app(attentive.load(served), window_ms=0)) as client:
+        for path in ("/predict", "/explain"):
+            checked.clear()
+            assert client.post(path, json={"texts": ["a film", "another film"]}).status_code == 200
+            assert checked == ["a film", "another film"], path  # by the request's validation, and not again
+
+
+def test_each_text_and_aspect_of_a_request_to_an_aspect_model_is_checked_once(tmp_path, monkeypatch):
+    data = load_dataset("semeval14_category")
+    small = Dataset("absa_small", {"train": data.splits["train"][:200], "dev": data.splits["dev"][:50], "test": []},
+                    data.labels)
+    overrides = TINY + ["encoder.hidden=12", "aspect.dim=8", "tokenizer.min_frequency=1", "train.epochs=1"]
+    model = attentive.train(small, "atae_lstm", tmp_path / "run", overrides=overrides, show_progress=False)
+    texts, aspects = ["the food was great", "the waiter was rude"], ["food", "service"]
+    checked, unicode_checked = counted(monkeypatch, "text_problem"), counted(monkeypatch, "unicode_problem")
+    with TestClient(create_app(model, window_ms=0)) as client:
+        for path in ("/predict", "/explain"):
+            checked.clear()
+            unicode_checked.clear()
+            answers = client.post(path, json={"texts": texts, "aspects": aspects}).json()
+            assert [answer["aspect"] for answer in answers] == aspects
+            assert checked == texts and unicode_checked == texts + aspects, path
+        unknown = client.post("/predict", json={"texts": texts, "aspects": ["food", "decor"]})
+        assert unknown.status_code == 422 and unknown.json()["detail"].startswith("unknown aspect(s) 'decor'")
+        blank = client.post("/predict", json={"texts": ["a film"], "aspects": [" "]})
+        assert blank.status_code == 422 and "give one for every text" in blank.json()["detail"]
+        invalid = client.post("/predict", content=b'{"texts": ["a film"], "aspects": ["\\ud800"]}',
+                              headers={"Content-Type": "application/json"})
+        assert invalid.json()["detail"].startswith("aspects: Value error, aspect 1 is not valid Unicode")
 
 
 def test_binding_another_address_without_an_api_key_is_refused(capsys, tmp_path):
