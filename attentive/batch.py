@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import AttentiveError
-from .inputs import text_problem
+from .inputs import Checked, Expanded, text_problem
 
 DEFAULT_BATCH_SIZE = 256  # as `attentive predict --batch-size`
 RECORD = "record"  # the column of a JSONL line read from a path
@@ -91,7 +91,8 @@ class Scorer:
         texts = [self._text(row, self.text_column, place) for row, place in zip(rows, places)]
         pairs = ([self._text(row, self.pair_column, place) for row, place in zip(rows, places)]
                  if self.model.is_pair else None)
-        probabilities = self.model.predict_proba(texts, pairs, batch_size=self.batch_size)
+        checked = Expanded(*self.model.inputs.expand(texts, pairs, checked=Checked.TEXTS))  # each text checked once
+        probabilities = self.model.predict_proba(checked, batch_size=self.batch_size)
         labels = np.asarray(self.model.labels, dtype=object)[probabilities.argmax(axis=1)]
         return {**batch, "label": labels, "probabilities": probabilities.astype(np.float32)}
 
