@@ -145,5 +145,6 @@ def imdb_student_lines(results: list[dict], baselines: dict[str, float]) -> list
             "| student | runs | dev acc | test acc |", "| --- | ---: | ---: | ---: |",
             f"| hard labels alone | {len(hard['per_seed'])} | {_accuracy(hard['dev_accuracy'])} | "
             f"{_accuracy(hard['test_accuracy'])} |",
-            f"| distilled from those {len(ensemble['teachers'])} averaged, over IMDB's unlabelled reviews | 1 | "
-            f"{ensemble['dev_accuracy'] * 100:.2f} | {ensemble['test_accuracy'] * 100:.2f} |", ""]
+            f"| distilled from those {len(ensemble['teachers'])} averaged, over IMDB's unlabelled reviews | "
+            f"{len(ensemble['per_seed'])} | {_accuracy(ensemble['dev_accuracy'])} | "
+            f"{_accuracy(ensemble['test_accuracy'])} |", ""]
