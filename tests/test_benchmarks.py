@@ -679,3 +679,21 @@ def test_the_repositorys_benchmarks_md_is_under_60_kb_with_its_appendix_elsewher
     assert output.stat().st_size < 60_000, output.stat().st_size
     assert "## Runs" in appendix and "## Runs" not in text
     assert len(_run_entries(appendix)) > 100 and "## Notes on these results" in appendix
+
+
+def test_the_imdb_student_lines_set_both_students_beside_the_peers():
+    from benchmarks.render_deployable import imdb_student_lines
+
+    def cell(values):
+        return {"mean": sum(values) / len(values), "std": 0.01, "values": values}
+
+    result = {"name": "imdb-student", "hard": {"per_seed": {0: {}, 1: {}}, "dev_accuracy": cell([0.88, 0.88]),
+                                                "test_accuracy": cell([0.89, 0.89])},
+              "ensemble_unsup": {"per_seed": {0: {}}, "teachers": ["a", "b"], "dev_accuracy": cell([0.885]),
+                                 "test_accuracy": cell([0.90])}}
+    lines = imdb_student_lines([result], {"TF-IDF + LR": 0.9044, "fastText": 0.8941})
+    assert "TF-IDF + LR 90.44, fastText 89.41" in lines[0] and "imdb-student.json" in lines[0]
+    assert "| hard labels alone | 2 | 88.00 ± 1.00 | 89.00 ± 1.00 |" in lines
+    assert "| distilled from those 2 averaged, over IMDB's unlabelled reviews | 1 | 88.50 ± 1.00 | 90.00 ± 1.00 |" \
+        in lines
+    assert imdb_student_lines([], {}) == []
