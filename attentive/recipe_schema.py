@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from .errors import AttentiveError
 from .models.d_model import D_MODEL
 
 
@@ -144,7 +145,7 @@ def choice_problems(recipe: dict) -> list[tuple[str, str]]:
     types, the word-vector sources, the optimizer, the sampler and the attention regulariser (the parts' types are
     checked with their options, attentive/models/option_types.py)."""
     from .models.option_types import one_of  # torch, tokenizers: only when a recipe is checked
-    from .text.sources import SOURCES
+    from .text.sources import SOURCES, source_names
 
     found = []
     tokenizer, embedder, train = (recipe.get(section) or {} for section in ("tokenizer", "embedder", "train"))
@@ -152,9 +153,11 @@ def choice_problems(recipe: dict) -> list[tuple[str, str]]:
         found.append(("tokenizer.type", f"{one_of(TOKENIZER_TYPES)} or left out"))
     if "type" in embedder and embedder["type"] not in EMBEDDER_TYPES:
         found.append(("embedder.type", f"{one_of(EMBEDDER_TYPES)} or left out"))
-    vectors = embedder.get("vectors", SOURCES[0])
-    if not isinstance(vectors, str) or not all(name.strip() in SOURCES for name in vectors.split("+")):
-        found.append(("embedder.vectors", f"{one_of(SOURCES)}, or several joined by +"))
+    if "vectors" in embedder:
+        try:
+            source_names(embedder)
+        except AttentiveError:
+            found.append(("embedder.vectors", f"{one_of(SOURCES)}, or several joined by +"))
     optimizer = train.get("optimizer", OPTIMIZERS[0])
     if not isinstance(optimizer, str) or optimizer.lower() not in OPTIMIZERS:
         found.append(("train.optimizer", one_of(OPTIMIZERS)))

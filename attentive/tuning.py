@@ -39,6 +39,7 @@ from pathlib import Path
 from .data.example import Dataset
 from .errors import AttentiveError
 from .output_folder import OutputKind, claim
+from .recipes import entry
 from .saved import MODEL_FILES
 from .training.checkpoint import FILES as CHECKPOINT_FILES, FOLDER as CHECKPOINT
 from .training.pipeline import TRAINING_RUN
@@ -187,7 +188,7 @@ def search_space(data: Dataset, recipe: str | dict, overrides: list[str], settin
     declared = base.pop("tune", None) or {}
     fixed_keys = [override.partition("=")[0].strip() for override in overrides]
     fixed_keys += [".".join(setting_key(copy.deepcopy(base), name)) for name in settings]
-    fixed = {key: _get(base, key) for key in fixed_keys}
+    fixed = {key: entry(base, key) for key in fixed_keys}
     spaces = {key: space for key, space in declared.items() if key not in fixed}
     name = base.get("name", "the recipe")
     if not spaces:
@@ -203,13 +204,6 @@ def search_space(data: Dataset, recipe: str | dict, overrides: list[str], settin
                 raise AttentiveError(f"recipe {name!r}: tune.{key}: {value!r} is no value of the setting ({exc})") \
                     from None
     return base, spaces, fixed
-
-
-def _get(recipe: dict, key: str):
-    value = recipe
-    for name in key.split("."):
-        value = value.get(name) if isinstance(value, dict) else None
-    return value
 
 
 def with_settings(recipe: dict, values: dict) -> dict:
@@ -236,7 +230,7 @@ def own_settings(base: dict, spaces: dict) -> dict:
     own = {}
     for key, space in spaces.items():
         kind, values = next(iter(space.items()))
-        value = _get(base, key)
+        value = entry(base, key)
         if kind == "choice":
             if value in values:
                 own[key] = value
@@ -424,9 +418,9 @@ def _remove_trial(folder: Path) -> None:
 
 def _remove_trial_folders(trials_dir: Path) -> None:
     if trials_dir.is_dir() and not trials_dir.is_symlink():
-        for entry in trials_dir.iterdir():
-            if entry.name in TUNE_RUN.folders[TRIALS] and entry.is_dir() and not entry.is_symlink():
-                _remove_trial(entry)
+        for trial in trials_dir.iterdir():
+            if trial.name in TUNE_RUN.folders[TRIALS] and trial.is_dir() and not trial.is_symlink():
+                _remove_trial(trial)
 
 
 def _remove_own(out: Path) -> None:

@@ -178,16 +178,20 @@ class TextClassifier(nn.Module):
         if pair_ids is None:
             pooled = self.pool_states(encoded, mask, aspect)
             output = Output(self.head(pooled.vector), pooled.attention, pooled.scores, states=encoded.states)
-            return self._with_wide(output, None if self.wide is None else self.wide(ids, mask))
+            return with_wide(output, self.wide, ids, mask)
         pair_encoded = self.states(pair_ids, pair_mask)
         pooled, pair = self.pool_states(encoded, mask, aspect), self.pool_states(pair_encoded, pair_mask)
         return Output(self.head(pooled.vector, pair.vector), pooled.attention, pooled.scores, pair.attention)
 
-    @staticmethod
-    def _with_wide(output: Output, wide: torch.Tensor | None) -> Output:
-        if wide is not None:
-            output.logits, output.wide_logits = output.logits + wide, wide
-        return output
+
+
+def with_wide(output: Output, wide: NgramChannel | None, ids: torch.Tensor, mask: torch.Tensor) -> Output:
+    """`output` with the n-gram channel's logits over `ids` added to its logits (and kept as `wide_logits`), when the
+    model has the channel."""
+    if wide is not None:
+        logits = wide(ids, mask)
+        output.logits, output.wide_logits = output.logits + logits, logits
+    return output
 
 
 def _options(section: dict) -> dict:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .classifier import Output, TextClassifier
+from .classifier import Output, TextClassifier, with_wide
 from .embedders import WordEmbedder
 from .encoders import IdentityEncoder
 from .poolers import LamaPooler
@@ -36,7 +36,7 @@ class FoldedClassifier(nn.Module):
         states = self.vectors(ids)  # padding as the identity encoder passes it on: every pooler masks it
         pooled = self.pooler(states, mask, keys=self.keys(ids))
         output = Output(self.head(pooled.vector), pooled.attention, pooled.scores, states=states)
-        return TextClassifier._with_wide(output, None if self.wide is None else self.wide(ids, mask))
+        return with_wide(output, self.wide, ids, mask)
 
 
 def fold(network: nn.Module) -> FoldedClassifier | None:
