@@ -61,6 +61,8 @@ def main(argv=None) -> int:
                                                                        "alone on the hard labels")
     parser.add_argument("--augment", type=int, default=8, help="augmented copies of each training text")
     parser.add_argument("--loss", default="mse", help="mse or kl (the distillation loss)")
+    parser.add_argument("--unlabelled", default=None, help="unlabelled in-domain texts the students also learn on "
+                                                          "(a JSONL file or a dataset name, as `attentive distill`)")
     parser.add_argument("--ensemble", action="store_true", help="each student learns from the default models of all "
                                                                 "the seeds (their averaged probabilities)")
     parser.add_argument("--teacher", type=Path, default=None, help="teachers other than the default models: "
@@ -93,7 +95,7 @@ def main(argv=None) -> int:
             [runs / f"default-s{s}" for s in args.seeds] if args.ensemble else [teacher_dir], data, out, args.student,
             Distillation(soft_weight=args.soft_weight, loss=args.loss, augmentation=Augmentation(copies=args.augment),
                          seed=seed),
-            overrides=[f"train.seed={seed}", *args.overrides], show_progress=False))
+            unlabelled=args.unlabelled, overrides=[f"train.seed={seed}", *args.overrides], show_progress=False))
         for name, model, spent in (("default", teacher, seconds), ("student", student, student_seconds)):
             accuracy[name].append(round(model.evaluate(data, "test")["accuracy"], 4))
             dev_accuracy[name].append(round(model.config["training"]["dev_accuracy"], 4))
@@ -115,7 +117,8 @@ def main(argv=None) -> int:
                          "train_s": round(statistics.fmean(train_s[name]), 1)}
     payload = {"kind": "deployable", "dataset": data.name, "seeds": args.seeds, "student": args.student,
                "student_overrides": args.overrides, "variant": args.variant, "soft_weight": args.soft_weight,
-               "augment": args.augment, "loss": args.loss, "ensemble": args.ensemble, "n_texts": len(texts),
+               "augment": args.augment, "loss": args.loss, "unlabelled": args.unlabelled, "ensemble": args.ensemble,
+               "n_texts": len(texts),
                "teacher": str(args.teacher) if args.teacher else None,
                "selected_on": "dev (epochs, C, fastText's grid); never test", "systems": systems}
     path = write_result(result_name(data.name, args.variant), payload)

@@ -42,7 +42,9 @@ def _distillation(result: dict) -> str:
         return "hard labels alone (no teacher)"
     teachers = ", teachers: every seed's default" if result.get("ensemble") else \
         f", teachers: {result['teacher']}-sN" if result.get("teacher") else ""
-    return f"{result.get('loss', 'kl')} × {result.get('soft_weight', 1.0)}, {result.get('augment', 2)} copies{teachers}"
+    unlabelled = f", unlabelled: {result['unlabelled']}" if result.get("unlabelled") else ""
+    return (f"{result.get('loss', 'kl')} × {result.get('soft_weight', 1.0)}, {result.get('augment', 2)} copies"
+            f"{teachers}{unlabelled}")
 
 
 def deployable_section(results: list[dict]) -> list[str]:
