@@ -1,8 +1,6 @@
-# Sourced by the reproduce and sweep scripts as `source benchmarks/jobs.sh "$@"`: reads their
+# Sourced by the reproduce scripts and benchmarks/sweep.py as `source benchmarks/jobs.sh "$@"`: reads their
 # `[DATASET ...] [-- extra benchmarks.run arguments]` into DATASETS and EXTRA, the SEEDS variable (default
-# DEFAULT_SEEDS) into the array SEEDS, and defines run_jobs, which runs benchmarks.run jobs JOBS at a time. SWEEP_TO
-# is where a sweep's runs go: benchmarks/results/sweeps/, or with HELD=F benchmarks/results/sweeps-held/, a fraction F
-# of each dev split held back to score candidates on (benchmarks/run.py --held-out-dev; `sweep_table --held`).
+# DEFAULT_SEEDS) into the array SEEDS, and defines run_jobs, which runs benchmarks.run jobs JOBS at a time.
 PY=${PY:-.venv/bin/python}
 read -r -a SEEDS <<< "${SEEDS:-$DEFAULT_SEEDS}"
 DATASETS=()
@@ -10,8 +8,6 @@ while [[ $# -gt 0 && "$1" != "--" ]]; do DATASETS+=("$1"); shift; done
 [[ "${1:-}" == "--" ]] && shift
 EXTRA=""  # the extra arguments, quoted into the command each job runs
 [[ $# -gt 0 ]] && EXTRA=$(printf ' %q' "$@")
-SWEEP_TO="--results-dir benchmarks/results/sweeps"
-[[ -n "${HELD:-}" ]] && SWEEP_TO="--results-dir benchmarks/results/sweeps-held --held-out-dev $HELD"
 
 # stdin: one job per line, `RECIPE DATASET SEED [benchmarks.run arguments]` (no trailing blank: xargs -L joins a line
 # that ends in one with the next). Each job runs on one thread unless OMP_NUM_THREADS says otherwise, and a run

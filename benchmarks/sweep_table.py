@@ -5,11 +5,12 @@
 
 Each cell is the mean dev accuracy over the seeds run (n); a candidate's score is the mean of its cells over every
 sweep dataset, and only candidates with every dataset are ranked (the others are listed below them, unranked). Test
-accuracy is not read. benchmarks/sweep_defaults.sh makes the runs; with --aspect, the aspect-category sweep of
-benchmarks/sweep_aspect.sh; with --pair, the pair sweep of benchmarks/sweep_pair.sh. With --held, the runs of
-`HELD=F benchmarks/sweep_defaults.sh` (in benchmarks/results/sweeps-held/), scored on the part of dev that chose no
-epoch (benchmarks/run.py, `--held-out-dev`). With --against, each candidate's gain over one candidate, paired by seed
-(the mean over the datasets of one seed's runs, minus the other's of the same seed), mean ± std over the seeds.
+accuracy is not read. `python -m benchmarks.sweep defaults` makes the runs, on the datasets of its grid
+(benchmarks/grids/defaults.yaml), which the table reads; with --aspect, the aspect-category grid (aspect.yaml); with
+--pair, the pair grid (pair.yaml). With --held, the runs of `python -m benchmarks.sweep GRID --held F` (in
+benchmarks/results/sweeps-held/), scored on the part of dev that chose no epoch (benchmarks/run.py,
+`--held-out-dev`). With --against, each candidate's gain over one candidate, paired by seed (the mean over the
+datasets of one seed's runs, minus the other's of the same seed), mean ± std over the seeds.
 """
 from __future__ import annotations
 
@@ -21,14 +22,12 @@ from collections import defaultdict
 from pathlib import Path
 
 from benchmarks.common import RESULTS_DIR
+from benchmarks.sweep import load_grid
 
 SWEEP_DIR, HELD_DIR = RESULTS_DIR / "sweeps", RESULTS_DIR / "sweeps-held"
-SINGLE_TEXT = ("sst2", "sst5", "opener", "sentube_auto", "sentube_tablets", "semeval2013", "r8")
-ASPECT = ("semeval14_category", "semeval14_category_binary")
-PAIR = ("sick",)
 
 
-def seed_scores(results_dir: Path, datasets: tuple[str, ...] = SINGLE_TEXT,
+def seed_scores(results_dir: Path, datasets: tuple[str, ...],
                 split: str = "dev") -> dict[str, dict[str, dict[int, float]]]:
     """candidate -> dataset -> seed -> accuracy on `split` ("dev", or "held_dev": the part of dev that chose no
     epoch), in percent, over the sweep's `datasets`; runs without that split are left out."""
@@ -40,8 +39,7 @@ def seed_scores(results_dir: Path, datasets: tuple[str, ...] = SINGLE_TEXT,
     return table
 
 
-def dev_scores(results_dir: Path, datasets: tuple[str, ...] = SINGLE_TEXT,
-               split: str = "dev") -> dict[str, dict[str, list[float]]]:
+def dev_scores(results_dir: Path, datasets: tuple[str, ...], split: str = "dev") -> dict[str, dict[str, list[float]]]:
     """candidate -> dataset -> accuracies on `split`, one per seed (in seed order); see `seed_scores`."""
     return {name: {dataset: [by_seed[seed] for seed in sorted(by_seed)] for dataset, by_seed in per.items()}
             for name, per in seed_scores(results_dir, datasets, split).items()}
@@ -107,14 +105,14 @@ def main(argv=None) -> int:
     parser.add_argument("--results-dir", type=Path, default=SWEEP_DIR)
     parser.add_argument("--markdown", action="store_true")
     which = parser.add_mutually_exclusive_group()
-    which.add_argument("--aspect", action="store_true", help="the aspect-category sweep (sweep_aspect.sh)")
-    which.add_argument("--pair", action="store_true", help="the pair sweep (sweep_pair.sh)")
+    which.add_argument("--aspect", action="store_true", help="the aspect-category grid (grids/aspect.yaml)")
+    which.add_argument("--pair", action="store_true", help="the pair grid (grids/pair.yaml)")
     parser.add_argument("--held", action="store_true",
                         help="score on the held part of dev (runs in benchmarks/results/sweeps-held/)")
     parser.add_argument("--against", metavar="CANDIDATE",
                         help="also print each candidate's gain over CANDIDATE, paired by seed")
     args = parser.parse_args(argv)
-    datasets = ASPECT if args.aspect else PAIR if args.pair else SINGLE_TEXT
+    datasets = load_grid("aspect" if args.aspect else "pair" if args.pair else "defaults").datasets
     results_dir = HELD_DIR if args.held and args.results_dir == SWEEP_DIR else args.results_dir
     split = "held_dev" if args.held else "dev"
     print(render(dev_scores(results_dir, datasets, split), args.markdown))
