@@ -85,9 +85,7 @@ def grid_path(grid: str) -> Path:
 
 
 def as_text(value) -> str:
-    """A YAML value as `--set` spells it (true, null, 0.15); a list or mapping is refused."""
-    if isinstance(value, (list, dict)):
-        raise TypeError(value)
+    """A YAML scalar as `--set` spells it: true, null, 0.15."""
     if isinstance(value, bool):
         return "true" if value else "false"
     return "null" if value is None else str(value)
@@ -105,11 +103,10 @@ def _overrides(name: str, spec: dict, where: Path) -> dict[str, str]:
     own = spec.get("set") or {}
     if not isinstance(own, dict):
         raise AttentiveError(f"{where}: candidate {name!r}: set takes a mapping of section.key: value")
-    try:
-        return {str(key): as_text(value) for key, value in own.items()}
-    except TypeError as error:
-        raise AttentiveError(f"{where}: candidate {name!r}: a setting's value is a list or mapping: "
-                             f"{error.args[0]!r}") from None
+    listed = [key for key, value in own.items() if isinstance(value, (list, dict))]
+    if listed:
+        raise AttentiveError(f"{where}: candidate {name!r}: {listed[0]} takes one value, not a list or mapping")
+    return {str(key): as_text(value) for key, value in own.items()}
 
 
 def _lineage(name: str, specs: dict[str, dict], where: Path, path: tuple[str, ...] = ()) -> list[str]:
@@ -137,7 +134,11 @@ def load_grid(grid: str) -> Grid:
         raise AttentiveError(f"{path}:{line} {getattr(error, 'problem', None) or error}") from None
     if not isinstance(data, dict) or GRID_KEYS - set(data) or set(data) - GRID_KEYS:
         raise AttentiveError(f"{path}: a grid is a mapping of exactly {', '.join(sorted(GRID_KEYS))}")
-    specs = data["candidates"]
+    datasets, seeds, specs = data["datasets"], data["seeds"], data["candidates"]
+    if not isinstance(datasets, list) or not datasets or not all(isinstance(d, str) for d in datasets):
+        raise AttentiveError(f"{path}: datasets takes a list of dataset names")
+    if not isinstance(seeds, list) or not seeds or not all(type(seed) is int for seed in seeds):
+        raise AttentiveError(f"{path}: seeds takes a list of whole numbers")
     if not isinstance(specs, dict) or not specs:
         raise AttentiveError(f"{path}: candidates takes a mapping of names to candidates")
     for name, spec in specs.items():
@@ -153,7 +154,7 @@ def load_grid(grid: str) -> Grid:
                 merged[key] = value
         candidates[name] = Candidate(name, spec.get("recipe", data["recipe"]),
                                      tuple(f"{key}={value}" for key, value in merged.items()))
-    return Grid(path, tuple(data["datasets"]), tuple(int(seed) for seed in data["seeds"]), candidates)
+    return Grid(path, tuple(datasets), tuple(seeds), candidates)
 
 
 def job_lines(grid: Grid, candidates: Sequence[str] = (), datasets: Sequence[str] = (), seeds: Sequence[int] = (),

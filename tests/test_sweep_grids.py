@@ -142,7 +142,7 @@ def test_a_candidate_takes_its_ancestors_settings_once_and_its_own_last(tmp_path
     ("  a: {extends: b}\n  b: {extends: a}\n", "circle: a -> b -> a"),
     ("  a: {extends: z}\n", "'a' extends 'z', which is no candidate here"),
     ("  a: {sets: {pooler.heads: 5}}\n", "candidate 'a' takes only extends, recipe, set"),
-    ("  a: {set: {head.features: [u, v]}}\n", "a setting's value is a list or mapping"),
+    ("  a: {set: {head.features: [u, v]}}\n", "head.features takes one value, not a list or mapping"),
 ])
 def test_a_grid_that_says_something_twice_or_unclear_is_refused_naming_the_problem(tmp_path, candidates, problem):
     path = tmp_path / "grid.yaml"
