@@ -13,6 +13,7 @@ from pathlib import Path
 from .call_checks import check_folder, overrides_argument
 from .data.example import Dataset
 from .errors import AttentiveError
+from .recipe_types import Recipe
 from .model import Explanation, Model, Prediction, pick_device, resolve_dataset
 from .saved import load_folder
 from .training.pipeline import check_aspects
@@ -22,8 +23,9 @@ __all__ = ["Explanation", "Model", "Prediction", "check_aspects", "load", "pick_
            "resolve_dataset", "train"]
 
 
-def recipe_for(dataset: str | Dataset, recipe: str | dict = "default", overrides: Sequence[str] = ()) -> dict:
-    """The recipe `train(dataset, recipe, overrides=overrides)` would train with, checked, as a dict: `default`
+def recipe_for(dataset: str | Dataset, recipe: str | dict | Recipe = "default",
+               overrides: Sequence[str] = ()) -> Recipe:
+    """The recipe `train(dataset, recipe, overrides=overrides)` would train with, checked and typed: `default`
     stands for the recipe of the data's kind (pairs, aspects), and the overrides ("section.key=value") applied."""
     from .recipes import load_recipe
     from .training.pipeline import chosen_recipe
@@ -40,8 +42,9 @@ def load(folder: str | Path, device: str | None = None) -> Model:
     return model
 
 
-def train(dataset: str | Dataset | None = None, recipe: str | dict = "default", out: str | Path | None = None,
-          overrides: list[str] | str | None = None, data_dir: str | Path | None = None, device: str | None = None,
+def train(dataset: str | Dataset | None = None, recipe: str | dict | Recipe = "default",
+          out: str | Path | None = None, overrides: list[str] | str | None = None,
+          data_dir: str | Path | None = None, device: str | None = None,
           show_progress: bool = True, overwrite: bool = False, resume: bool = False, *,
           texts: Sequence[str] | None = None, labels: Sequence | None = None,
           dev_texts: Sequence[str] | None = None, dev_labels: Sequence | None = None,

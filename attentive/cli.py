@@ -685,7 +685,7 @@ def recipes():
 
     table = Table("recipe", "description")
     for name in available_recipes():
-        table.add_row(name, Text(load_recipe(name).get("description", "")))  # Text: "[word; aspect]" is not markup
+        table.add_row(name, Text(load_recipe(name).description or ""))  # Text: "[word; aspect]" is not markup
     console.print(table)
 
 

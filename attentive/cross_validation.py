@@ -33,6 +33,7 @@ import numpy as np
 from .data.example import Dataset, Example
 from .errors import AttentiveError
 from .output_folder import OutputKind, check_contents, claim
+from .recipe_types import Recipe
 
 SUMMARY, OOF, ERRORS_CSV, ERRORS_HTML, FOLDS = "cv.json", "oof.jsonl", "label_errors.csv", "label_errors.html", "folds"
 MAX_FOLDS = 100
@@ -59,7 +60,7 @@ class FoldJob:
 
     fold: Fold
     data: Dataset
-    recipe: str | dict
+    recipe: str | dict | Recipe
     overrides: list[str]
     settings: dict
     data_dir: str | Path | None
@@ -96,9 +97,9 @@ class CVResult:
     written: list[Path] = field(default_factory=list)
 
 
-def cv(dataset: str | Dataset | None = None, recipe: str | dict = "default", out: str | Path | None = None,
-       folds: int = 10, overrides: list[str] | str | None = None, seed: int = 13, jobs: int = 1,
-       threads: int | None = None, data_dir: str | Path | None = None, device: str | None = None,
+def cv(dataset: str | Dataset | None = None, recipe: str | dict | Recipe = "default",
+       out: str | Path | None = None, folds: int = 10, overrides: list[str] | str | None = None, seed: int = 13,
+       jobs: int = 1, threads: int | None = None, data_dir: str | Path | None = None, device: str | None = None,
        overwrite: bool = False, show_progress: bool = False, dev_fraction: float = 0.1, *,
        texts: Sequence[str] | None = None, labels: Sequence | None = None, train: str | Path | None = None,
        text_column: str = "text", label_column: str = "label", pair_column: str | None = None,
@@ -341,7 +342,9 @@ def _summary(data, examples, splits, results, probabilities, given, thresholds, 
 
     predicted = probabilities.argmax(1)
     labels = list(data.labels)
-    return {"dataset": data.name, "recipe": recipe if isinstance(recipe, str) else recipe.get("name", "(a dict)"),
+    from .recipes import load_recipe
+
+    return {"dataset": data.name, "recipe": recipe if isinstance(recipe, str) else load_recipe(recipe).name,
             "folds": len(splits), "seed": seed, "n": len(examples), "labels": labels,
             "accuracy": spread("accuracy"), "macro_f1": spread("macro_f1"), "per_fold": per_fold,
             "out_of_fold": {"accuracy": float((predicted == given).mean()),

@@ -10,7 +10,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .errors import AttentiveError
-from .recipe_schema import SETTINGS
 
 Check = tuple[Callable[[object], bool], str]  # a test of an entry's value, and what the value must be
 
@@ -30,7 +29,7 @@ TEXT: Check = (lambda v: isinstance(v, str), "a string")
 LABELS: Check = (lambda v: _strings(v, 2), "a list of at least two different strings")
 NAMES: Check = (_strings, "a list of different strings")
 POSITIVE_INT: Check = (lambda v: _is_int(v) and v >= 1, "a positive integer")
-MAX_LENGTH: Check = (SETTINGS["tokenizer.max_length"].accepts, SETTINGS["tokenizer.max_length"].describe())
+MAX_LENGTH: Check = (lambda v: v is None or (_is_int(v) and v >= 1), "an integer ≥ 1 or null")  # tokenizer.max_length
 SHA256 = re.compile(r"[0-9a-f]{64}")
 CHECKSUMS: Check = (lambda v: isinstance(v, dict) and all(isinstance(h, str) and SHA256.fullmatch(h)
                                                           for h in v.values()),

@@ -16,28 +16,17 @@ from pathlib import Path
 import yaml
 
 from .errors import AttentiveError
-from .recipe_schema import RETIRED_SECTIONS, drop_retired, problems, tune_space_problem
+from pydantic import ValidationError
+
+from .recipe_schema import RETIRED_SECTIONS, drop_retired, tune_space_problem
+from .recipe_types import Recipe, first_problem, section_fields
 
 RECIPE_DIR = Path(__file__).parent / "recipes"
 SECTIONS = ("tokenizer", "embedder", "aspect", "encoder", "pooler", "head", "wide", "train")
 
-DEFAULTS = {
-    "tokenizer": {"min_frequency": 5, "lowercase": True, "max_length": 400, "max_vocab": None,
-                  "keep_known": False, "pieces": False, "prune_pieces": False},  # attentive/text/sources.py
-    "embedder": {"vectors": "word2vec", "dim": 100, "dropout": 0.0, "trainable": True, "scale": None,
-                 "distilled_dim": 256, "word2vec_extra": None, "word2vec_epochs": 5, "word2vec_seed": 0},
-    "aspect": {"type": "none"},  # none | ignore | learned | words (attentive/models/aspects.py)
-    "wide": {"type": "none"},  # none | ngrams (attentive/models/wide.py)
-    "train": {"optimizer": "adam", "lr": 0.001, "weight_decay": 0.0, "batch_size": 64,
-              "epochs": 10, "patience": 3, "clip": 5.0, "seed": 0, "wide_lr": None,
-              "rho": 0.9, "eps": 1e-6,  # rho, eps: ADADELTA's decay and epsilon (PyTorch's defaults)
-              "class_weight": "none",  # none | balanced | {label: weight} (attentive/training/pipeline.py)
-              "sampler": "shuffle"},  # shuffle | balanced: each epoch's rows (attentive/training/sampling.py)
-}
-
-
 TOP_LEVEL = (*SECTIONS, "name", "description", "tune")  # what a recipe may hold at its top (tune: the search
 # spaces of `attentive tune`, recipe_schema.tune_space_problem)
+REQUIRED = ("encoder", "pooler", "head")  # the sections without defaults (recipe_types.Recipe)
 RECIPE_CAP = 2**20  # bytes of a recipe file
 
 
@@ -64,23 +53,20 @@ def available_recipes() -> list[str]:
     return sorted(path.stem for path in RECIPE_DIR.glob("*.yaml"))
 
 
-# Keys a section may hold beyond its DEFAULTS; any other key in these sections is an error (the parts' own sections
-# are checked by the parts, which refuse options they do not take).
-OPTIONAL_KEYS = {"tokenizer": {"type"}, "embedder": {"type", "glove_path"},
-                 "train": {"batches_per_epoch", "max_updates", "regulariser",
-                           "ema_epochs"}}
-
-
-def load_recipe(name_or_path: str | dict, overrides: list[str] | None = None, settings: dict | None = None) -> dict:
-    """A recipe (a shipped name, a YAML file, or a dict, which is copied, never changed) with the defaults filled in,
-    `overrides` ("section.key=value") and `settings` (keywords: `heads=5`, or `pooler__heads=5` where several sections
-    hold the key) applied, and every setting checked for type, range and spelling."""
+def load_recipe(name_or_path: str | dict | Recipe, overrides: list[str] | None = None,
+                settings: dict | None = None) -> Recipe:
+    """The typed recipe (attentive/recipe_types.py) of a shipped name, a YAML file, a dict (copied, never changed)
+    or a Recipe, with `overrides` ("section.key=value") and `settings` (keywords: `heads=5`, or `pooler__heads=5`
+    where several sections hold the key) applied, its defaults filled in and every setting checked for type, range
+    and spelling: one line naming the key and the --set, keyword or recipe file that gave it."""
+    if isinstance(name_or_path, Recipe):
+        name_or_path = name_or_path.as_dict()
     if isinstance(name_or_path, dict):
         check_shape(name_or_path, "recipe")  # before the copy: nothing unchecked is expanded
         recipe, path = copy.deepcopy(name_or_path), Path(str(name_or_path.get("name", "recipe")))
-        recipe.update({section: {} for section in SECTIONS if section in recipe and recipe[section] is None})
     else:
         recipe, path = _read_recipe(name_or_path)
+    recipe.update({section: {} for section in SECTIONS if section in recipe and recipe[section] is None})
     given = {}  # key -> the --set or keyword that gave it
     for override in overrides or []:
         apply_override(recipe, override)
@@ -92,19 +78,18 @@ def load_recipe(name_or_path: str | dict, overrides: list[str] | None = None, se
     retired = drop_retired(recipe)
     if retired is not None:
         raise AttentiveError(f"{retired}: a setting this version no longer has")
-    missing = [s for s in SECTIONS if s not in recipe]
+    missing = [s for s in REQUIRED if s not in recipe]
     if missing:
         raise AttentiveError(f"{path}: recipe lacks section(s) {', '.join(missing)}")
-    for section, extra in OPTIONAL_KEYS.items():
-        unknown = sorted(set(recipe[section]) - set(DEFAULTS[section]) - extra)
+    try:
+        return Recipe.model_validate(recipe)
+    except ValidationError as exc:
+        key, meaning, unknown = first_problem(exc)
+        who = giver(given, key) or f"recipe {path}"
         if unknown:
-            key = f"{section}.{unknown[0]}"
-            known = ", ".join(sorted(set(DEFAULTS[section]) | extra))
-            raise AttentiveError(f"{given.get(key, f'recipe {path}')}: unknown setting {key} ({section} takes {known})")
-    for key, meaning in problems(recipe):
-        raise AttentiveError(f"{giver(given, key) or f'recipe {path}'}: {key} must be {meaning}, not "
-                             f"{entry(recipe, key)!r}")
-    return recipe
+            section = key.split(".")[0]
+            raise AttentiveError(f"{who}: unknown setting {key} ({section} takes {meaning})") from None
+        raise AttentiveError(f"{who}: {key} must be {meaning}, not {entry(recipe, key)!r}") from None
 
 
 def giver(given: dict[str, str], key: str) -> str | None:
@@ -149,14 +134,8 @@ def _read_recipe(name_or_path: str) -> tuple[dict, Path]:
     except RecursionError:
         raise AttentiveError(f"{path}: YAML nested too deep for a recipe") from None
     check_shape(loaded, path)
-    recipe = copy.deepcopy(DEFAULTS)
-    for section, values in loaded.items():
-        if section in SECTIONS:
-            recipe.setdefault(section, {}).update(values or {})
-        else:
-            recipe[section] = values
-    recipe.setdefault("name", path.stem)
-    return recipe, path
+    loaded.setdefault("name", path.stem)
+    return loaded, path
 
 
 def check_shape(recipe, where: str | Path) -> None:
@@ -197,14 +176,14 @@ def check_tune(spaces, where: str | Path) -> None:
 
 def setting_key(recipe: dict, name: str) -> tuple[str, str]:
     """(section, key) of a keyword setting: `pooler__heads`, or `heads` when exactly one section of the recipe (or of
-    the defaults) holds a key of that name."""
+    the typed sections) holds a key of that name."""
     if "__" in name:
         section, key = name.split("__", 1)
         if section not in SECTIONS:
             raise AttentiveError(f"{name}: no recipe section {section!r} (sections: {', '.join(SECTIONS)})")
         recipe.setdefault(section, {})
         return section, key
-    holders = [s for s in SECTIONS if name in (recipe.get(s) or {}) or name in DEFAULTS.get(s, {})]
+    holders = [s for s in SECTIONS if name in (recipe.get(s) or {}) or name in section_fields(s)]
     if not holders:
         raise AttentiveError(f"{name}: no such setting in recipe {recipe.get('name')!r} (give section__{name} to "
                              "add one to a part)")

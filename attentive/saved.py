@@ -20,6 +20,7 @@ from pathlib import Path
 import safetensors.torch
 import tokenizers
 import torch
+from pydantic import ValidationError
 from tokenizers import Tokenizer
 
 from .version import __version__
@@ -29,7 +30,9 @@ from .folder_reading import (CONFIG_CAP, TOKENIZER_CAP, last_line, open_in_folde
                              read_consistently, read_in_folder, read_json_in_folder)
 from .io_utils import atomic_write_files, atomic_write_json, json_text
 from .models.classifier import TextClassifier, build_model
-from .recipe_schema import drop_retired, problems
+from .recipe_schema import drop_retired
+from .recipe_types import Recipe, first_problem
+from .recipes import entry
 from .row_sparse import dense_shapes, packed, unpacked
 from .weights_file import DTYPE_NAMES, WeightsFile
 
@@ -110,7 +113,7 @@ def _read(folder: Path) -> tuple[TextClassifier, Tokenizer, dict]:
     check_present(TOKENIZER)
     config = parse_json_object(config_data, folder / CONFIG)
     check_saved_config(folder / CONFIG, config)  # entries loading reads, with their types
-    _check_recipe(config["recipe"], folder / CONFIG)
+    recipe = saved_recipe(config["recipe"], folder / CONFIG)
     tokenizer_data = read_in_folder(folder, TOKENIZER, TOKENIZER_CAP)
     tokenizer = parse_tokenizer(tokenizer_data, folder / TOKENIZER)
     check_digest(config, TOKENIZER, hashlib.sha256(tokenizer_data).hexdigest(), folder / TOKENIZER)
@@ -119,7 +122,7 @@ def _read(folder: Path) -> tuple[TextClassifier, Tokenizer, dict]:
                              f"{config['vocab_size']} rows")
     with open_in_folder(folder, WEIGHTS) as (handle, size):
         weights = WeightsFile(handle, size, folder / WEIGHTS)
-        network, shapes = _build_checked(config, weights, folder / CONFIG)
+        network, shapes = _build_checked(recipe, config, weights, folder / CONFIG)
         tensors = unpacked(weights.tensors(), shapes, folder / WEIGHTS)
     check_digest(config, WEIGHTS, weights.digest.hexdigest(), folder / WEIGHTS)
     try:
@@ -130,32 +133,36 @@ def _read(folder: Path) -> tuple[TextClassifier, Tokenizer, dict]:
     return network, tokenizer, config
 
 
-def _check_recipe(recipe: dict, path: Path) -> None:
-    """The settings the network is built and run from, of the types and in the ranges training checked them against
-    (recipe_schema; the train section is not used by a trained model): a value edited since
-    (`pooler.score_scale: null`) would otherwise build, and fail at the first prediction. Settings this version no
-    longer has are dropped at the value at which they did nothing, and refused at any other (recipe_schema.RETIRED)."""
+def saved_recipe(recipe: dict, path: Path) -> Recipe:
+    """The typed recipe of a saved folder's config.json, whose settings the network is built and run from, checked
+    as training checked them (recipe_types): a value edited since (`pooler.score_scale: null`) would otherwise
+    build, and fail at the first prediction. The train section is not used by a trained model: a problem there
+    leaves it at its defaults. Settings this version no longer has are dropped (from `recipe`, in place) at the
+    value at which they did nothing, and refused at any other (recipe_schema.RETIRED)."""
     retired = drop_retired(recipe, trained=True)
     if retired is not None:
         raise AttentiveError(f"{path}: recipe.{retired}: a setting this version no longer has")
     try:
-        found = [(key, meaning) for key, meaning in problems(recipe) if not key.startswith("train.")]
+        return Recipe.model_validate(recipe)
+    except ValidationError as exc:
+        key, meaning, unknown = first_problem(exc)
     except Exception as exc:  # a value of a shape no check foresaw
-        raise AttentiveError(f"{path}: the recipe cannot be checked ({type(exc).__name__}: {last_line(exc)})") from None
-    if found:
-        key, meaning = found[0]
-        section, name = key.split(".", 1)
-        value = (recipe.get(section) or {}).get(name)
-        raise AttentiveError(f"{path}: recipe.{key} must be {meaning}, not {shown(value)}")
+        raise AttentiveError(f"{path}: the recipe cannot be checked ({type(exc).__name__}: {last_line(exc)})") \
+            from None
+    if key.startswith("train."):
+        return saved_recipe({section: values for section, values in recipe.items() if section != "train"}, path)
+    if unknown:
+        meaning = f"left out ({key.split('.')[0]} takes {meaning})"
+    raise AttentiveError(f"{path}: recipe.{key} must be {meaning}, not {shown(entry(recipe, key))}")
 
 
-def _build_checked(config: dict, weights: WeightsFile, path: Path) -> tuple[TextClassifier, dict]:
+def _build_checked(recipe: Recipe, config: dict, weights: WeightsFile, path: Path) -> tuple[TextClassifier, dict]:
     """Build the network on the meta device (no memory), compare every parameter's shape and dtype with the file's
     (a table stored by its nonzero rows as the dense table it stands for: attentive/row_sparse.py), and only then
     build it for real: a config.json asking for 10^10 rows fails here, before any allocation. Any failure to build
     is one line naming config.json. Returns the network and the tensors' dense shapes."""
     def build() -> TextClassifier:
-        return build_model(config["recipe"], config["vocab_size"], len(config["labels"]),
+        return build_model(recipe, config["vocab_size"], len(config["labels"]),
                            aspects=len(config.get("aspects", [])))
 
     try:

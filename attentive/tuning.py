@@ -25,7 +25,6 @@ nothing else there is ever replaced or removed.
 from __future__ import annotations
 
 import contextlib
-import copy
 import io
 import json
 import math
@@ -39,7 +38,8 @@ from pathlib import Path
 from .data.example import Dataset
 from .errors import AttentiveError
 from .output_folder import OutputKind, claim
-from .recipes import entry
+from .recipe_types import Recipe
+from .recipes import entry, load_recipe, setting_key
 from .saved import MODEL_FILES
 from .training.checkpoint import FILES as CHECKPOINT_FILES, FOLDER as CHECKPOINT
 from .training.pipeline import TRAINING_RUN
@@ -178,19 +178,20 @@ def _data(dataset, train, dev, text_column, label_column, pair_column, aspect_co
     return resolve_dataset(dataset, data_dir)
 
 
-def search_space(data: Dataset, recipe: str | dict, overrides: list[str], settings: dict) -> tuple[dict, dict, dict]:
+def search_space(data: Dataset, recipe: str | dict | Recipe, overrides: list[str],
+                 settings: dict) -> tuple[Recipe, dict, dict]:
     """(the recipe with `overrides` and `settings` applied and its `tune:` section taken out, the spaces to search,
     the fixed settings {key: value}); each space's ends (or choices) checked as settings of the recipe."""
-    from .recipes import load_recipe, setting_key
     from .training.pipeline import chosen_recipe
 
     base = load_recipe(chosen_recipe(data, recipe), overrides, settings)
-    declared = base.pop("tune", None) or {}
+    declared = base.tune or {}
+    base = base.model_copy(update={"tune": None})
     fixed_keys = [override.partition("=")[0].strip() for override in overrides]
-    fixed_keys += [".".join(setting_key(copy.deepcopy(base), name)) for name in settings]
-    fixed = {key: entry(base, key) for key in fixed_keys}
+    fixed_keys += [".".join(setting_key(base.as_dict(), name)) for name in settings]
+    fixed = {key: entry(base.as_dict(), key) for key in fixed_keys}
     spaces = {key: space for key, space in declared.items() if key not in fixed}
-    name = base.get("name", "the recipe")
+    name = base.name
     if not spaces:
         why = "--set fixes every setting its tune: section searches" if declared else "it has no tune: section"
         raise AttentiveError(f"recipe {name!r}: nothing to tune ({why}): give a recipe whose tune: section maps "
@@ -199,23 +200,24 @@ def search_space(data: Dataset, recipe: str | dict, overrides: list[str], settin
         kind, values = next(iter(space.items()))
         for value in values if kind == "choice" else values[:2]:
             try:
-                load_recipe(with_settings(base, {key: value}))
+                with_settings(base, {key: value})
             except AttentiveError as exc:
                 raise AttentiveError(f"recipe {name!r}: tune.{key}: {value!r} is no value of the setting ({exc})") \
                     from None
     return base, spaces, fixed
 
 
-def with_settings(recipe: dict, values: dict) -> dict:
-    """A copy of `recipe` with each "section.key" (or "section.key.subkey") of `values` set."""
-    recipe = copy.deepcopy(recipe)
+def with_settings(recipe: Recipe, values: dict) -> Recipe:
+    """A new recipe: `recipe` with each "section.key" (or "section.key.subkey") of `values` set, checked by the
+    loader."""
+    given = recipe.as_dict()
     for key, value in values.items():
         target, *path = key.split(".")
-        target = recipe.setdefault(target, {})
+        target = given.setdefault(target, {})
         for name in path[:-1]:
             target = target.setdefault(name, {})
         target[path[-1]] = value
-    return recipe
+    return load_recipe(given)
 
 
 def model_size(folder: Path) -> int:
@@ -223,14 +225,14 @@ def model_size(folder: Path) -> int:
     return sum((folder / name).stat().st_size for name in MODEL_FILES)
 
 
-def own_settings(base: dict, spaces: dict) -> dict:
+def own_settings(base: Recipe, spaces: dict) -> dict:
     """The recipe's own value of each searched setting that its space holds: a new study's first trial, so that the
     search reports the recipe itself when no trial beats it (as Optuna's enqueued trial; a setting whose value lies
     outside its space is sampled)."""
     own = {}
     for key, space in spaces.items():
         kind, values = next(iter(space.items()))
-        value = entry(base, key)
+        value = entry(base.as_dict(), key)
         if kind == "choice":
             if value in values:
                 own[key] = value
@@ -249,10 +251,10 @@ def _suggest(trial, key: str, space: dict):
     return trial.suggest_float(key, float(values[0]), float(values[1]), log=kind == "log_uniform")
 
 
-def _setup(data: Dataset, base: dict, spaces: dict, fixed: dict, limit: int | None) -> dict:
+def _setup(data: Dataset, base: Recipe, spaces: dict, fixed: dict, limit: int | None) -> dict:
     from .training.pipeline import data_fingerprint
 
-    return json.loads(json.dumps({"data": data_fingerprint(data), "dataset": data.name, "recipe": base,
+    return json.loads(json.dumps({"data": data_fingerprint(data), "dataset": data.name, "recipe": base.as_dict(),
                                   "spaces": spaces, "fixed": fixed, "max_size": limit}, default=str))
 
 
@@ -311,10 +313,10 @@ def _study(data, base, spaces, fixed, folder, seconds, limit, max_trials, seed, 
                 storage.engine.dispose()
     with contextlib.suppress(OSError):
         trials_dir.rmdir()
-    table = {"study": STUDY_NAME, "dataset": data.name, "recipe": base.get("name"), "spaces": spaces,
+    table = {"study": STUDY_NAME, "dataset": data.name, "recipe": base.name, "spaces": spaces,
              "fixed": fixed, "max_size": limit, "best": best, "importances": importances, "trials": rows}
     folder.commit({TABLE: (json.dumps(table, indent=2, ensure_ascii=False, default=str) + "\n").encode("utf-8"),
-                   PLOT: tune_plot(rows, importances, data.name, base.get("name", ""))})
+                   PLOT: tune_plot(rows, importances, data.name, base.name)})
     if best is None:
         raise AttentiveError(_nothing_completed(rows, limit, out))
     from .api import load

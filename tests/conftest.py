@@ -33,7 +33,7 @@ def tiny_overrides(recipe_name: str) -> list[str]:
 
     recipe = load_recipe(recipe_name)
     sizes = [f"{section}.{setting}" for section, kinds in PART_SIZES.items()
-             for setting in kinds.get(recipe[section].get("type"), [])]
+             for setting in kinds.get(getattr(recipe, section).type, [])]
     return TINY + sizes
 
 

@@ -133,13 +133,14 @@ def test_weights_that_do_not_match_the_config_are_a_clear_error(trained, tmp_pat
 
 
 def test_max_updates_cuts_the_epochs_of_large_data_only():
+    from attentive.recipe_types import Train
     from attentive.training.loop import epoch_count
 
-    cfg = {"epochs": 10, "batch_size": 64, "max_updates": 10_000}
+    cfg = Train(epochs=10, batch_size=64, max_updates=10_000)
     assert epoch_count(cfg, 338_088) == 2  # News: 5,283 batches an epoch
     assert epoch_count(cfg, 22_500) == 10  # IMDB: 352 batches, ten epochs stay below the budget
-    assert epoch_count({**cfg, "max_updates": 100}, 1_000_000) == 1
-    assert epoch_count({**cfg, "max_updates": None}, 1_000_000) == 10
+    assert epoch_count(cfg.model_copy(update={"max_updates": 100}), 1_000_000) == 1
+    assert epoch_count(cfg.model_copy(update={"max_updates": None}), 1_000_000) == 10
 
 
 def test_a_run_with_an_update_budget_stops_after_its_epochs(sst2_small, tmp_path):

@@ -12,6 +12,7 @@ import torch
 
 import attentive
 from attentive.errors import AttentiveError
+from attentive.recipe_types import Train
 from attentive.recipes import load_recipe
 from attentive.training import pipeline
 from attentive.training.pipeline import class_weights
@@ -51,9 +52,9 @@ def test_weighted_cross_entropy_still_skips_unlabelled_rows():
 
 def test_terms_from_gives_the_data_term_its_weights():
     weights = torch.tensor([1.0, 4.0])
-    data_term = terms_from({"regulariser": None}, class_weights=weights)[0]
+    data_term = terms_from(Train(), class_weights=weights)[0]
     assert torch.equal(data_term.class_weights, weights)
-    assert terms_from({"regulariser": None})[0].class_weights is None
+    assert terms_from(Train())[0].class_weights is None
 
 
 def test_balanced_weights_are_n_over_k_n_c_on_a_skewed_label_set():
@@ -74,8 +75,8 @@ def test_a_mapping_weighs_the_labels_it_names_and_none_weighs_nothing():
 
 
 def test_every_recipe_carries_none_and_bad_values_are_one_line_naming_the_key():
-    assert load_recipe("default")["train"]["class_weight"] == "none"
-    assert load_recipe("default", ["train.class_weight=balanced"])["train"]["class_weight"] == "balanced"
+    assert load_recipe("default").train.class_weight == "none"
+    assert load_recipe("default", ["train.class_weight=balanced"]).train.class_weight == "balanced"
     for bad in ("train.class_weight=often", "train.class_weight={positive: 0}", "train.class_weight={positive: x}",
                 "train.class_weight={}"):
         with pytest.raises(AttentiveError) as caught:

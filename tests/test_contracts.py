@@ -30,7 +30,7 @@ class FirstWordPooler(Pooler):
 def test_a_pooler_registered_in_one_line_trains_through_a_recipe(sst2_small):
     register("pooler", "first_word")(FirstWordPooler)
     try:
-        recipe = {**load_recipe("lama_ctx"), "pooler": {"type": "first_word"}}
+        recipe = load_recipe({**load_recipe("lama_ctx").as_dict(), "pooler": {"type": "first_word"}})
         model = attentive.train(sst2_small, recipe, overrides=TINY + ["encoder.hidden=8"], show_progress=False)
         [explanation] = model.explain("a gorgeous , witty film")
         assert explanation.attention[0].tolist() == [1.0, 0.0, 0.0, 0.0, 0.0]

@@ -23,7 +23,7 @@ LAYERS = [
     ("models", ["attentive.models"]),
     ("text", ["attentive.text", "attentive.inputs", "attentive.answering", "attentive.augment"]),
     ("data", ["attentive.data"]),
-    ("recipes and folders", ["attentive.recipe_schema", "attentive.recipes", "attentive.folder_config",
+    ("recipes and folders", ["attentive.recipe_schema", "attentive.recipe_types", "attentive.recipes", "attentive.folder_config",
                              "attentive.weights_file", "attentive.row_sparse", "attentive.exported_folder",
                              "attentive.saved",
                              "attentive.output_folder"]),

@@ -156,7 +156,7 @@ def test_pair_models_are_invariant_to_padding_of_either_text(recipe):
 def test_every_shipped_word_level_recipe_builds():
     for name in available_recipes():
         recipe = load_recipe(name, tiny_overrides(name))
-        if recipe["encoder"]["type"] != "pretrained":  # those are built from the package: test_pretrained.py
+        if recipe.encoder.type != "pretrained":  # those are built from the package: test_pretrained.py
             build_model(recipe, vocab_size=30, classes=2)
 
 

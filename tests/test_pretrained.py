@@ -35,8 +35,7 @@ def test_a_frozen_encoder_pools_each_distinct_text_once_while_training(monkeypat
 
     from .conftest import tiny_overrides
 
-    recipe = load_recipe("minilm_frozen")
-    recipe["encoder"]["config"] = pretrained_config()
+    recipe = load_recipe("minilm_frozen").resolved(encoder_config=pretrained_config())
     network = build_model(recipe, vocab_size=30522, classes=2).eval()
     assert network.frozen_below_head
     torch.manual_seed(0)

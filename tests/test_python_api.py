@@ -157,16 +157,16 @@ def test_unknown_recipe_keys_are_errors_naming_them():
     with pytest.raises(AttentiveError, match="--set train.epoch=3: unknown setting train.epoch"):
         load_recipe("lama_ctx", ["train.epoch=3"])
     with pytest.raises(AttentiveError, match="unknown setting tokenizer.min_freq"):
-        load_recipe({**load_recipe("lama_ctx"), "tokenizer": {"min_freq": 2}})
+        load_recipe({**load_recipe("lama_ctx").as_dict(), "tokenizer": {"min_freq": 2}})
 
 
 def test_a_dict_recipe_takes_overrides_and_is_never_changed():
     recipe = load_recipe("ssan_rpr")
     before = copy.deepcopy(recipe)
-    assert load_recipe(recipe, ["train.epochs=2"])["train"]["epochs"] == 2
+    assert load_recipe(recipe.as_dict(), ["train.epochs=2"]).train.epochs == 2
     build_model(recipe, vocab_size=50, classes=2)
-    assert recipe == before, "build_model and load_recipe work on copies"
-    assert isinstance(recipe["head"]["hidden"], str) and "d_model" in recipe["head"]["hidden"]
+    assert recipe == before and recipe.as_dict() == before.as_dict(), "build_model and load_recipe make new ones"
+    assert isinstance(recipe.head.hidden, str) and "d_model" in recipe.head.hidden
 
 
 def test_the_sklearn_estimator_passes_cross_val_score(texts_and_labels):
@@ -198,7 +198,7 @@ def test_the_package_has_no_import_circle():
 
 
 def test_tiny_settings_stay_valid():
-    assert load_recipe("lama_ctx", TINY)["train"]["epochs"] == 2
+    assert load_recipe("lama_ctx", TINY).train.epochs == 2
 
 
 def test_a_model_saved_in_the_first_format_still_loads_and_predicts_the_same():
@@ -229,4 +229,4 @@ def test_the_default_recipe_follows_the_data():
     assert default_recipe_for(data("chicken tikka", aspect="waiter")) == "default_aspect_terms"
     assert default_recipe_for(data(text_pair="another text")) == "default_pair"
     for name in ("default_aspect", "default_aspect_terms", "default_pair"):
-        assert load_recipe(name)["description"].startswith("the default for")
+        assert load_recipe(name).description.startswith("the default for")

@@ -16,7 +16,7 @@ from attentive.errors import AttentiveError
 from attentive.models.aspects import ASPECT_TYPES
 from attentive.models.registry import PARTS, register
 from attentive.models.wide import WIDE_TYPES
-from attentive.recipe_schema import OPTIMIZERS, REGULARISERS, SAMPLERS
+from attentive.recipe_types import OPTIMIZERS, REGULARISERS, SAMPLERS
 from attentive.recipes import available_recipes, load_recipe
 from attentive.text.sources import SOURCES
 from attentive.training import regularisers
@@ -82,19 +82,19 @@ def test_a_type_switched_by_set_is_blamed_for_the_options_the_new_part_does_not_
                                              r"'mean' takes no options\), not 10$"):
         load_recipe("default", ["pooler.type=mean"])
     # a type that builds nothing reads no option, and leaves those of the section's other types alone
-    assert load_recipe("ae_lstm", ["aspect.type=none"])["aspect"] == {"type": "none", "dim": 50,
-                                                                      "append_to_words": True}
-    assert load_recipe("default", ["wide.type=none"])["wide"]["buckets"] == 1048576
+    assert load_recipe("ae_lstm", ["aspect.type=none"]).as_dict()["aspect"] == {"type": "none", "dim": 50,
+                                                                                "append_to_words": True}
+    assert load_recipe("default", ["wide.type=none"]).wide.buckets == 1048576
 
 
 def test_choices_within_their_lists_load():
     recipe = load_recipe("san", ["train.optimizer=Adagrad", "train.regulariser.type=neg_entropy",
                                  "embedder.vectors=distilled + glove", "train.sampler=balanced"])
-    assert recipe["train"]["regulariser"] == {"type": "neg_entropy", "weight": 1.0}
-    assert load_recipe("san", ["train.regulariser=null"])["train"]["regulariser"] is None
-    assert load_recipe("lama", ["train.regulariser.weight=0"])["train"]["regulariser"] == {"weight": 0}
-    assert load_recipe("ssan")["head"]["hidden"] == "d_model"  # a width given in terms of d_model
-    assert load_recipe("lama_pair", ["head.type=gated_pair", "head.offset=1"])["head"]["offset"] == 1
+    assert recipe.as_dict()["train"]["regulariser"] == {"type": "neg_entropy", "weight": 1.0}
+    assert load_recipe("san", ["train.regulariser=null"]).train.regulariser is None
+    assert load_recipe("lama", ["train.regulariser.weight=0"]).as_dict()["train"]["regulariser"] == {"weight": 0}
+    assert load_recipe("ssan").head.hidden == "d_model"  # a width given in terms of d_model
+    assert load_recipe("lama_pair", ["head.type=gated_pair", "head.offset=1"]).head.offset == 1
 
 
 def test_a_registered_part_is_a_choice_and_its_constructor_gives_its_options():
@@ -103,9 +103,9 @@ def test_a_registered_part_is_a_choice_and_its_constructor_gives_its_options():
             super().__init__(input_dim)
 
     register("pooler", "first_word")(FirstWordPooler)
-    base = load_recipe("lama_ctx")
+    base = load_recipe("lama_ctx").as_dict()
     try:
-        assert load_recipe({**base, "pooler": {"type": "first_word", "position": 2}})["pooler"]["position"] == 2
+        assert load_recipe({**base, "pooler": {"type": "first_word", "position": 2}}).pooler.position == 2
         with pytest.raises(AttentiveError, match="pooler.heads must be left out .pooler type 'first_word' takes "
                                                  "position., not 10"):
             load_recipe("lama_ctx", ["pooler.type=first_word"])
@@ -142,7 +142,7 @@ def test_the_regularisers_penalties_are_the_ones_their_names_say():
 
 @pytest.mark.parametrize("name", available_recipes() + [str(path) for path in BENCHMARK_RECIPES])
 def test_every_shipped_and_benchmark_recipe_loads(name):
-    assert load_recipe(name)["name"]
+    assert load_recipe(name).name
 
 
 def test_benchmark_recipes_are_found():

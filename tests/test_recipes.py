@@ -12,27 +12,27 @@ from attentive.recipes import available_recipes, load_recipe
 def test_shipped_recipes_load_with_defaults():
     assert {"lama", "lama_ctx"} <= set(available_recipes())
     recipe = load_recipe("lama_ctx")
-    assert recipe["pooler"] == {"type": "lama", "heads": 10, "context": "document", "score_scale": 5}
-    assert recipe["tokenizer"]["min_frequency"] == 5  # LAMA paper §4.3
+    assert recipe.as_dict()["pooler"] == {"type": "lama", "heads": 10, "context": "document", "score_scale": 5}
+    assert recipe.tokenizer.min_frequency == 5  # LAMA paper §4.3
 
 
 def test_overrides_parse_yaml_values():
     recipe = load_recipe("lama", ["pooler.heads=5", "train.optimizer=adagrad", "embedder.word2vec_extra=null"])
-    assert recipe["pooler"]["heads"] == 5 and recipe["train"]["optimizer"] == "adagrad"
-    assert recipe["embedder"]["word2vec_extra"] is None
+    assert recipe.pooler.heads == 5 and recipe.train.optimizer == "adagrad"
+    assert recipe.embedder.word2vec_extra is None
 
 
 def test_overrides_read_exponent_numbers_without_a_dot_as_floats():
     recipe = load_recipe("ssan", ["train.eps=1e-8", "train.lr=2E-3", "tokenizer.lowercase=false",
                                   "embedder.word2vec_extra=nan"])
-    assert recipe["train"]["eps"] == 1e-8 and recipe["train"]["lr"] == 2e-3
-    assert recipe["embedder"]["word2vec_extra"] == "nan"  # text stays text
-    assert recipe["tokenizer"]["lowercase"] is False
+    assert recipe.train.eps == 1e-8 and recipe.train.lr == 2e-3
+    assert recipe.embedder.word2vec_extra == "nan"  # text stays text
+    assert recipe.tokenizer.lowercase is False
 
 
 def test_nested_override_reaches_into_a_group():
     recipe = load_recipe("san", ["train.regulariser.weight=0"])
-    assert recipe["train"]["regulariser"] == {"type": "frobenius", "weight": 0}
+    assert recipe.train.regulariser.type == "frobenius" and recipe.train.regulariser.weight == 0
 
 
 @pytest.mark.parametrize("bad", ["heads=5", "nosuch.heads=5", "pooler.heads"])
@@ -51,20 +51,16 @@ def test_ssan_widths_and_learning_rate_follow_d_model_as_the_paper_sets_them(d_m
     """SSAN paper §4: lr 0.15/0.125/0.1/0.1/0.05 for d_model 50/100/200/300/600 (nearest listed size otherwise); the
     sentence vector is d_model wide, the Transformer's feed-forward 4 d_model."""
     from attentive.models.classifier import build_model
-    from attentive.models.d_model import resolve_d_model
 
-    recipe = resolve_d_model(load_recipe("transformer_rpr", [f"embedder.dim={d_model}", "embedder.vectors=random"]),
-                             d_model)  # as training does before building the model
-    build_model(recipe, vocab_size=20, classes=2)
-    assert recipe["train"]["lr"] == rate
-    assert recipe["head"]["hidden"] == d_model and recipe["encoder"]["ff"] == 4 * d_model
+    recipe = load_recipe("transformer_rpr", [f"embedder.dim={d_model}", "embedder.vectors=random"]).resolved()
+    build_model(recipe, vocab_size=20, classes=2)  # as training does, with the recipe resolved for its width
+    assert recipe.train.lr == rate
+    assert recipe.head.hidden == d_model and recipe.encoder.ff == 4 * d_model
 
 
 def test_an_explicit_learning_rate_or_width_wins_over_the_d_model_table():
-    from attentive.models.d_model import resolve_d_model
-
-    recipe = resolve_d_model(load_recipe("ssan", ["train.lr=0.3", "head.hidden=7"]), 300)
-    assert recipe["train"]["lr"] == 0.3 and recipe["head"]["hidden"] == 7
+    recipe = load_recipe("ssan", ["train.lr=0.3", "head.hidden=7"]).resolved(dim=300)
+    assert recipe.train.lr == 0.3 and recipe.head.hidden == 7 and recipe.embedder.dim == 300
 
 
 # Recipe files a user (or an attacker) wrote: one line naming the file and the key, exit 2, before anything expands.
@@ -101,7 +97,7 @@ def test_unknown_top_level_keys_are_refused_naming_them(tmp_path):
     with pytest.raises(AttentiveError, match=r"extra.yaml: unknown top-level key 'extra' \(a recipe holds tokenizer"):
         load_recipe(str(path))
     with pytest.raises(AttentiveError, match="recipe: unknown top-level key 'extra'"):
-        load_recipe({**load_recipe("lama_ctx"), "extra": [1]})
+        load_recipe({**load_recipe("lama_ctx").as_dict(), "extra": [1]})
 
 
 @pytest.mark.parametrize("text, message", [
@@ -141,8 +137,26 @@ def test_a_recipe_loads_equal_twice_and_building_and_training_leave_it_unchanged
                  "tokenizer.prune_pieces=false", "tokenizer.keep_known=false"]
     loaded = load_recipe(recipe, overrides)
     assert loaded == load_recipe(recipe, overrides)
-    kept = copy.deepcopy(loaded)
+    kept, dump = copy.deepcopy(loaded), copy.deepcopy(loaded.as_dict())  # its nested tables (lr by d_model) too
     build_model(loaded, vocab_size=50, classes=2)
-    assert loaded == kept
+    assert loaded == kept and loaded.as_dict() == dump
     model = attentive.train(sst2_small, loaded, show_progress=False)
-    assert loaded == kept and model.config["recipe"]["name"] == kept["name"]
+    assert loaded == kept and loaded.as_dict() == dump and model.config["recipe"]["name"] == kept.name
+    saved = model.config["recipe"]  # config.json's: the derived values resolved, on a new recipe
+    assert isinstance(saved["head"].get("hidden", 0), int) and isinstance(saved["train"]["lr"], float)
+    assert load_recipe(saved) == loaded.resolved()
+
+
+def test_a_loaded_recipe_is_frozen_typed_and_its_dump_loads_back_equal():
+    import pydantic
+
+    from attentive.recipe_types import Recipe
+
+    recipe = load_recipe("lama_ctx", ["pooler.heads=4"])
+    assert isinstance(recipe, Recipe) and recipe.pooler.heads == 4 and recipe.train.lr == 0.001
+    for section, key in [(recipe, "name"), (recipe.train, "lr"), (recipe.pooler, "heads")]:
+        with pytest.raises(pydantic.ValidationError, match="frozen"):
+            setattr(section, key, 1)
+    assert load_recipe(recipe.as_dict()) == recipe == load_recipe(recipe)
+    assert load_recipe("lama_ctx") != recipe and hash(recipe) == hash(load_recipe("lama_ctx", ["pooler.heads=4"]))
+    assert recipe.resolved(dim=7) != recipe and recipe.resolved(dim=7).embedder.dim == 7 and recipe.embedder.dim == 100

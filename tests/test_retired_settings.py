@@ -30,7 +30,7 @@ def _other(neutral):
 def test_a_retired_setting_at_its_neutral_value_is_dropped_from_a_recipe(key):
     section, name = key.split(".")
     recipe = load_recipe("lama", [f"{key}={json.dumps(RETIRED[key])}"])
-    assert name not in recipe.get(section, {})
+    assert name not in recipe.as_dict().get(section, {})
 
 
 @pytest.mark.parametrize("key", sorted(RETIRED))

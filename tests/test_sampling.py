@@ -10,6 +10,7 @@ import pytest
 
 import attentive
 from attentive.errors import AttentiveError
+from attentive.recipe_types import Train
 from attentive.recipes import load_recipe
 from attentive.text.encoding import POOL_BATCHES
 from attentive.training import loop
@@ -73,7 +74,7 @@ def test_the_draw_is_seeded_and_deterministic():
 def test_every_rank_seeded_alike_draws_the_same_plan_and_the_shards_cover_it(monkeypatch):
     from attentive.training import distributed
 
-    cfg = {"batch_size": 16, "sampler": "balanced"}
+    cfg = Train(batch_size=16, sampler="balanced")
     items = [[1] * n for n in LENGTHS]
     shards = []
     for rank in range(2):  # each rank's generator is seeded from the recipe's seed, as seed_everything does
@@ -87,11 +88,11 @@ def test_every_rank_seeded_alike_draws_the_same_plan_and_the_shards_cover_it(mon
 
 def test_the_default_sampler_is_unchanged_and_balanced_is_chosen_by_the_setting():
     items = [[1] * n for n in LENGTHS]
-    shuffled = loop.pass_batches(items, {"batch_size": 16}, np.random.default_rng(5), SKEWED)
+    shuffled = loop.pass_batches(items, Train(batch_size=16), np.random.default_rng(5), SKEWED)
     assert sorted(np.concatenate(shuffled).tolist()) == list(range(len(SKEWED)))  # every row once
-    named = loop.pass_batches(items, {"batch_size": 16, "sampler": "shuffle"}, np.random.default_rng(5), SKEWED)
+    named = loop.pass_batches(items, Train(batch_size=16, sampler="shuffle"), np.random.default_rng(5), SKEWED)
     assert [b.tolist() for b in named] == [b.tolist() for b in shuffled]
-    balanced = loop.pass_batches(items, {"batch_size": 16, "sampler": "balanced"}, np.random.default_rng(5), SKEWED)
+    balanced = loop.pass_batches(items, Train(batch_size=16, sampler="balanced"), np.random.default_rng(5), SKEWED)
     assert _counts(np.concatenate(balanced))[3] >= len(SKEWED) // 4
 
 
@@ -107,8 +108,8 @@ def test_unlabelled_rows_are_kept_once_each_and_bad_labels_are_one_line():
 
 
 def test_the_setting_is_declared_with_a_default_and_a_bad_value_is_one_line():
-    assert load_recipe("default")["train"]["sampler"] == "shuffle"
-    assert load_recipe("default", ["train.sampler=balanced"])["train"]["sampler"] == "balanced"
+    assert load_recipe("default").train.sampler == "shuffle"
+    assert load_recipe("default", ["train.sampler=balanced"]).train.sampler == "balanced"
     for bad in ("train.sampler=oversample", "train.sampler=1", "train.sampler=[balanced]"):
         with pytest.raises(AttentiveError) as caught:
             load_recipe("default", [bad])

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import yaml
 
-from attentive.recipe_schema import PART_SETTINGS, PARTS, SETTINGS
-from attentive.recipes import DEFAULTS, OPTIONAL_KEYS, RECIPE_DIR
+from attentive.recipe_types import PART_OPTIONS, section_fields
+from attentive.recipes import RECIPE_DIR, SECTIONS
 
 BENCHMARKS = Path(__file__).parent.parent / "benchmarks"
 
@@ -44,16 +44,15 @@ def _named_by_shipped_recipes() -> set[str]:
 
 
 def _known_settings() -> set[str]:
-    known = set(SETTINGS) | {f"{section}.{key}" for section, values in DEFAULTS.items() for key in values}
-    known |= {f"{section}.{key}" for section, keys in OPTIONAL_KEYS.items() for key in keys}
-    return known
+    return {f"{section}.{key}" for section in SECTIONS for key in section_fields(section) if key != "type"}
 
 
 def test_every_setting_is_used_by_a_shipped_recipe_a_default_or_a_reported_row():
     named = _named_by_shipped_recipes()
     unused = sorted(key for key in _known_settings() - named - set(KEPT_FOR_ROWS) - set(CARRIED_DEFAULTS))
     assert not unused, f"settings no shipped recipe or reported row uses: {unused}"
-    parts_unused = sorted(name for name in PART_SETTINGS if not any(f"{part}.{name}" in named for part in PARTS))
+    parts = [section for section in SECTIONS if not section_fields(section)]
+    parts_unused = sorted(name for name in PART_OPTIONS if not any(f"{part}.{name}" in named for part in parts))
     assert not parts_unused, f"part settings no shipped recipe uses: {parts_unused}"
 
 

@@ -87,7 +87,7 @@ def test_an_unknown_vector_source_is_named_in_the_error():
     from attentive.text.sources import source_names
 
     with pytest.raises(AttentiveError, match="'glove2'"):
-        source_names({"vectors": "distilled+glove2"})
+        source_names("distilled+glove2")
 
 
 def test_the_default_path_trains_on_the_bundled_sample_with_no_word_lost(sst2_small, tmp_path):

@@ -2,7 +2,6 @@
 recipe."""
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 
 import numpy as np
@@ -10,13 +9,12 @@ import torch
 from torch import nn
 
 from ..errors import AttentiveError
-from .aspects import ASPECT_TYPES, AspectEmbedder, aspect_input
-from .d_model import resolve_d_model
+from .aspects import AspectEmbedder, aspect_input
 from .embedders import WordEmbedder
 from .encoders import IdentityEncoder
 from .heads import MLPHead
 from .parts import Encoded, Encoder, Head, Pooler
-from .registry import part
+from .registry import PARTS
 from .wide import WIDE_TYPES, NgramChannel
 
 
@@ -194,40 +192,30 @@ def with_wide(output: Output, wide: NgramChannel | None, ids: torch.Tensor, mask
     return output
 
 
-def _options(section: dict) -> dict:
-    return {key: value for key, value in section.items() if key != "type"}
-
-
-def _aspect_part(section: dict, aspects: int, word_dim: int | None) -> AspectEmbedder | None:
-    kind = section.get("type", "none")
-    if kind not in ASPECT_TYPES:  # a recipe given to build_model unchecked (load_recipe refuses it)
-        raise AttentiveError(f"unknown aspect type {kind!r}; known: {', '.join(ASPECT_TYPES)}")
-    if kind in ("none", "ignore"):
+def _aspect_part(section, aspects: int, word_dim: int | None) -> AspectEmbedder | None:
+    if section.type in ("none", "ignore"):
         return None
-    if kind == "words" and word_dim is None:
+    if section.type == "words" and word_dim is None:
         raise AttentiveError("aspect type 'words' needs the model's own word vectors (an embedder)")
-    return AspectEmbedder(kind, aspects=aspects, dim=section.get("dim", 0), word_dim=word_dim or 0,
-                          append_to_words=section.get("append_to_words", False))
+    return AspectEmbedder(section.type, aspects=aspects, word_dim=word_dim or 0, **section.options)
 
 
-def build_model(recipe: dict, vocab_size: int, classes: int, vectors: np.ndarray | None = None,
+def build_model(recipe, vocab_size: int, classes: int, vectors: np.ndarray | None = None,
                 aspects: int = 0) -> TextClassifier:
-    """Assemble the model a recipe describes. `vectors` (vocab_size x dim) initialises the embedding table;
-    `aspects` is the number of aspect categories a learned aspect table holds. Settings the recipe gives in terms of
-    d_model (the word-vector size) are resolved on a copy: the caller's recipe is left as it is (training resolves
-    them itself with `resolve_d_model`, so that config.json holds numbers)."""
-    recipe = copy.deepcopy(recipe)
-    emb = recipe["embedder"]
-    if emb.get("type") == "none":  # the encoder takes token ids itself (a pretrained Transformer)
+    """Assemble the model a recipe (a recipe_types.Recipe, checked when it was loaded) describes. `vectors`
+    (vocab_size x dim) initialises the embedding table; `aspects` is the number of aspect categories a learned aspect
+    table holds. Settings the recipe gives in terms of d_model (the word-vector size) are read from
+    `recipe.resolved(dim)`, a new recipe: the caller's is left as it is."""
+    emb = recipe.embedder
+    if emb.type == "none":  # the encoder takes token ids itself (a pretrained Transformer)
         embedder, dim = nn.Identity(), None
     else:
-        dim = vectors.shape[1] if vectors is not None else emb["dim"]
-        embedder = WordEmbedder(vocab_size, dim, dropout=emb.get("dropout", 0.0), initial=vectors,
-                                trainable=emb.get("trainable", True))
-        resolve_d_model(recipe, dim)
-    aspect = _aspect_part(recipe.get("aspect", {}), aspects, dim)
-    pooler_options = _options(recipe["pooler"])
-    pooler_type = part("pooler", recipe["pooler"])
+        dim = vectors.shape[1] if vectors is not None else emb.dim
+        embedder = WordEmbedder(vocab_size, dim, dropout=emb.dropout, initial=vectors, trainable=emb.trainable)
+        recipe = recipe.resolved(dim=dim)
+    aspect = _aspect_part(recipe.aspect, aspects, dim)
+    pooler_options = recipe.pooler.options
+    pooler_type = PARTS["pooler"][recipe.pooler.type]
     if pooler_type.wants_aspect(pooler_options):
         if aspect is None:
             raise AttentiveError("this pooler attends with the aspect: the recipe needs an aspect section "
@@ -235,35 +223,22 @@ def build_model(recipe: dict, vocab_size: int, classes: int, vectors: np.ndarray
         pooler_options["aspect_dim"] = aspect.output_dim
     try:
         encoder_input = dim + aspect.output_dim if aspect is not None and aspect.append_to_words else dim
-        encoder = part("encoder", recipe["encoder"])(encoder_input, **_options(recipe["encoder"]))
+        encoder = PARTS["encoder"][recipe.encoder.type](encoder_input, **recipe.encoder.options)
         pooler = pooler_type(encoder.output_dim, **pooler_options)
-        head_type = part("head", recipe["head"])
+        head_type = PARTS["head"][recipe.head.type]
         rows = {"rows": pooler.heads} if head_type.needs_rows else {}  # it reads M = A H row by row
-        head = head_type(pooler.output_dim, classes, **rows, **_options(recipe["head"]))
-    except TypeError as exc:  # an option the part does not take
+        head = head_type(pooler.output_dim, classes, **rows, **recipe.head.options)
+        wide = _wide_part(recipe.wide, vocab_size, classes, is_pair=head.takes_pair)
+    except TypeError as exc:  # an option a part taking any keyword (`**options`) does not understand
         raise AttentiveError(f"recipe option not understood: {exc}") from None
     except ValueError as exc:  # a part's own check of its options
         raise AttentiveError(f"recipe: {exc}") from None
-    wide = _wide_part(recipe.get("wide", {}), vocab_size, classes, is_pair=head.takes_pair)
     return TextClassifier(embedder, encoder, pooler, head, aspect, wide)
 
 
-def _wide_part(section: dict, vocab_size: int, classes: int, is_pair: bool) -> NgramChannel | None:
-    kind = section.get("type", "none")
-    if kind not in WIDE_TYPES:  # a recipe given to build_model unchecked (load_recipe refuses it)
-        raise AttentiveError(f"unknown wide type {kind!r}; known: {', '.join(WIDE_TYPES)}")
-    if WIDE_TYPES[kind] is None:
+def _wide_part(section, vocab_size: int, classes: int, is_pair: bool) -> NgramChannel | None:
+    if WIDE_TYPES[section.type] is None:
         return None
     if is_pair:
-        raise AttentiveError(f"wide.type {kind} reads a single text: pair recipes take none")
-    return _optional_part(WIDE_TYPES[kind], section, vocab_size, classes)
-
-
-def _optional_part(constructor, section: dict, *args):
-    """An optional part (wide) built from its recipe section, its errors made recipe errors."""
-    try:
-        return constructor(*args, **_options(section))
-    except TypeError as exc:  # an option the part does not take
-        raise AttentiveError(f"recipe option not understood: {exc}") from None
-    except ValueError as exc:  # the part's own check of its options
-        raise AttentiveError(f"recipe: {exc}") from None
+        raise AttentiveError(f"wide.type {section.type} reads a single text: pair recipes take none")
+    return WIDE_TYPES[section.type](vocab_size, classes, **section.options)

@@ -2,7 +2,7 @@
 tables (attentive/models/registry.py PARTS, aspects.py ASPECT_TYPES, wide.py WIDE_TYPES) and the constructors'
 signatures, checked against a recipe.
 
-The recipe schema (attentive/recipe_schema.py) bounds the settings every recipe shares; a part's own options
+The typed recipe (attentive/recipe_types.py) bounds the settings every recipe shares; a part's own options
 (`pooler.score_scale`, `head.features`, `encoder.cell`, ...) are typed in its constructor's signature, so a recipe
 giving `pooler.score_scale=abc`, `pooler.type=lamma` or `pooler.foo=1` is refused in one line before any data is
 read, rather than failing deep inside PyTorch (or, for a flag, being silently taken as true) once the vectors are
@@ -95,16 +95,17 @@ def options_of(constructor: Callable) -> list[str] | None:
             and parameter.kind is not inspect.Parameter.VAR_POSITIONAL]
 
 
-def part_problems(recipe: dict, skip: typing.Container[str] = ()) -> list[tuple[str, str]]:
-    """(key, what it must be) for each part section of the recipe naming a type that is none of its family's, each
-    option its part's constructor does not take, and each option that does not fit the type the constructor declares
-    (keys in `skip`, typed by the schema, are not type-checked here). A type that builds no part (aspect none, wide
+def part_problems(recipe, skip: typing.Container[str] = ()) -> list[tuple[str, str]]:
+    """(key, what it must be) for each part section of the recipe (a recipe_types.Recipe, whose part sections hold a
+    `type` and `options`) naming a type that is none of its family's, each option its part's constructor does not
+    take, and each option that does not fit the type the constructor declares (options named in `skip`, typed by the
+    recipe, are not type-checked here). A type that builds no part (aspect none, wide
     none) reads no option, and takes those of its section's other types: `--set wide.type=none` leaves wide.buckets.
     A constructor taking any keyword (`**options`) takes any option."""
     found = []
     for family, types_ in part_sections().items():
-        section = recipe.get(family) or {}
-        kind = section.get("type", None if family in FAMILIES else "none")
+        section = getattr(recipe, family)
+        kind = section.type
         if not isinstance(kind, str) or kind not in types_:
             found.append((f"{family}.type", one_of(types_)))
             continue
@@ -115,12 +116,10 @@ def part_problems(recipe: dict, skip: typing.Container[str] = ()) -> list[tuple[
         else:
             options, taker = options_of(types_[kind]), f"{family} type {kind!r}"
             hints = typing.get_type_hints(signature_of(types_[kind]))
-        for name, value in section.items():
+        for name, value in section.options.items():
             key = f"{family}.{name}"
-            if name == "type":
-                continue
             if options is not None and name not in options:
                 found.append((key, left_out(taker, options)))
-            elif key not in skip and name in hints and not accepts(hints[name], value):
+            elif name not in skip and name in hints and not accepts(hints[name], value):
                 found.append((key, describe(hints[name])))
     return found

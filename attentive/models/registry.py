@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..errors import AttentiveError
 from .aspects import AspectAttentionPooler
 from .encoders import ENCODERS
 from .heads import HEADS
@@ -31,11 +30,3 @@ def register(family: str, name: str) -> Callable:
         return part
 
     return add
-
-
-def part(family: str, section: dict) -> Callable:
-    """The constructor a recipe section names with its `type`."""
-    kind = section.get("type")
-    if kind not in PARTS[family]:
-        raise AttentiveError(f"unknown {family} type {kind!r}; known: {', '.join(sorted(PARTS[family]))}")
-    return PARTS[family][kind]

@@ -27,8 +27,9 @@ from .tokenizer import PAD, PAD_ID, UNK, UNK_ID, build_tokenizer, is_piece, toke
 SOURCES = ("word2vec", "glove", "distilled", "random")
 
 
-def source_names(embedder: dict) -> list[str]:
-    names = [name.strip() for name in str(embedder["vectors"]).split("+")]
+def source_names(vectors: str) -> list[str]:
+    """The sources an `embedder.vectors` names ("distilled+glove"); one line naming an unknown one."""
+    names = [name.strip() for name in str(vectors).split("+")]
     unknown = [name for name in names if name not in SOURCES]
     if unknown:
         raise AttentiveError(f"unknown embedder.vectors {unknown[0]!r} ({', '.join(SOURCES)}, or several joined by +)")
@@ -52,24 +53,24 @@ def known_to(names: list[str]) -> Callable[[str], bool] | None:
     return known.__contains__ if known else None
 
 
-def build_vocabulary(recipe: dict, texts: list[str]) -> Tokenizer:
-    tok = recipe["tokenizer"]
-    names = source_names(recipe["embedder"])
-    keep = known_to(names) if tok.get("keep_known") else None
-    pieces = encoder_pieces() if tok.get("pieces") else None
-    return build_tokenizer(texts, tok["min_frequency"], tok["lowercase"], tok.get("max_vocab"), keep, pieces,
-                           prune=bool(tok.get("prune_pieces")))
+def build_vocabulary(recipe, texts: list[str]) -> Tokenizer:
+    """The word-level vocabulary of a recipe's (recipe_types.Recipe) tokenizer section over `texts`."""
+    tok = recipe.tokenizer
+    keep = known_to(source_names(recipe.embedder.vectors)) if tok.keep_known else None
+    pieces = encoder_pieces() if tok.pieces else None
+    return build_tokenizer(texts, tok.min_frequency, tok.lowercase, tok.max_vocab, keep, pieces,
+                           prune=tok.prune_pieces)
 
 
-def initial_vectors(recipe: dict, tokenizer: Tokenizer, texts: list[str], dataset_name: str,
+def initial_vectors(recipe, tokenizer: Tokenizer, texts: list[str], dataset_name: str,
                     corpus_extra: Callable[[str], list[str]], rng: np.random.Generator) -> WordVectors:
     """The initial embedding table of every source the recipe names, rescaled and concatenated."""
-    emb = recipe["embedder"]
+    emb = recipe.embedder
     parts = [one_source(name, recipe, tokenizer, texts, dataset_name, corpus_extra, rng)
-             for name in source_names(emb)]
-    if emb.get("scale"):
+             for name in source_names(emb.vectors)]
+    if emb.scale:
         for part in parts:
-            rescale(part.matrix, float(emb["scale"]))
+            rescale(part.matrix, float(emb.scale))
     if len(parts) == 1:
         return parts[0]
     found = np.any([p.found if p.found is not None else np.zeros(len(p.matrix), bool) for p in parts], axis=0)
@@ -86,26 +87,26 @@ def rescale(matrix: np.ndarray, std: float) -> None:
         matrix[rows] *= std / current
 
 
-def one_source(name: str, recipe: dict, tokenizer: Tokenizer, texts: list[str], dataset_name: str,
+def one_source(name: str, recipe, tokenizer: Tokenizer, texts: list[str], dataset_name: str,
                corpus_extra: Callable[[str], list[str]], rng: np.random.Generator) -> WordVectors:
-    emb, tok = recipe["embedder"], recipe["tokenizer"]
+    emb, tok = recipe.embedder, recipe.tokenizer
     if name == "random":
-        return WordVectors(random_matrix(tokenizer.get_vocab_size(), emb["dim"], rng), 0.0, "random")
+        return WordVectors(random_matrix(tokenizer.get_vocab_size(), emb.dim, rng), 0.0, "random")
     if name == "glove":
-        return load_glove(tokenizer, emb.get("glove_path"), rng)
+        return load_glove(tokenizer, emb.glove_path, rng)
     if name == "distilled":
-        return distilled_vectors(tokenizer, texts, emb.get("distilled_dim", 256))
-    extra = emb.get("word2vec_extra")
+        return distilled_vectors(tokenizer, texts, emb.distilled_dim)
+    extra = emb.word2vec_extra
 
     def corpus() -> list[str]:  # read only when the vectors are not cached
         return list(texts) + (corpus_extra(extra) if extra else [])
 
     content = hashlib.sha256("\n".join(texts).encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    key = f"{dataset_name}:{content}+{extra}|{tok['min_frequency']}|{tok['lowercase']}|{tok.get('max_vocab')}"
+    key = f"{dataset_name}:{content}+{extra}|{tok.min_frequency}|{tok.lowercase}|{tok.max_vocab}"
     # one word2vec per corpus (its own seed, not the model's), so that model seeds share the vectors; keyed by the
     # texts' content, so another file with as many rows does not reuse them
-    return train_word2vec(tokenizer, corpus, dim=emb["dim"], seed=emb["word2vec_seed"],
-                          epochs=emb["word2vec_epochs"], min_count=tok["min_frequency"], cache_key=key, rng=rng)
+    return train_word2vec(tokenizer, corpus, dim=emb.dim, seed=emb.word2vec_seed,
+                          epochs=emb.word2vec_epochs, min_count=tok.min_frequency, cache_key=key, rng=rng)
 
 
 def distilled_vectors(tokenizer: Tokenizer, texts: list[str], dim: int) -> WordVectors:

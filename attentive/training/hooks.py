@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 import torch
 
+from ..recipe_types import Train
 from .averaging import averaged_weights, ema_decay, weight_average
 
 
@@ -58,9 +59,9 @@ class MovingAverage(StepHook):
         self.average.load_state_dict(state)
 
 
-def hooks_from(model: torch.nn.Module, cfg: dict, batches_per_epoch: int) -> list[StepHook]:
+def hooks_from(model: torch.nn.Module, cfg: Train, batches_per_epoch: int) -> list[StepHook]:
     """The step hooks a recipe's `train` section asks for: the moving average with `ema_epochs`. `model` must already
     be on its training device."""
-    if not cfg.get("ema_epochs"):
+    if not cfg.ema_epochs:
         return []
-    return [MovingAverage(model, ema_decay(cfg["ema_epochs"], batches_per_epoch))]
+    return [MovingAverage(model, ema_decay(cfg.ema_epochs, batches_per_epoch))]

@@ -22,6 +22,7 @@ from ..data.batching import Item, collate, iterate
 from ..inference import predict_probabilities
 from ..errors import AttentiveError
 from ..evaluate import macro_f1
+from ..recipe_types import Train
 from . import distributed, sampling
 from .checkpoint import TrainingState, capture_rng, restore_rng
 from .frozen import FrozenPooling
@@ -41,14 +42,14 @@ class History:
         return [e["seconds"] for e in self.epochs]
 
 
-def parameter_groups(model: torch.nn.Module, cfg: dict) -> list[dict]:
+def parameter_groups(model: torch.nn.Module, cfg: Train) -> list[dict]:
     """The trainable parameters; a wide-and-deep model's n-gram channel in a group of its own at `train.wide_lr`
     (a linear model over sparse n-grams wants a far larger step than the network, as fastText's does)."""
     wide = getattr(model, "wide", None)
-    wide_ids = {id(p) for p in wide.parameters()} if wide is not None and cfg.get("wide_lr") else set()
+    wide_ids = {id(p) for p in wide.parameters()} if wide is not None and cfg.wide_lr else set()
     groups = [{"params": [p for p in model.parameters() if p.requires_grad and id(p) not in wide_ids]}]
     if wide_ids:
-        groups.append({"params": [p for p in wide.parameters() if p.requires_grad], "lr": cfg["wide_lr"]})
+        groups.append({"params": [p for p in wide.parameters() if p.requires_grad], "lr": cfg.wide_lr})
     return groups
 
 
@@ -59,44 +60,44 @@ def _can_fuse(model: torch.nn.Module) -> bool:
     return all(p.device.type in ("cpu", "cuda") and p.dtype.is_floating_point for p in model.parameters())
 
 
-def make_optimizer(model: torch.nn.Module, cfg: dict) -> torch.optim.Optimizer:
-    """The optimizer `train.optimizer` names (one of recipe_schema.OPTIMIZERS, in any case: the recipe was checked
+def make_optimizer(model: torch.nn.Module, cfg: Train) -> torch.optim.Optimizer:
+    """The optimizer `train.optimizer` names (one of recipe_types.OPTIMIZERS, in any case: the recipe was checked
     when it was loaded): ADADELTA or Adagrad where it says so, else Adam, the default."""
     params = parameter_groups(model, cfg)
-    name = cfg["optimizer"].lower()
+    name = cfg.optimizer.lower()
     if name == "adadelta":
-        return torch.optim.Adadelta(params, lr=cfg["lr"], rho=cfg["rho"], eps=cfg["eps"],
-                                    weight_decay=cfg["weight_decay"])
+        return torch.optim.Adadelta(params, lr=cfg.lr, rho=cfg.rho, eps=cfg.eps,
+                                    weight_decay=cfg.weight_decay)
     if name == "adagrad":
-        return torch.optim.Adagrad(params, lr=cfg["lr"], weight_decay=cfg["weight_decay"])
-    return torch.optim.Adam(params, lr=cfg["lr"], weight_decay=cfg["weight_decay"], fused=_can_fuse(model))
+        return torch.optim.Adagrad(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
+    return torch.optim.Adam(params, lr=cfg.lr, weight_decay=cfg.weight_decay, fused=_can_fuse(model))
 
 
-def epoch_count(cfg: dict, train_size: int) -> int:
+def epoch_count(cfg: Train, train_size: int) -> int:
     """`train.epochs`, cut on large data so that the run makes about `train.max_updates` gradient steps: the number
     of epochs is ceil(max_updates / batches per epoch), at least 1. Patience counts epochs, and one epoch of a
     338,000-headline set is 5,300 steps, more than a whole 10-epoch run on any other visible dataset."""
-    if not cfg.get("max_updates"):
-        return cfg["epochs"]
-    return max(1, min(cfg["epochs"], math.ceil(cfg["max_updates"] / batches_per_pass(cfg, train_size))))
+    if not cfg.max_updates:
+        return cfg.epochs
+    return max(1, min(cfg.epochs, math.ceil(cfg.max_updates / batches_per_pass(cfg, train_size))))
 
 
-def batches_per_pass(cfg: dict, train_size: int) -> int:
+def batches_per_pass(cfg: Train, train_size: int) -> int:
     """The number of batches an epoch trains on: `batches_per_epoch` where set, else one pass over the data."""
-    return cfg.get("batches_per_epoch") or math.ceil(train_size / cfg["batch_size"])
+    return cfg.batches_per_epoch or math.ceil(train_size / cfg.batch_size)
 
 
-def pass_batches(train_ids: Sequence[Item], cfg: dict, rng: np.random.Generator,
+def pass_batches(train_ids: Sequence[Item], cfg: Train, rng: np.random.Generator,
                  labels: Sequence[int] | None = None) -> list[np.ndarray]:
     """One epoch's batches, in training order: every text once, shuffled; with `train.sampler: balanced`, as many
     rows drawn class-balanced from the class ids `labels` (attentive/training/sampling.py); with
     `batches_per_epoch`, that many batches drawn at random with replacement (SSAN's training)."""
-    if cfg.get("sampler") == sampling.BALANCED:
-        batches = sampling.balanced_batches([len(item) for item in train_ids], labels, cfg["batch_size"], rng)
+    if cfg.sampler == sampling.BALANCED:
+        batches = sampling.balanced_batches([len(item) for item in train_ids], labels, cfg.batch_size, rng)
     else:
-        batches = list(iterate(train_ids, cfg["batch_size"], shuffle=True, rng=rng))
-    if cfg.get("batches_per_epoch"):
-        batches = [batches[i] for i in rng.integers(len(batches), size=cfg["batches_per_epoch"])]
+        batches = list(iterate(train_ids, cfg.batch_size, shuffle=True, rng=rng))
+    if cfg.batches_per_epoch:
+        batches = [batches[i] for i in rng.integers(len(batches), size=cfg.batches_per_epoch)]
     return batches
 
 
@@ -143,7 +144,7 @@ def forward_batch(model: torch.nn.Module, batch: np.ndarray, train_ids: Sequence
 
 
 def train_epoch(model: torch.nn.Module, batches: list[np.ndarray], train_ids: Sequence[Item], labels: torch.Tensor,
-                optimizer: torch.optim.Optimizer, cfg: dict, device, advance: Callable[[float], None],
+                optimizer: torch.optim.Optimizer, cfg: Train, device, advance: Callable[[float], None],
                 terms: Sequence[LossTerm], hooks: Sequence[StepHook] = (), stepped: torch.nn.Module | None = None
                 ) -> dict:
     """One pass over `batches`: the sum of the loss `terms`, clipped gradient steps, each followed by every hook's
@@ -163,8 +164,8 @@ def train_epoch(model: torch.nn.Module, batches: list[np.ndarray], train_ids: Se
             loss = value if loss is None else loss + value
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
-        if cfg.get("clip"):
-            torch.nn.utils.clip_grad_norm_(model.parameters(), cfg["clip"])
+        if cfg.clip:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.clip)
         optimizer.step()
         for hook in hooks:
             hook.after_step(stepped)
@@ -179,11 +180,11 @@ def train_epoch(model: torch.nn.Module, batches: list[np.ndarray], train_ids: Se
 
 
 def _has_unused_parameters(model: torch.nn.Module, train_ids: Sequence[Item], labels: torch.Tensor,
-                           terms: Sequence[LossTerm], cfg: dict, device) -> bool:
+                           terms: Sequence[LossTerm], cfg: Train, device) -> bool:
     """Whether a training step on the first batch leaves some trainable parameter without a gradient (DDP must then
     be told to look for such parameters after every forward). The step's randomness (dropout) is drawn from a
     forked generator, so training afterwards draws what it would have drawn without this probe."""
-    batch = np.arange(min(cfg["batch_size"], len(train_ids)))
+    batch = np.arange(min(cfg.batch_size, len(train_ids)))
     with torch.random.fork_rng(devices=[device] if str(device).startswith("cuda") else []):
         model.train()
         out, target, inputs = forward_batch(model, batch, train_ids, labels, device)
@@ -194,7 +195,7 @@ def _has_unused_parameters(model: torch.nn.Module, train_ids: Sequence[Item], la
 
 
 def _distributed_learner(model: torch.nn.Module, train_ids: Sequence[Item], labels: torch.Tensor,
-                         terms: Sequence[LossTerm], cfg: dict, device) -> torch.nn.Module:
+                         terms: Sequence[LossTerm], cfg: Train, device) -> torch.nn.Module:
     """`model` wrapped for data-parallel training (attentive/training/distributed.py)."""
     if getattr(model, "frozen_below_head", False):
         raise AttentiveError("a model that trains only its head (a frozen pretrained encoder) pools each text once "
@@ -239,7 +240,7 @@ def accuracy_score(dev_ids: Sequence[Item], dev_gold: np.ndarray, device: str | 
 
 
 def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequence[int],
-        dev_ids: Sequence[Item], dev_labels: Sequence[int], cfg: dict, rng: np.random.Generator,
+        dev_ids: Sequence[Item], dev_labels: Sequence[int], cfg: Train, rng: np.random.Generator,
         device: str | torch.device = "cpu", log_path: Path | None = None, show_progress: bool = True,
         on_improve: Callable[[torch.nn.Module, dict], None] | None = None,
         on_epoch_end: Callable[[TrainingState], None] | None = None,
@@ -283,7 +284,7 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
     steps = distributed.shard_size(batches_per_pass(cfg, len(train_ids)))  # a rank's steps in an epoch
     hooks = [*hooks_from(model, cfg, steps), *hooks]
     parts = list(unique_names([*terms, *hooks]).values())
-    epochs, patience = epoch_count(cfg, len(train_ids)), cfg["patience"]
+    epochs, patience = epoch_count(cfg, len(train_ids)), cfg.patience
     if resume is not None:
         model.load_state_dict(resume.model)
         optimizer.load_state_dict(resume.optimizer)

@@ -24,9 +24,9 @@ from ..inference import infer
 from ..inputs import listed
 from ..model import Model, pick_device, resolve_dataset
 from ..models.classifier import build_model
-from ..models.d_model import resolve_d_model
 from ..models.pretrained import pretrained_config, pretrained_tokenizer
 from ..output_folder import OutputKind, claim
+from ..recipe_types import Recipe, Train
 from ..recipes import load_recipe
 from ..runtime import is_exported
 from ..saved import MODEL_FILES, holds_model
@@ -55,23 +55,23 @@ TRAINING_RUN = OutputKind(command="train", output="a model", files=frozenset({*M
                           alternatives=", --resume to continue its training", clash=_export_in)
 
 
-def check_aspects(data: Dataset, recipe: dict) -> list[str]:
+def check_aspects(data: Dataset, recipe: Recipe) -> list[str]:
     """The aspect categories a learned-aspect recipe will embed ([] otherwise), after checking that the recipe and
     the data agree on whether texts come with aspects."""
-    kind = recipe["aspect"]["type"]
+    kind = recipe.aspect.type
     has_aspects = any(ex.aspect is not None for ex in data.splits["train"])
     if has_aspects and kind == "none":
-        raise AttentiveError(f"dataset {data.name!r} gives an aspect with each text and recipe {recipe['name']!r} "
+        raise AttentiveError(f"dataset {data.name!r} gives an aspect with each text and recipe {recipe.name!r} "
                              "would ignore it: use an aspect recipe (ae_lstm, at_lstm, atae_lstm, lama_aspect) or "
                              "--set aspect.type=ignore to classify the text alone")
     if not has_aspects and kind in ("learned", "words"):
-        raise AttentiveError(f"recipe {recipe['name']!r} classifies texts with respect to an aspect, but dataset "
+        raise AttentiveError(f"recipe {recipe.name!r} classifies texts with respect to an aspect, but dataset "
                              f"{data.name!r} has none")
     if kind != "learned":
         return []
     if unseen := unseen_dev_aspects(data):
         raise AttentiveError(f"dev aspect(s) {listed(unseen)} never occur in training, and recipe "
-                             f"{recipe['name']!r} learns one vector per known aspect: for open-ended aspect terms use "
+                             f"{recipe.name!r} learns one vector per known aspect: for open-ended aspect terms use "
                              "--set aspect.type=words (or no --recipe: the default then does)")
     return sorted({ex.aspect for ex in data.splits["train"] if ex.aspect is not None})
 
@@ -96,7 +96,7 @@ def default_recipe_for(data: Dataset) -> str:
     return "default"
 
 
-def chosen_recipe(data: Dataset, recipe: str | dict) -> str | dict:
+def chosen_recipe(data: Dataset, recipe: str | dict | Recipe) -> str | dict | Recipe:
     """`recipe`, or, where it is "default", the default for this kind of data (`default_recipe_for`)."""
     return default_recipe_for(data) if recipe == "default" else recipe
 
@@ -112,17 +112,18 @@ def data_fingerprint(data: Dataset) -> str:
     return digest.hexdigest()[:32]
 
 
-def new_model(data: Dataset, recipe: dict, data_dir, device: str, rng) -> Model:
-    """Vocabulary, initial vectors and the untrained network the recipe describes."""
+def new_model(data: Dataset, recipe: Recipe, data_dir, device: str, rng) -> Model:
+    """Vocabulary, initial vectors and the untrained network the recipe describes; its config.json holds the recipe
+    with the values found here (`Recipe.resolved`): the vectors' width, numbers for d_model, the pretrained encoder's
+    config."""
     aspect_names = check_aspects(data, recipe)
-    tok_cfg = recipe["tokenizer"]
     train_examples = data.splits["train"]
     texts_and_pairs = [ex.text for ex in train_examples] + [ex.text_pair for ex in train_examples
                                                             if ex.text_pair is not None]
     started = time.perf_counter()
-    if tok_cfg.get("type") == "pretrained":
-        tokenizer = pretrained_tokenizer(tok_cfg["max_length"])
-        recipe["encoder"]["config"] = pretrained_config()  # saved with the model: loading needs no package
+    if recipe.tokenizer.type == "pretrained":
+        tokenizer = pretrained_tokenizer(recipe.tokenizer.max_length)
+        recipe = recipe.resolved(encoder_config=pretrained_config())  # saved with the model: loading needs no package
         vectors = WordVectors(None, 1.0, "pretrained")
     else:
         tokenizer = build_vocabulary(recipe, texts_and_pairs)
@@ -130,24 +131,22 @@ def new_model(data: Dataset, recipe: dict, data_dir, device: str, rng) -> Model:
                                   lambda extra: [ex.text for ex in resolve_dataset(extra, data_dir).splits["train"]], rng)
     vector_seconds = time.perf_counter() - started
     if vectors.matrix is not None:
-        recipe["embedder"]["dim"] = int(vectors.matrix.shape[1])  # GloVe 6B is 50-d whatever the recipe said
-    if recipe["embedder"].get("type") != "none":
-        resolve_d_model(recipe, recipe["embedder"]["dim"])  # "2*d_model" becomes a number in config.json
+        recipe = recipe.resolved(dim=int(vectors.matrix.shape[1]))  # GloVe 6B is 50-d whatever the recipe said
     network = build_model(recipe, tokenizer.get_vocab_size(), len(data.labels), vectors.matrix, len(aspect_names))
     network.encoder.load_pretrained()  # a no-op for encoders without pretrained weights (models/parts.py)
     has_pairs = any(ex.text_pair is not None for ex in train_examples)
     if network.is_pair != has_pairs:
         raise AttentiveError(f"dataset {data.name!r} holds {'text pairs' if has_pairs else 'single texts'} but "
-                             f"recipe {recipe['name']!r} classifies {'pairs' if network.is_pair else 'single texts'}")
+                             f"recipe {recipe.name!r} classifies {'pairs' if network.is_pair else 'single texts'}")
     multi_label = {"multi_label": True, "thresholds": dict.fromkeys(data.labels, DEFAULT_THRESHOLD)} \
         if data.multi_label else {}  # the thresholds are chosen on dev once training ends
     config = {**multi_label,
-              "recipe": recipe, "labels": data.labels, "vocab_size": tokenizer.get_vocab_size(),
+              "recipe": recipe.as_dict(), "labels": data.labels, "vocab_size": tokenizer.get_vocab_size(),
               "aspects": aspect_names, "dataset": data.name,
               "vectors": {"source": vectors.source, "coverage": round(vectors.coverage, 4),
                           "seconds": round(vector_seconds, 1)},
               "vocabulary": vocabulary_report(tokenizer, texts_and_pairs, [ex.text for ex in data.splits["dev"]],
-                                              tok_cfg["lowercase"])}
+                                              recipe.tokenizer.lowercase)}
     model = Model(network, tokenizer, config, device)
     first = model.encode_examples(train_examples[:FIRST_BATCH])  # in data order: every process starts the same
     network.initialise(**collate(first, model.device))  # data-dependent starting values (LAMA's global context)
@@ -161,7 +160,7 @@ def _resumed_model(data: Dataset, out: Path, device: str) -> tuple[Model, Traini
     if state.extra.get("data") != data_fingerprint(data):
         raise AttentiveError(f"{out}: the checkpoint was trained on other data than {data.name!r} (its train/dev "
                              "examples differ): resume with the data it started with")
-    network = build_model(config["recipe"], config["vocab_size"], len(config["labels"]),
+    network = build_model(load_recipe(config["recipe"]), config["vocab_size"], len(config["labels"]),
                           aspects=len(config["aspects"]))
     return Model(network, Tokenizer.from_str(tokenizer_json), config, device), state
 
@@ -197,7 +196,7 @@ def class_weights(setting, labels: Sequence[str], targets: Sequence[int]) -> tor
 def check_class_weight(setting, labels: Sequence[str]) -> None:
     """Each label a `train.class_weight` mapping names is one of the data's (a YAML key read as a number, `1: 2.0`,
     stands for the label "1"); else one line naming it. Its form and weights were checked with the recipe
-    (recipe_schema.class_weight_problem)."""
+    (recipe_types.class_weight_problem)."""
     if isinstance(setting, dict):
         for label in setting:
             if str(label) not in labels:
@@ -248,7 +247,7 @@ def measure_faithfulness(model: Model, dev_examples: Sequence, seed: int = 0) ->
     return result
 
 
-def train(dataset: str | Dataset, recipe: str | dict = "default", out: str | Path | None = None,
+def train(dataset: str | Dataset, recipe: str | dict | Recipe = "default", out: str | Path | None = None,
           overrides: list[str] | None = None, data_dir: str | Path | None = None, device: str | None = None,
           show_progress: bool = True, overwrite: bool = False, resume: bool = False,
           source: dict | None = None, settings: dict | None = None, terms: Sequence[LossTerm] = (),
@@ -291,7 +290,7 @@ def _train_claimed(dataset, recipe, out, overrides, data_dir, device, show_progr
         raise AttentiveError(f"{data.name}: {unlabelled} training rows have no label, and only a distillation term "
                              "learns from unlabelled texts (attentive distill)")
     if data.multi_label and not resume:  # refused before the folder is claimed (a resumed run was checked)
-        refuse_one_label_settings(load_recipe(chosen_recipe(data, recipe), overrides, settings)["train"])
+        refuse_one_label_settings(load_recipe(chosen_recipe(data, recipe), overrides, settings).train)
     out = Path(out) if out is not None else None
     if resume and out is None:
         raise AttentiveError("resume needs the folder of the run to continue (--out / --resume RUN)")
@@ -303,7 +302,7 @@ def _train_claimed(dataset, recipe, out, overrides, data_dir, device, show_progr
                       terms, hooks, described, on_epoch)
 
 
-def _train(data: Dataset, recipe: str | dict, out: Path | None, overrides: list[str] | None, data_dir,
+def _train(data: Dataset, recipe: str | dict | Recipe, out: Path | None, overrides: list[str] | None, data_dir,
            device: str | None, show_progress: bool, resume: bool, source: dict | None, settings: dict | None,
            terms: Sequence[LossTerm] = (), hooks: Sequence[StepHook] = (), described: dict | None = None,
            on_epoch: Callable[[dict], None] | None = None, writes: bool = True) -> Model:
@@ -313,16 +312,16 @@ def _train(data: Dataset, recipe: str | dict, out: Path | None, overrides: list[
     with distributed.main_first():  # the other ranks read the vectors rank 0 cached
         if resume:
             model, state = _resumed_model(data, out, device)
-            recipe = model.config["recipe"]
-            rng = seed_everything(recipe["train"]["seed"])
+            rng = seed_everything(load_recipe(model.config["recipe"]).train.seed)
         else:
             recipe = load_recipe(chosen_recipe(data, recipe), overrides, settings)
-            rng = seed_everything(recipe["train"]["seed"])
+            rng = seed_everything(recipe.train.seed)
             if not data.splits["train"] or not data.splits["dev"]:
                 raise AttentiveError(f"dataset {data.name!r} needs non-empty train and dev splits")
-            check_class_weight(recipe["train"]["class_weight"], data.labels)  # before the vocabulary and vectors
+            check_class_weight(recipe.train.class_weight, data.labels)  # before the vocabulary and vectors
             model, state = new_model(data, recipe, data_dir, device, rng), None
             model.config.update(described or {})
+        recipe = load_recipe(model.config["recipe"])  # as config.json holds it: its derived values resolved
     distributed.check_same(model.tokenizer.to_str(), "vocabulary")
     out = out if writes else None
     config = model.config
@@ -363,17 +362,17 @@ def _train(data: Dataset, recipe: str | dict, out: Path | None, overrides: list[
     dev_items = model.encode_examples(dev_examples)
     selection = None
     if config.get("multi_label"):
-        train_targets, terms, selection = _multi_label_parts(model, recipe, train_examples, dev_examples, dev_items,
-                                                             terms)
+        train_targets, terms, selection = _multi_label_parts(model, recipe.train, train_examples, dev_examples,
+                                                             dev_items, terms)
         dev_targets = []  # the dev score reads the label sets
     else:
         train_targets = [UNLABELLED if ex.label is None else label_index[ex.label] for ex in train_examples]
         dev_targets = [label_index[ex.label] for ex in dev_examples]
-    weights = class_weights(recipe["train"].get("class_weight", "none"), config["labels"], train_targets)
+    weights = class_weights(recipe.train.class_weight, config["labels"], train_targets)
     config.pop("calibration", None)  # a resumed run's: fitted again once training ends
     config.pop("faithfulness", None)  # likewise measured again
     history = fit(model.network, model.encode_examples(train_examples), train_targets, dev_items, dev_targets,
-                  recipe["train"], rng, device, log_path, show_progress, on_improve=save_best,
+                  recipe.train, rng, device, log_path, show_progress, on_improve=save_best,
                   on_epoch_end=epoch_end if out is not None or on_epoch is not None else None, resume=state,
                   terms=terms, hooks=hooks, class_weights=weights, dev_score=selection)
     best = next((r for r in history.epochs if r["epoch"] == history.best_epoch), {})
@@ -386,7 +385,7 @@ def _train(data: Dataset, recipe: str | dict, out: Path | None, overrides: list[
     elif distributed.is_main():
         calibrate(model, dev_items, dev_targets)  # on the best epoch's weights, which fit left in the network
     if distributed.is_main():
-        measure_faithfulness(model, dev_examples, recipe["train"]["seed"])  # likewise
+        measure_faithfulness(model, dev_examples, recipe.train.seed)  # likewise
     for key, value in zip(("calibration", "faithfulness"),
                           distributed.broadcast_object((config.get("calibration"), config.get("faithfulness")))):
         if value is not None:  # the other ranks' models answer as rank 0's
@@ -398,22 +397,22 @@ def _train(data: Dataset, recipe: str | dict, out: Path | None, overrides: list[
     return model
 
 
-def refuse_one_label_settings(train: dict) -> None:
+def refuse_one_label_settings(train: Train) -> None:
     """Settings that read one label per text are one line for a multi-label model (label sets)."""
-    if train.get("class_weight", "none") not in (None, "none"):
+    if train.class_weight != "none":
         raise AttentiveError("train.class_weight weighs one label per text; a multi-label model (label sets) "
                              "trains with 'none'")
-    if train.get("sampler", "shuffle") != "shuffle":
+    if train.sampler != "shuffle":
         raise AttentiveError("train.sampler=balanced draws texts by their one label; a multi-label model (label "
                              "sets) trains with 'shuffle'")
 
 
-def _multi_label_parts(model: Model, recipe: dict, train_examples, dev_examples, dev_items, terms):
+def _multi_label_parts(model: Model, train: Train, train_examples, dev_examples, dev_items, terms):
     """What a multi-label run gives the loop (attentive/training/multilabel.py): every training row `UNLABELLED`,
     the binary cross-entropy over the label sets added to `terms`, and the dev score, micro-F1 (which keeps the dev
     label sets, rows x labels)."""
     labels = model.config["labels"]
-    refuse_one_label_settings(recipe["train"])
+    refuse_one_label_settings(train)
     dev_gold = multi_hot(dev_examples, labels)
     if not dev_gold.any():
         raise AttentiveError("dev holds no label: a multi-label model chooses its epoch and thresholds on dev "

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import torch
 
-from ..recipe_schema import REGULARISERS
+from ..recipe_types import REGULARISERS, AttentionPenalty
 
 
 def _squared_distance_from_orthogonal(attention: torch.Tensor) -> torch.Tensor:
@@ -46,16 +46,16 @@ def negative_entropy(attention: torch.Tensor, mask: torch.Tensor) -> torch.Tenso
     return terms.sum(-1).mean()
 
 
-# train.regulariser.type -> its penalty, in the order of recipe_schema.REGULARISERS: the names are the recipe's, and
-# the recipe check, a layer below training, refuses any other when the recipe is loaded
+# train.regulariser.type -> its penalty, in the order of recipe_types.REGULARISERS: the names are the recipe's, and
+# the typed recipe, a layer below training, refuses any other when the recipe is loaded
 PENALTIES = dict(zip(REGULARISERS, (frobenius_penalty, frobenius_norm_penalty, attention_std, negative_entropy),
                      strict=True))
 
 
-def regulariser_from(config: dict | None):
+def regulariser_from(config: AttentionPenalty | None):
     """A function (attention, mask) -> weighted penalty, or None when the recipe asks for none. The recipe was
-    checked when it was loaded: its type is one of PENALTIES (recipe_schema.regulariser_problems)."""
-    if not config or not config.get("weight"):
+    checked when it was loaded: a weighted penalty names one of PENALTIES."""
+    if config is None or not config.weight:
         return None
-    penalty, weight = PENALTIES[config["type"]], float(config["weight"])
+    penalty, weight = PENALTIES[config.type], float(config.weight)
     return lambda attention, mask: weight * penalty(attention, mask)

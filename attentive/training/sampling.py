@@ -30,7 +30,7 @@ from ..errors import AttentiveError
 from ..text.encoding import batch_order
 from .terms import UNLABELLED
 
-BALANCED = "balanced"  # the sampler this module draws for; recipe_schema.SAMPLERS lists every sampler
+BALANCED = "balanced"  # the sampler this module draws for; recipe_types.SAMPLERS lists every sampler
 
 
 def balanced_rows(labels: Sequence[int], rng: np.random.Generator) -> np.ndarray:

@@ -16,6 +16,7 @@ import torch
 import torch.nn.functional as F
 
 from ..errors import AttentiveError
+from ..recipe_types import Train
 from .regularisers import regulariser_from
 
 UNLABELLED = -100  # the label id of a text without a label (a distillation transfer text)
@@ -137,12 +138,12 @@ class AttentionPenalty(LossTerm):
         return penalty
 
 
-def terms_from(cfg: dict, class_weights: torch.Tensor | None = None) -> list[LossTerm]:
+def terms_from(cfg: Train, class_weights: torch.Tensor | None = None) -> list[LossTerm]:
     """The loss terms a recipe's `train` section asks for: cross-entropy, and the attention regulariser if set.
     `class_weights` (one per class): the weights `train.class_weight` gives, which need the data's labels, so the
     pipeline computes them (attentive/training/pipeline.py `class_weights`); None: every class weighs 1."""
     terms: list[LossTerm] = [CrossEntropy(class_weights)]
-    regularise = regulariser_from(cfg.get("regulariser"))
+    regularise = regulariser_from(cfg.regulariser)
     if regularise is not None:
         terms.append(AttentionPenalty(regularise))
     return terms
