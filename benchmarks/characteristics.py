@@ -34,7 +34,7 @@ def overrides_for(recipe_name: str, epochs: int) -> list[str]:
 
     recipe = load_recipe(recipe_name)
     sizes = [f"{section}.{setting}" for section, kinds in HIDDEN_300.items()
-             for setting in kinds.get(recipe[section].get("type"), [])]
+             for setting in kinds.get(getattr(recipe, section).type, [])]
     return COMMON + sizes + [f"train.epochs={epochs}"]
 
 

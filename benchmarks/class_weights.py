@@ -70,7 +70,7 @@ def reusable(folder: Path, data, seed: int) -> bool:
         return False
     saved = json.loads(config.read_text(encoding="utf-8"))
     wanted = recipe_for(data, "default", [f"train.seed={seed}"])
-    return saved.get("dataset") == data.name and comparable(saved["recipe"]) == comparable(wanted)
+    return saved.get("dataset") == data.name and comparable(saved["recipe"]) == comparable(wanted.as_dict())
 
 
 def summary(values: list[float]) -> dict:

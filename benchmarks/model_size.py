@@ -23,12 +23,12 @@ def folder_size(recipe_name: str, dataset_name: str) -> dict:
     the training pipeline's own `new_model` (a private import: the public API saves trained models only)."""
     data = resolve_dataset(dataset_name)
     recipe = recipe_for(data, recipe_name)
-    model = new_model(data, recipe, None, "cpu", seed_everything(recipe["train"]["seed"]))
+    model = new_model(data, recipe, None, "cpu", seed_everything(recipe.train.seed))
     with tempfile.TemporaryDirectory() as tmp:
         model.save(Path(tmp) / "model")
         files = {path.name: path.stat().st_size for path in sorted((Path(tmp) / "model").iterdir())}
     return {"files_bytes": files, "folder_mb": round(sum(files.values()) / 1e6, 2),
-            "vocab_size": model.config["vocab_size"], "embedding_dim": recipe["embedder"]["dim"],
+            "vocab_size": model.config["vocab_size"], "embedding_dim": model.config["recipe"]["embedder"]["dim"],
             "params": sum(p.numel() for p in model.network.parameters())}
 
 

@@ -39,7 +39,7 @@ def model_sizes() -> dict:
     sizes = {}
     for name in available_recipes():
         recipe = load_recipe(name)
-        if recipe["encoder"]["type"] == "pretrained" or recipe["head"]["type"] == "gated_pair":
+        if recipe.encoder.type == "pretrained" or recipe.head.type == "gated_pair":
             continue
         model = build_model(recipe, VOCAB, CLASSES)
         with tempfile.TemporaryDirectory() as tmp:
@@ -47,7 +47,7 @@ def model_sizes() -> dict:
             from tokenizers.models import WordLevel
 
             attentive.Model(model, Tokenizer(WordLevel({"[PAD]": 0, "[UNK]": 1}, unk_token="[UNK]")),
-                            {"recipe": recipe, "labels": ["a", "b"], "vocab_size": VOCAB}, "cpu").save(tmp)
+                            {"recipe": recipe.as_dict(), "labels": ["a", "b"], "vocab_size": VOCAB}, "cpu").save(tmp)
             disk = (Path(tmp) / "model.safetensors").stat().st_size
         total = sum(p.numel() for p in model.parameters())
         embedding = model.embedder.table.weight.numel()
