@@ -36,8 +36,8 @@ def recipe_for(dataset: str | Dataset, recipe: str | dict | Recipe = "default",
 def load(folder: str | Path, device: str | None = None) -> Model:
     """Read a saved model folder (safetensors + JSON; nothing unpickled)."""
     check_folder(folder)
-    network, tokenizer, config = load_folder(folder)
-    model = Model(network, tokenizer, config, device)
+    network, tokenizer, config, recipe = load_folder(folder)
+    model = Model(network, tokenizer, config, device, recipe=recipe)
     model.folder = Path(folder)
     return model
 

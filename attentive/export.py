@@ -82,7 +82,7 @@ def _example(model: Model) -> tuple[dict[str, torch.Tensor], dict[str, dict[int,
         inputs.update(pair_ids=inputs["ids"].flip(0), pair_mask=mask.flip(0))
         axes.update(pair_ids={0: "batch", 1: "pair_tokens"}, pair_mask={0: "batch", 1: "pair_tokens"})
     if model.uses_aspect:
-        if model.config["recipe"]["aspect"]["type"] == "words":  # the aspect term's word ids, ragged too
+        if model.recipe.aspect.type == "words":  # the aspect term's word ids, ragged too
             aspect = torch.tensor([[5, 6], [7, 0]]) % vocab
         else:  # one category id (from 1)
             aspect = torch.tensor([[1], [min(2, len(model.aspects))]])
@@ -121,12 +121,11 @@ def _exported_files(model: Model, scratch: Path, int8: bool) -> dict[str, bytes]
         from onnxruntime.quantization import QuantType, quantize_dynamic
 
         quantize_dynamic(str(scratch / GRAPH), str(scratch / GRAPH_INT8), weight_type=QuantType.QInt8)
-    recipe = model.config["recipe"]
     config = {
         "format": FORMAT, "labels": model.labels, "inputs": list(inputs), "has_attention": has_attention,
         "max_length": model.max_length, "special_tokens": model.special_tokens, "aspects": model.aspects,
-        "aspect_type": recipe["aspect"]["type"], "is_pair": model.is_pair, "uses_aspect": model.uses_aspect,
-        "recipe": recipe, "model_id": model.config.get("model_id"), "graphs": [GRAPH] + ([GRAPH_INT8] if int8 else []),
+        "aspect_type": model.recipe.aspect.type, "is_pair": model.is_pair, "uses_aspect": model.uses_aspect,
+        "recipe": model.config["recipe"], "model_id": model.config.get("model_id"), "graphs": [GRAPH] + ([GRAPH_INT8] if int8 else []),
         "folded": folded is not None,  # for the record (attentive/models/folding.py): the runtime needs nothing else
     }
     if model.multi_label:  # the graph answers sigmoids; the runtime gives each label at or above its threshold

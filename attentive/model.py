@@ -17,6 +17,7 @@ from .errors import AttentiveError
 from .data.label_sets import multi_hot
 from .evaluate import compute_metrics, multilabel_metrics, predicted_sets, sigmoid
 from .models.classifier import TextClassifier
+from .recipe_types import Recipe
 from .saved import save_folder
 from .text.encoding import Item
 from .inference import infer, predict_probabilities, temperature_of
@@ -42,10 +43,12 @@ def resolve_dataset(dataset: str | Dataset, data_dir: str | Path | None = None) 
 
 
 class Model(Answerer):
-    """A trained classifier with its tokenizer, labels and recipe; what `train` returns and `load` reads."""
+    """A trained classifier with its tokenizer, labels and recipe; what `train` returns and `load` reads. `config` is
+    its config.json; `recipe` the typed recipe its network was built from (config["recipe"] is its dump)."""
 
-    def __init__(self, network: TextClassifier, tokenizer, config: dict, device: str | None = None):
-        self.network, self.tokenizer, self.config = network, tokenizer, config
+    def __init__(self, network: TextClassifier, tokenizer, config: dict, device: str | None = None, *,
+                 recipe: Recipe):
+        self.network, self.tokenizer, self.config, self.recipe = network, tokenizer, config, recipe
         self.history = None  # the training History when this model was just trained
         self.folder: Path | None = None  # where it is saved (its metrics.jsonl lives there), if anywhere
         self.labels: list[str] = config["labels"]
@@ -75,12 +78,12 @@ class Model(Answerer):
 
     @property
     def max_length(self) -> int | None:
-        return self.config["recipe"]["tokenizer"].get("max_length")
+        return self.recipe.tokenizer.max_length
 
     @property
     def special_tokens(self) -> bool:
         """A pretrained tokenizer's [CLS] ... [SEP] are part of the input; word-level tokenizers add none."""
-        return self.config["recipe"]["tokenizer"].get("type") == "pretrained"
+        return self.recipe.tokenizer.type == "pretrained"
 
     def save(self, folder: str | Path) -> str:
         """Write the model folder as one (a reader never sees a mix of two models); returns the new model_id."""
@@ -104,7 +107,7 @@ class Model(Answerer):
     def inputs(self) -> Inputs:
         """How this model's inputs are checked and encoded (shared with the exported-model runtime)."""
         return Inputs(self.tokenizer, self.is_pair, self.uses_aspect, self.aspects,
-                      self.config["recipe"]["aspect"]["type"], self.max_length, self.special_tokens)
+                      self.recipe.aspect.type, self.max_length, self.special_tokens)
 
     def explain(self, texts: list[str] | str, pairs: list[str] | str | None = None, top_k: int = 5,
                 batch_size: int = 128, aspects: list[str | None] | str | None = None,

@@ -93,8 +93,9 @@ def current_model_id(folder: str | Path) -> str | None:
         return None
 
 
-def load_folder(folder: str | Path) -> tuple[TextClassifier, Tokenizer, dict]:
-    """Read a model folder, its three files always from the same save (folder_reading.read_consistently)."""
+def load_folder(folder: str | Path) -> tuple[TextClassifier, Tokenizer, dict, Recipe]:
+    """Read a model folder, its three files always from the same save (folder_reading.read_consistently): the
+    network, its tokenizer, config.json and the typed recipe."""
     folder = Path(folder)
     return read_consistently(folder, MODEL_FILES, lambda: _read(folder))
 
@@ -102,7 +103,7 @@ def load_folder(folder: str | Path) -> tuple[TextClassifier, Tokenizer, dict]:
 RESULT_CAP = 64 * 2**20  # an eval-*.json (its confusion matrix grows with the square of the labels)
 
 
-def _read(folder: Path) -> tuple[TextClassifier, Tokenizer, dict]:
+def _read(folder: Path) -> tuple[TextClassifier, Tokenizer, dict, Recipe]:
     def check_present(name: str) -> None:
         if not os.path.lexists(folder / name):
             raise AttentiveError(f"{folder}: not a saved attentive model (missing {name})")
@@ -130,7 +131,7 @@ def _read(folder: Path) -> tuple[TextClassifier, Tokenizer, dict]:
     except Exception as exc:  # shapes and dtypes were compared already; anything else is a damaged file
         raise AttentiveError(f"{folder / WEIGHTS}: unreadable weights ({last_line(exc)})") from None
     network.eval()
-    return network, tokenizer, config
+    return network, tokenizer, config, recipe
 
 
 def saved_recipe(recipe: dict, path: Path) -> Recipe:
@@ -142,6 +143,8 @@ def saved_recipe(recipe: dict, path: Path) -> Recipe:
     retired = drop_retired(recipe, trained=True)
     if retired is not None:
         raise AttentiveError(f"{path}: recipe.{retired}: a setting this version no longer has")
+    if isinstance(recipe.get("tokenizer"), dict):  # a folder saved before texts were truncated reads them whole
+        recipe["tokenizer"].setdefault("max_length", None)
     try:
         return Recipe.model_validate(recipe)
     except ValidationError as exc:

@@ -47,7 +47,8 @@ def model_sizes() -> dict:
             from tokenizers.models import WordLevel
 
             attentive.Model(model, Tokenizer(WordLevel({"[PAD]": 0, "[UNK]": 1}, unk_token="[UNK]")),
-                            {"recipe": recipe.as_dict(), "labels": ["a", "b"], "vocab_size": VOCAB}, "cpu").save(tmp)
+                            {"recipe": recipe.as_dict(), "labels": ["a", "b"], "vocab_size": VOCAB}, "cpu",
+                            recipe=recipe).save(tmp)
             disk = (Path(tmp) / "model.safetensors").stat().st_size
         total = sum(p.numel() for p in model.parameters())
         embedding = model.embedder.table.weight.numel()

@@ -201,7 +201,7 @@ def test_a_damaged_threshold_is_one_line_at_load(multi_label_run, tmp_path):
     model.config["thresholds"] = {**model.thresholds, model.labels[0]: 1.5}
     try:
         with pytest.raises(AttentiveError, match="'thresholds' of .* must be a number in \\[0, 1\\]"):
-            type(model)(model.network, model.tokenizer, model.config)
+            type(model)(model.network, model.tokenizer, model.config, recipe=model.recipe)
     finally:
         model.config["thresholds"] = json.loads((model.folder / "config.json").read_text())["thresholds"]
 

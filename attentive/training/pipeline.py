@@ -147,7 +147,7 @@ def new_model(data: Dataset, recipe: Recipe, data_dir, device: str, rng) -> Mode
                           "seconds": round(vector_seconds, 1)},
               "vocabulary": vocabulary_report(tokenizer, texts_and_pairs, [ex.text for ex in data.splits["dev"]],
                                               recipe.tokenizer.lowercase)}
-    model = Model(network, tokenizer, config, device)
+    model = Model(network, tokenizer, config, device, recipe=recipe)
     first = model.encode_examples(train_examples[:FIRST_BATCH])  # in data order: every process starts the same
     network.initialise(**collate(first, model.device))  # data-dependent starting values (LAMA's global context)
     return model
@@ -160,9 +160,9 @@ def _resumed_model(data: Dataset, out: Path, device: str) -> tuple[Model, Traini
     if state.extra.get("data") != data_fingerprint(data):
         raise AttentiveError(f"{out}: the checkpoint was trained on other data than {data.name!r} (its train/dev "
                              "examples differ): resume with the data it started with")
-    network = build_model(load_recipe(config["recipe"]), config["vocab_size"], len(config["labels"]),
-                          aspects=len(config["aspects"]))
-    return Model(network, Tokenizer.from_str(tokenizer_json), config, device), state
+    recipe = load_recipe(config["recipe"])
+    network = build_model(recipe, config["vocab_size"], len(config["labels"]), aspects=len(config["aspects"]))
+    return Model(network, Tokenizer.from_str(tokenizer_json), config, device, recipe=recipe), state
 
 
 def resume_source(out: str | Path) -> dict:
@@ -312,7 +312,7 @@ def _train(data: Dataset, recipe: str | dict | Recipe, out: Path | None, overrid
     with distributed.main_first():  # the other ranks read the vectors rank 0 cached
         if resume:
             model, state = _resumed_model(data, out, device)
-            rng = seed_everything(load_recipe(model.config["recipe"]).train.seed)
+            rng = seed_everything(model.recipe.train.seed)
         else:
             recipe = load_recipe(chosen_recipe(data, recipe), overrides, settings)
             rng = seed_everything(recipe.train.seed)
@@ -321,7 +321,7 @@ def _train(data: Dataset, recipe: str | dict | Recipe, out: Path | None, overrid
             check_class_weight(recipe.train.class_weight, data.labels)  # before the vocabulary and vectors
             model, state = new_model(data, recipe, data_dir, device, rng), None
             model.config.update(described or {})
-        recipe = load_recipe(model.config["recipe"])  # as config.json holds it: its derived values resolved
+        recipe = model.recipe  # as config.json holds it: its derived values resolved
     distributed.check_same(model.tokenizer.to_str(), "vocabulary")
     out = out if writes else None
     config = model.config
