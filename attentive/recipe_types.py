@@ -1,33 +1,22 @@
-"""The typed recipe (issue 32): an immutable pydantic model, one class per section, that `recipes.load_recipe` builds
-from a recipe's YAML, its `--set` overrides and keyword settings, and that training, models and inference read by
-attribute (`recipe.train.lr`) and never change. Choices are `Literal`s, ranges `Field` constraints, unknown keys
-refused; each field's `description`, where set, is what its value "must be" in the one-line error.
-
-The fixed sections (tokenizer, embedder, train and its regulariser) are typed here. A part section (aspect, encoder,
-pooler, head, wide) is a `type` and the part's own options, which its constructor owns: their names and types are
-read from its signature by attentive/models/option_types.py, checked once the sections are; the options several
-parts share (widths, counts, dropout) are bounded here (`PART_OPTIONS`).
-
-Derived values are new recipes: `resolved(dim=, encoder_config=)` gives the vector width, `d_model` settings as
-numbers and the pretrained encoder's config; `as_dict()` is what config.json stores.
-"""
+"""The typed recipe: an immutable pydantic model that `recipes.load_recipe` builds and training, models and inference
+read by attribute (`recipe.train.lr`). Choices are `Literal`s, ranges `Field` constraints, unknown keys refused; a
+field's `description` is what its value "must be" in the one-line error. A part section (aspect, encoder, pooler,
+head, wide) is a `type` and the options its constructor owns and types (attentive/models/option_types.py checks
+them); options several parts share are bounded here (`PART_OPTIONS`). Derived values are new recipes (`resolved`);
+`as_dict()` is what config.json stores."""
 from __future__ import annotations
 
-import math
 import re
 import typing
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import (BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator, model_serializer,
-                      model_validator)
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_serializer, model_validator
 from pydantic_core import PydanticCustomError
 
 
 Optimizer = Literal["adam", "adadelta", "adagrad"]  # train.optimizer, in any case (attentive/training/loop.py)
-Regulariser = Literal["frobenius", "frobenius_norm", "std", "neg_entropy"]  # train.regulariser.type: the attention
-# penalties of attentive/training/regularisers.py, which keys its table by these names
-Sampler = Literal["shuffle", "balanced"]  # train.sampler: every row once, shuffled; or classes drawn equally often
-# (attentive/training/sampling.py). Both cut the rows into length-bucketed batches.
+Regulariser = Literal["frobenius", "frobenius_norm", "std", "neg_entropy"]  # training/regularisers.py's penalties
+Sampler = Literal["shuffle", "balanced"]  # every row once, or classes drawn alike (attentive/training/sampling.py)
 OPTIMIZERS, REGULARISERS, SAMPLERS = (typing.get_args(choice) for choice in (Optimizer, Regulariser, Sampler))
 
 Count = Annotated[int, Field(ge=1)]
@@ -39,30 +28,6 @@ DModel = Annotated[str, Field(pattern=f"^{D_MODEL.pattern}$")]  # "d_model" or "
 PART_OPTIONS = {"dropout": Fraction, "heads": Count, "hops": Count, "layers": Count, "maps": Count, "factors": Count,
                 "hidden": Annotated[int, Field(ge=0)] | DModel, "ff": Count | DModel, "d_model": Count | DModel}
 STRICT = ConfigDict(frozen=True, extra="forbid", strict=True, allow_inf_nan=False)
-NOUNS = {int: "an integer", float: "a number", bool: "true or false", str: "text"}
-BOUNDS = {"ge": "≥", "gt": ">", "le": "≤", "lt": "<"}
-
-
-def describe(annotation, metadata=()) -> str:
-    """What a value of this annotation (and constraints) must be, in words: "an integer ≥ 1 or null"."""
-    from .models.option_types import one_of
-
-    members = typing.get_args(annotation) if typing.get_origin(annotation) in (typing.Union, type(int | None)) \
-        else (annotation,)
-    words = []
-    for member in members:
-        if member is type(None) or member is DModel:  # d_model is the SSAN recipes' own, left unsaid
-            continue
-        base, constraints = member, metadata
-        if typing.get_origin(member) is Annotated:
-            base, *extra = typing.get_args(member)
-            constraints = [c for field in extra for c in getattr(field, "metadata", [field])]
-        if typing.get_origin(base) is Literal:
-            words.append(one_of(typing.get_args(base)))
-            continue
-        bounds = [f"{BOUNDS[name]} {getattr(c, name):g}" for c in constraints for name in BOUNDS if hasattr(c, name)]
-        words.append(" ".join([NOUNS.get(base, getattr(base, "__name__", str(base))), " and ".join(bounds)]).strip())
-    return " or ".join(words) + (" or null" if type(None) in members else "")
 
 
 def resolve_width(value, d_model: int):
@@ -170,7 +135,8 @@ class Train(Section):
     wide_lr: float | None = Field(None, gt=0)
     rho: float = Field(0.9, gt=0, lt=1)  # rho, eps: ADADELTA's decay and epsilon (PyTorch's defaults)
     eps: Positive = 1e-6
-    class_weight: Any = "none"  # none | balanced | {label: weight} (attentive/training/pipeline.py)
+    class_weight: Literal["none", "balanced"] | Annotated[dict[str | int, Positive], Field(min_length=1)] = Field(
+        "none", description="'none', 'balanced' or a mapping {label: weight > 0}")  # attentive/training/pipeline.py
     sampler: Sampler = "shuffle"
     batches_per_epoch: int | None = Field(None, ge=0)
     max_updates: int | None = Field(None, ge=1)
@@ -181,39 +147,10 @@ class Train(Section):
     @classmethod
     def _known_optimizer(cls, name: str) -> str:
         if name.lower() not in OPTIMIZERS:
+            from .models.option_types import describe
+
             raise problem(describe(Optimizer))
         return name
-
-    @field_validator("class_weight")
-    @classmethod
-    def _class_weight(cls, value):
-        if (meaning := class_weight_problem(value)) is not None:
-            raise problem(meaning)
-        return value
-
-
-CLASS_WEIGHT = "'none', 'balanced' or a mapping {label: weight > 0}"
-
-
-def class_weight_problem(value) -> str | None:
-    """What is wrong with a `train.class_weight` (none, balanced, or a mapping of labels to finite weights > 0), as
-    the end of "must be ...", or None. Whether the mapping's labels are the data's is checked once the data is read
-    (attentive/training/pipeline.py)."""
-    if value in ("none", "balanced"):
-        return None
-    if not isinstance(value, dict) or not value:
-        return CLASS_WEIGHT
-    for label, weight in value.items():
-        if isinstance(label, bool) or not isinstance(label, (str, int)):
-            return f"{CLASS_WEIGHT}: its key {label!r} is no label"
-        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight) \
-                or weight <= 0:
-            return f"{CLASS_WEIGHT}: the weight of {str(label)[:60]!r} is {str(weight)[:60]}"
-    return None
-
-
-_PART_OPTION_TYPES = {name: TypeAdapter(kind, config=ConfigDict(strict=True, allow_inf_nan=False))
-                      for name, kind in PART_OPTIONS.items()}
 
 
 class Part(BaseModel):
@@ -230,12 +167,11 @@ class Part(BaseModel):
 
     @model_validator(mode="after")
     def _shared_options(self):
+        from .models.option_types import accepts, describe
+
         for name, value in self.model_extra.items():
-            if name in _PART_OPTION_TYPES:
-                try:
-                    _PART_OPTION_TYPES[name].validate_python(value)
-                except ValidationError:
-                    raise problem(describe(PART_OPTIONS[name]), name) from None
+            if name in PART_OPTIONS and not accepts(PART_OPTIONS[name], value):
+                raise problem(describe(PART_OPTIONS[name]), name)
         return self
 
 
@@ -278,7 +214,7 @@ class Recipe(Section):
         """A new recipe with the word vectors' width `dim` (GloVe 6B is 50-d whatever the recipe said), the
         pretrained encoder's `encoder_config` (saved with the model: loading needs no package), and, where the
         recipe has a word table, each `d_model` setting (an encoder or head width, the learning-rate table) a
-        number for that width (models/d_model.py)."""
+        number for that width."""
         embedder = self.embedder if dim is None else self.embedder.model_copy(update={"dim": dim})
         encoder = self.encoder if encoder_config is None else \
             self.encoder.model_copy(update={"config": encoder_config})
@@ -304,9 +240,8 @@ def model_of(annotation) -> type[BaseModel] | None:
     return next((m for m in members if isinstance(m, type) and issubclass(m, BaseModel)), None)
 
 
-def first_problem(error: ValidationError) -> tuple[str, str, bool]:
-    """(the dotted key, what its value must be, whether it is a key no fixed section takes: then the meaning lists
-    the keys it does take) of the first problem pydantic found in a recipe."""
+def first_problem(error: ValidationError) -> tuple[str, str]:
+    """(the dotted key, what its value must be) of the first problem pydantic found in a recipe."""
     found = error.errors()[0]
     names, model, field = [], Recipe, None
     for name in found["loc"]:  # the fields down to the problem, without pydantic's union member tags
@@ -317,10 +252,9 @@ def first_problem(error: ValidationError) -> tuple[str, str, bool]:
         model = model_of(field.annotation)
     context = found.get("ctx") or {}
     if found["type"] == "recipe":
-        return ".".join([*names, context["key"]] if context["key"] else names), context["meaning"], False
-    if found["type"] == "extra_forbidden":
-        from .models.option_types import left_out
+        return ".".join([*names, context["key"]] if context["key"] else names), context["meaning"]
+    from .models.option_types import describe, left_out
 
-        key, takes = ".".join(map(str, found["loc"])), list(model.model_fields)
-        return (key, ", ".join(takes), True) if len(names) == 1 else (key, left_out(".".join(names), takes), False)
-    return ".".join(names), field.description or describe(field.annotation, field.metadata), False
+    if found["type"] == "extra_forbidden":
+        return ".".join(map(str, found["loc"])), left_out(".".join(names), list(model.model_fields))
+    return ".".join(names), field.description or describe(field.annotation, field.metadata)

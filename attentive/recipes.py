@@ -15,9 +15,9 @@ from pathlib import Path
 
 import yaml
 
-from .errors import AttentiveError
 from pydantic import ValidationError
 
+from .errors import AttentiveError
 from .recipe_schema import RETIRED_SECTIONS, drop_retired, tune_space_problem
 from .recipe_types import Recipe, first_problem, section_fields
 
@@ -84,12 +84,9 @@ def load_recipe(name_or_path: str | dict | Recipe, overrides: list[str] | None =
     try:
         return Recipe.model_validate(recipe)
     except ValidationError as exc:
-        key, meaning, unknown = first_problem(exc)
-        who = giver(given, key) or f"recipe {path}"
-        if unknown:
-            section = key.split(".")[0]
-            raise AttentiveError(f"{who}: unknown setting {key} ({section} takes {meaning})") from None
-        raise AttentiveError(f"{who}: {key} must be {meaning}, not {entry(recipe, key)!r}") from None
+        key, meaning = first_problem(exc)
+        raise AttentiveError(f"{giver(given, key) or f'recipe {path}'}: {key} must be {meaning}, not "
+                             f"{entry(recipe, key)!r}") from None
 
 
 def giver(given: dict[str, str], key: str) -> str | None:

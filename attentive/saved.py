@@ -148,14 +148,12 @@ def saved_recipe(recipe: dict, path: Path) -> Recipe:
     try:
         return Recipe.model_validate(recipe)
     except ValidationError as exc:
-        key, meaning, unknown = first_problem(exc)
+        key, meaning = first_problem(exc)
     except Exception as exc:  # a value of a shape no check foresaw
         raise AttentiveError(f"{path}: the recipe cannot be checked ({type(exc).__name__}: {last_line(exc)})") \
             from None
     if key.startswith("train."):
         return saved_recipe({section: values for section, values in recipe.items() if section != "train"}, path)
-    if unknown:
-        meaning = f"left out ({key.split('.')[0]} takes {meaning})"
     raise AttentiveError(f"{path}: recipe.{key} must be {meaning}, not {shown(entry(recipe, key))}")
 
 

@@ -208,16 +208,8 @@ def search_space(data: Dataset, recipe: str | dict | Recipe, overrides: list[str
 
 
 def with_settings(recipe: Recipe, values: dict) -> Recipe:
-    """A new recipe: `recipe` with each "section.key" (or "section.key.subkey") of `values` set, checked by the
-    loader."""
-    given = recipe.as_dict()
-    for key, value in values.items():
-        target, *path = key.split(".")
-        target = given.setdefault(target, {})
-        for name in path[:-1]:
-            target = target.setdefault(name, {})
-        target[path[-1]] = value
-    return load_recipe(given)
+    """A new recipe: `recipe` with each "section.key" (or "section.key.subkey") of `values` set, by the loader."""
+    return load_recipe(recipe, [f"{key}={json.dumps(value)}" for key, value in values.items()])
 
 
 def model_size(folder: Path) -> int:

@@ -10,11 +10,13 @@ made.
 """
 from __future__ import annotations
 
+import functools
 import inspect
-import math
 import types
 import typing
 from collections.abc import Callable
+
+import pydantic
 
 from .aspects import ASPECT_TYPES, AspectEmbedder
 from .registry import PARTS
@@ -26,36 +28,46 @@ FAMILIES = ("encoder", "pooler", "head")
 MODEL_GIVES = ("input_dim", "classes", "rows", "aspect_dim", "kind", "aspects", "word_dim", "vocab_size")
 NOUNS = {bool: "true or false", int: "an integer", float: "a number", str: "text", dict: "a mapping",
          list: "a list", tuple: "a list", type(None): "null"}
+BOUNDS = {"ge": "≥", "gt": ">", "le": "≤", "lt": "<"}  # pydantic's (annotated_types') bounds, in words
+STRICT = pydantic.ConfigDict(strict=True, allow_inf_nan=False)  # no "3" for 3, no NaN
 
 
-def union_members(hint) -> tuple | None:
-    """The members of a union annotation (`int | None`, `Optional[int]`), None for any other annotation."""
-    is_union = isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union
-    return typing.get_args(hint) if is_union else None
+@functools.cache
+def _adapter(hint) -> pydantic.TypeAdapter | None:
+    try:
+        return pydantic.TypeAdapter(hint, config=STRICT)
+    except pydantic.PydanticUserError:  # an annotation pydantic cannot check (a class of the part's own)
+        return None
 
 
 def accepts(hint, value) -> bool:
-    """Whether a recipe value fits a constructor annotation (None, bool, int, float, str, dict, list/tuple or a union
-    of those; any other annotation accepts everything)."""
-    if (members := union_members(hint)) is not None:
-        return any(accepts(member, value) for member in members)
-    hint = typing.get_origin(hint) or hint
-    if hint is bool:
-        return isinstance(value, bool)
-    if hint is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    if hint is float:
-        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-    if hint in (list, tuple):
-        return isinstance(value, (list, tuple))
-    if hint in (str, dict, type(None)):
-        return isinstance(value, hint)
+    """Whether a recipe value fits an annotation (a constructor's, or the recipe's own for options every part
+    shares), as pydantic checks it strictly; an annotation pydantic cannot check accepts everything."""
+    try:
+        if (adapter := _adapter(hint)) is not None:
+            adapter.validate_python(value)
+    except pydantic.ValidationError:
+        return False
     return True
 
 
-def describe(hint) -> str:
-    members = union_members(hint) or (hint,)
-    return " or ".join(dict.fromkeys(NOUNS.get(typing.get_origin(m) or m, str(m)) for m in members))
+def describe(hint, constraints=()) -> str:
+    """What a value of an annotation must be, in words: "an integer ≥ 1 or null"; a Literal's choices, an Annotated
+    member's bounds (or the field's `constraints`) said, a text pattern (the SSAN recipes' "2*d_model") left unsaid."""
+    is_union = isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union
+    words = []
+    for member in typing.get_args(hint) if is_union else (hint,):
+        bounds = constraints
+        if typing.get_origin(member) is typing.Annotated:
+            member, *extra = typing.get_args(member)
+            bounds = [c for field in extra for c in getattr(field, "metadata", [field])]
+        if typing.get_origin(member) is typing.Literal:
+            words.append(one_of(typing.get_args(member)))
+        elif not any(getattr(c, "pattern", None) for c in bounds):
+            said = [f"{sign} {getattr(c, name):g}" for c in bounds for name, sign in BOUNDS.items() if hasattr(c, name)]
+            noun = NOUNS.get(typing.get_origin(member) or member, str(member))
+            words.append(" ".join([noun, " and ".join(said)]).strip())
+    return " or ".join(dict.fromkeys(words))
 
 
 def one_of(choices) -> str:

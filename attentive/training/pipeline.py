@@ -196,7 +196,7 @@ def class_weights(setting, labels: Sequence[str], targets: Sequence[int]) -> tor
 def check_class_weight(setting, labels: Sequence[str]) -> None:
     """Each label a `train.class_weight` mapping names is one of the data's (a YAML key read as a number, `1: 2.0`,
     stands for the label "1"); else one line naming it. Its form and weights were checked with the recipe
-    (recipe_types.class_weight_problem)."""
+    (recipe_types.Train)."""
     if isinstance(setting, dict):
         for label in setting:
             if str(label) not in labels:
