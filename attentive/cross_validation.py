@@ -34,6 +34,7 @@ from .data.example import Dataset, Example
 from .errors import AttentiveError
 from .output_folder import OutputKind, check_contents, claim
 from .recipe_types import Recipe
+from .recipes import load_recipe
 
 SUMMARY, OOF, ERRORS_CSV, ERRORS_HTML, FOLDS = "cv.json", "oof.jsonl", "label_errors.csv", "label_errors.html", "folds"
 MAX_FOLDS = 100
@@ -129,7 +130,6 @@ def cv(dataset: str | Dataset | None = None, recipe: str | dict | Recipe = "defa
     examples = list(data.splits["train"])
     check_folds(data.name, [ex.label for ex in examples], folds)
     overrides = overrides_argument(overrides) or []
-    from .recipes import load_recipe
     from .training.pipeline import chosen_recipe
 
     load_recipe(chosen_recipe(data, recipe), overrides, settings)  # a bad recipe or setting fails before training
@@ -342,8 +342,6 @@ def _summary(data, examples, splits, results, probabilities, given, thresholds, 
 
     predicted = probabilities.argmax(1)
     labels = list(data.labels)
-    from .recipes import load_recipe
-
     return {"dataset": data.name, "recipe": recipe if isinstance(recipe, str) else load_recipe(recipe).name,
             "folds": len(splits), "seed": seed, "n": len(examples), "labels": labels,
             "accuracy": spread("accuracy"), "macro_f1": spread("macro_f1"), "per_fold": per_fold,

@@ -165,15 +165,6 @@ class Part(BaseModel):
         """The section's entries but `type`: the part constructor's keyword arguments."""
         return dict(self.model_extra)
 
-    @model_validator(mode="after")
-    def _shared_options(self):
-        from .models.option_types import accepts, describe
-
-        for name, value in self.model_extra.items():
-            if name in PART_OPTIONS and not accepts(PART_OPTIONS[name], value):
-                raise problem(describe(PART_OPTIONS[name]), name)
-        return self
-
 
 class Switch(Part):
     """A part section whose `none` builds nothing: the aspect input and the wide channel."""
@@ -202,7 +193,7 @@ class Recipe(Section):
     def _part_options(self):
         from .models.option_types import part_problems  # the parts' types and options, from their constructors
 
-        for key, meaning in part_problems(self, skip=PART_OPTIONS):
+        for key, meaning in part_problems(self, shared=PART_OPTIONS):
             raise problem(meaning, key)
         return self
 

@@ -94,8 +94,8 @@ def current_model_id(folder: str | Path) -> str | None:
 
 
 def load_folder(folder: str | Path) -> tuple[TextClassifier, Tokenizer, dict, Recipe]:
-    """Read a model folder, its three files always from the same save (folder_reading.read_consistently): the
-    network, its tokenizer, config.json and the typed recipe."""
+    """Network, tokenizer, config.json and typed recipe of a model folder, its three files always from the same save
+    (folder_reading.read_consistently)."""
     folder = Path(folder)
     return read_consistently(folder, MODEL_FILES, lambda: _read(folder))
 
@@ -135,11 +135,10 @@ def _read(folder: Path) -> tuple[TextClassifier, Tokenizer, dict, Recipe]:
 
 
 def saved_recipe(recipe: dict, path: Path) -> Recipe:
-    """The typed recipe of a saved folder's config.json, whose settings the network is built and run from, checked
-    as training checked them (recipe_types): a value edited since (`pooler.score_scale: null`) would otherwise
-    build, and fail at the first prediction. The train section is not used by a trained model: a problem there
-    leaves it at its defaults. Settings this version no longer has are dropped (from `recipe`, in place) at the
-    value at which they did nothing, and refused at any other (recipe_schema.RETIRED)."""
+    """The typed recipe of a saved folder's config.json, checked as training checked it: a value edited since
+    (`pooler.score_scale: null`) would otherwise build, and fail at the first prediction. A problem in the train
+    section, which a trained model does not use, leaves it at its defaults. Settings this version no longer has are
+    dropped (in place) at the value at which they did nothing, and refused at any other (recipe_schema.RETIRED)."""
     retired = drop_retired(recipe, trained=True)
     if retired is not None:
         raise AttentiveError(f"{path}: recipe.{retired}: a setting this version no longer has")

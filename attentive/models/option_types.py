@@ -107,13 +107,12 @@ def options_of(constructor: Callable) -> list[str] | None:
             and parameter.kind is not inspect.Parameter.VAR_POSITIONAL]
 
 
-def part_problems(recipe, skip: typing.Container[str] = ()) -> list[tuple[str, str]]:
-    """(key, what it must be) for each part section of the recipe (a recipe_types.Recipe, whose part sections hold a
-    `type` and `options`) naming a type that is none of its family's, each option its part's constructor does not
-    take, and each option that does not fit the type the constructor declares (options named in `skip`, typed by the
-    recipe, are not type-checked here). A type that builds no part (aspect none, wide
-    none) reads no option, and takes those of its section's other types: `--set wide.type=none` leaves wide.buckets.
-    A constructor taking any keyword (`**options`) takes any option."""
+def part_problems(recipe, shared: dict) -> list[tuple[str, str]]:
+    """(key, what it must be) for each part section (`type`, `options`) of a recipe_types.Recipe naming a type that
+    is none of its family's, each option its part's constructor does not take, and each option that does not fit the
+    type the constructor declares, or the recipe's type of an option every part `shared`s. A type that builds no
+    part (aspect none, wide none) reads no option, and takes those of its section's other types: `--set
+    wide.type=none` leaves wide.buckets. A constructor taking any keyword (`**options`) takes any option."""
     found = []
     for family, types_ in part_sections().items():
         section = getattr(recipe, family)
@@ -132,6 +131,6 @@ def part_problems(recipe, skip: typing.Container[str] = ()) -> list[tuple[str, s
             key = f"{family}.{name}"
             if options is not None and name not in options:
                 found.append((key, left_out(taker, options)))
-            elif name not in skip and name in hints and not accepts(hints[name], value):
-                found.append((key, describe(hints[name])))
+            elif (hint := shared.get(name, hints.get(name))) is not None and not accepts(hint, value):
+                found.append((key, describe(hint)))
     return found

@@ -113,9 +113,8 @@ def data_fingerprint(data: Dataset) -> str:
 
 
 def new_model(data: Dataset, recipe: Recipe, data_dir, device: str, rng) -> Model:
-    """Vocabulary, initial vectors and the untrained network the recipe describes; its config.json holds the recipe
-    with the values found here (`Recipe.resolved`): the vectors' width, numbers for d_model, the pretrained encoder's
-    config."""
+    """Vocabulary, initial vectors and the untrained network the recipe describes; the model's recipe holds the
+    values found here (`Recipe.resolved`: the vectors' width, numbers for d_model, the pretrained encoder's config)."""
     aspect_names = check_aspects(data, recipe)
     train_examples = data.splits["train"]
     texts_and_pairs = [ex.text for ex in train_examples] + [ex.text_pair for ex in train_examples
