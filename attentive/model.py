@@ -43,8 +43,8 @@ def resolve_dataset(dataset: str | Dataset, data_dir: str | Path | None = None) 
 
 
 class Model(Answerer):
-    """A trained classifier with its tokenizer, labels and recipe; what `train` returns and `load` reads. `config` is
-    its config.json; `recipe` the typed recipe its network was built from (config["recipe"] is its dump)."""
+    """A trained classifier with its tokenizer, labels, config.json and typed recipe (config["recipe"] is its dump);
+    what `train` returns and `load` reads."""
 
     def __init__(self, network: TextClassifier, tokenizer, config: dict, device: str | None = None, *,
                  recipe: Recipe):

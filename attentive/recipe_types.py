@@ -27,7 +27,6 @@ DModel = Annotated[str, Field(pattern=f"^{D_MODEL.pattern}$")]  # "d_model" or "
 # Options of the same name in every part, bounded alike (0 hidden units: no hidden layer)
 PART_OPTIONS = {"dropout": Fraction, "heads": Count, "hops": Count, "layers": Count, "maps": Count, "factors": Count,
                 "hidden": Annotated[int, Field(ge=0)] | DModel, "ff": Count | DModel, "d_model": Count | DModel}
-STRICT = ConfigDict(frozen=True, extra="forbid", strict=True, allow_inf_nan=False)
 
 
 def resolve_width(value, d_model: int):
@@ -45,16 +44,14 @@ def resolve_rate(rate, d_model: int) -> float:
 
 
 def problem(meaning: str, key: str = "") -> PydanticCustomError:
-    """A recipe problem pydantic carries to `recipes.load_recipe`: the value at `key` (below the error's place)
-    must be `meaning`."""
+    """A problem pydantic carries to `first_problem`: the value at `key` (below the error's place) must be `meaning`."""
     return PydanticCustomError("recipe", "{meaning}", {"meaning": meaning, "key": key})
 
 
 class Section(BaseModel):
-    """A fixed section (or the whole recipe): every key typed, none other taken. Keys in OPTIONAL are left out of the
-    dump when null, as a recipe that does not give them leaves them out."""
+    """A fixed section (or the whole recipe): every key typed, none other taken; OPTIONAL ones dumped unless null."""
 
-    model_config = STRICT
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, allow_inf_nan=False)
     OPTIONAL: ClassVar[frozenset[str]] = frozenset()
 
     @model_serializer(mode="wrap")
@@ -77,8 +74,7 @@ class Tokenizer(Section):
 
 
 class Embedder(Section):
-    """The word table and where its initial vectors come from (attentive/text/sources.py); type `none`: the
-    pretrained encoder embeds the ids itself."""
+    """The word table and its initial vectors (attentive/text/sources.py); `none`: the encoder embeds the ids."""
 
     OPTIONAL = frozenset({"type", "glove_path"})
     type: Literal["none"] | None = Field(None, description="'none' or left out")
@@ -154,8 +150,7 @@ class Train(Section):
 
 
 class Part(BaseModel):
-    """A part section: its `type` (checked against the part tables by option_types) and the options its
-    constructor takes, kept as given."""
+    """A part section: its `type` and its constructor's options, as given (checked by option_types)."""
 
     model_config = ConfigDict(frozen=True, extra="allow")
     type: Any = None
@@ -173,8 +168,7 @@ class Switch(Part):
 
 
 class Recipe(Section):
-    """A whole recipe: its name, the sections, and the search spaces of `attentive tune` (checked by
-    recipes.check_tune)."""
+    """A whole recipe: its name, the sections, and the search spaces of `attentive tune` (recipes.check_tune)."""
 
     OPTIONAL = frozenset({"description", "tune"})
     name: str = "recipe"

@@ -26,7 +26,6 @@ SECTIONS = ("tokenizer", "embedder", "aspect", "encoder", "pooler", "head", "wid
 
 TOP_LEVEL = (*SECTIONS, "name", "description", "tune")  # what a recipe may hold at its top (tune: the search
 # spaces of `attentive tune`, recipe_schema.tune_space_problem)
-REQUIRED = ("encoder", "pooler", "head")  # the sections without defaults (recipe_types.Recipe)
 RECIPE_CAP = 2**20  # bytes of a recipe file
 
 
@@ -78,7 +77,7 @@ def load_recipe(name_or_path: str | dict | Recipe, overrides: list[str] | None =
     retired = drop_retired(recipe)
     if retired is not None:
         raise AttentiveError(f"{retired}: a setting this version no longer has")
-    missing = [s for s in REQUIRED if s not in recipe]
+    missing = [s for s in SECTIONS if s not in recipe and Recipe.model_fields[s].is_required()]  # no defaults
     if missing:
         raise AttentiveError(f"{path}: recipe lacks section(s) {', '.join(missing)}")
     try:

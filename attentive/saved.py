@@ -142,8 +142,7 @@ def saved_recipe(recipe: dict, path: Path) -> Recipe:
     retired = drop_retired(recipe, trained=True)
     if retired is not None:
         raise AttentiveError(f"{path}: recipe.{retired}: a setting this version no longer has")
-    if isinstance(recipe.get("tokenizer"), dict):  # a folder saved before texts were truncated reads them whole
-        recipe["tokenizer"].setdefault("max_length", None)
+    recipe["tokenizer"].setdefault("max_length", None)  # a folder saved before texts were truncated reads them whole
     try:
         return Recipe.model_validate(recipe)
     except ValidationError as exc:

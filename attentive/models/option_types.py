@@ -10,7 +10,6 @@ made.
 """
 from __future__ import annotations
 
-import functools
 import inspect
 import types
 import typing
@@ -29,25 +28,17 @@ MODEL_GIVES = ("input_dim", "classes", "rows", "aspect_dim", "kind", "aspects", 
 NOUNS = {bool: "true or false", int: "an integer", float: "a number", str: "text", dict: "a mapping",
          list: "a list", tuple: "a list", type(None): "null"}
 BOUNDS = {"ge": "≥", "gt": ">", "le": "≤", "lt": "<"}  # pydantic's (annotated_types') bounds, in words
-STRICT = pydantic.ConfigDict(strict=True, allow_inf_nan=False)  # no "3" for 3, no NaN
-
-
-@functools.cache
-def _adapter(hint) -> pydantic.TypeAdapter | None:
-    try:
-        return pydantic.TypeAdapter(hint, config=STRICT)
-    except pydantic.PydanticUserError:  # an annotation pydantic cannot check (a class of the part's own)
-        return None
 
 
 def accepts(hint, value) -> bool:
-    """Whether a recipe value fits an annotation (a constructor's, or the recipe's own for options every part
-    shares), as pydantic checks it strictly; an annotation pydantic cannot check accepts everything."""
+    """Whether a recipe value fits an annotation (a constructor's, or the recipe's for options parts share), checked
+    strictly by pydantic (no "3" for 3, no NaN); an annotation pydantic cannot check accepts everything."""
     try:
-        if (adapter := _adapter(hint)) is not None:
-            adapter.validate_python(value)
+        pydantic.TypeAdapter(hint, config=pydantic.ConfigDict(strict=True, allow_inf_nan=False)).validate_python(value)
     except pydantic.ValidationError:
         return False
+    except pydantic.PydanticUserError:  # an annotation pydantic cannot check (a class of the part's own)
+        pass
     return True
 
 
