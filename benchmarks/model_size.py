@@ -28,7 +28,7 @@ def folder_size(recipe_name: str, dataset_name: str) -> dict:
         model.save(Path(tmp) / "model")
         files = {path.name: path.stat().st_size for path in sorted((Path(tmp) / "model").iterdir())}
     return {"files_bytes": files, "folder_mb": round(sum(files.values()) / 1e6, 2),
-            "vocab_size": model.config["vocab_size"], "embedding_dim": model.config["recipe"]["embedder"]["dim"],
+            "vocab_size": model.config["vocab_size"], "embedding_dim": model.recipe.embedder.dim,
             "params": sum(p.numel() for p in model.network.parameters())}
 
 
