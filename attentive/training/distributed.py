@@ -150,6 +150,8 @@ def session(device: str) -> Iterator[None]:
     dist.init_process_group("nccl" if cuda else "gloo")
     try:
         yield
+        dist.barrier()  # every rank done before any tears the group down (a rank that failed skips it: the others'
+        # barrier then fails at once, as any collective would)
     finally:
         dist.destroy_process_group()
 
