@@ -1,5 +1,6 @@
-"""The fast lane of token ids (attentive/text/fast_ids.py) gives exactly the tokenizer's own ids, on every ASCII text,
-for every tokenizer attentive builds; other texts and tokenizers take the tokenizer's path."""
+"""The fast lane of token ids (attentive/text/fast_ids.py) gives exactly the tokenizer's own ids, on every ASCII text
+and every text its normaliser's NFKC and byte-order-mark replacement make ASCII, for every tokenizer attentive builds;
+other texts and tokenizers take the tokenizer's path."""
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -52,6 +53,26 @@ def test_same_ids_as_the_tokenizer_on_real_and_tricky_texts(name):
 def test_same_ids_on_any_ascii_text(texts):
     for tokenizer in TOKENIZERS.values():
         assert ascii_ids(tokenizer, texts, 10_000) == _own_ids(tokenizer, texts, 10_000)
+
+
+NORMALISED_TO_ASCII = ["it's\ufeff top speed \ufeff", "wait\xa0for it\u2026 now", "\uff37\uff41\uff52\uff4d film",
+                      "\ufb01ne \u2460 x\u00b2", "\ufeff"]  # BOM; no-break space, ellipsis; fullwidth; ligature, circled, superscript
+
+
+@pytest.mark.parametrize("name", sorted(TOKENIZERS))
+def test_texts_the_normaliser_makes_ascii_take_the_lane_with_the_tokenizers_ids(name):
+    tokenizer = TOKENIZERS[name]
+    fast = ascii_ids(tokenizer, NORMALISED_TO_ASCII, 10_000)
+    assert None not in fast
+    assert fast == _own_ids(tokenizer, NORMALISED_TO_ASCII, 10_000)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(st.characters(blacklist_categories=("Cs",)), max_size=40), min_size=1, max_size=5))
+def test_any_text_the_lane_takes_gets_the_tokenizers_ids(texts):
+    for tokenizer in TOKENIZERS.values():
+        own = _own_ids(tokenizer, texts, 10_000)
+        assert all(fast is None or fast == ids for fast, ids in zip(ascii_ids(tokenizer, texts, 10_000), own))
 
 
 def test_a_long_text_is_read_only_as_far_as_its_kept_tokens():

@@ -9,13 +9,14 @@ word ids, the attention and type masks) per text, which is most of what `encode_
 (18 µs of a 20-word sentence's ~46 µs answer by the compact student, measured on SST-2 with ONNX Runtime int8).
 
 The lane opens only for a tokenizer whose whole pipeline is that one (checked once per tokenizer from its JSON) and
-only for ASCII texts; any other text or tokenizer takes the tokenizer's own path. tests/test_fast_ids.py checks that
-both give the same ids.
+only for ASCII texts, or texts that NFKC and the replacement make ASCII (then the lane reads the replaced text); any
+other text or tokenizer takes the tokenizer's own path. tests/test_fast_ids.py checks that both give the same ids.
 """
 from __future__ import annotations
 
 import json
 import re
+import unicodedata
 import weakref
 from collections.abc import Sequence
 
@@ -45,10 +46,13 @@ class FastIds:
         return ids
 
     def ids(self, text: str, keep: int) -> list[int] | None:
-        """The first `keep` token ids of `text`, or None for a text the lane does not take: one not ASCII, or one in
-        which an added token can match."""
-        if not text.isascii():
-            return None
+        """The first `keep` token ids of `text`, or None for a text the lane does not take: one not ASCII after the
+        normaliser's first two steps, or one in which an added token can match."""
+        if not text.isascii():  # the tokenizer's first two steps, where they leave an ASCII text (SenTube's comments
+            # all carry a byte-order mark, tweets no-break spaces and ellipses); any other text takes its path
+            text = unicodedata.normalize("NFKC", text).replace("\ufeff", " ")
+            if not text.isascii():
+                return None
         lowered = text.lower()
         if self.added and any(token in lowered for token in self.added):
             return None
@@ -90,8 +94,9 @@ def _lane_for(tokenizer: Tokenizer) -> FastIds | None:
 
 
 def ascii_ids(tokenizer: Tokenizer, texts: Sequence[str], keep: int) -> list[list[int] | None]:
-    """Each text's first `keep` ids by the fast lane, or None for a text the lane does not take (not ASCII, or one
-    holding an added token such as "[UNK]"; or a tokenizer outside attentive's pipeline: then every text is None)."""
+    """Each text's first `keep` ids by the fast lane, or None for a text the lane does not take (not ASCII after NFKC
+    and the byte-order-mark replacement, or one holding an added token such as "[UNK]"; or a tokenizer outside
+    attentive's pipeline: then every text is None)."""
     lane = fast_lane(tokenizer)
     if lane is None:
         return [None] * len(texts)
