@@ -2,9 +2,10 @@
 
     python -m benchmarks.model_size --dataset imdb [--recipe default]
 
-The folder's size depends only on the shapes the recipe and the training vocabulary give (vocabulary, word-vector
-width, n-gram buckets), not on the trained values, so the model is built (vocabulary and initial vectors exactly as
-training builds them), saved without training, and measured file by file. Writes results/size-RECIPE-DATASET.json.
+The model is built (vocabulary and initial vectors exactly as training builds them), saved without training, and
+measured file by file. Until commit 96637da that was the trained folder's size too, which depends on the shapes
+alone; since then a folder stores only the nonzero rows of its n-gram table, which untrained holds none, so this
+measures the folder without them (a lower bound) and the deployable table's `saved MB` measures trained folders. Writes results/size-RECIPE-DATASET.json.
 """
 from __future__ import annotations
 

@@ -90,5 +90,7 @@ def defaults_section(results: list[dict], sizes: list[dict] = ()) -> list[str]:
     for size in sorted(sizes, key=lambda r: r["dataset"]):
         lines += ["", f"Saved model folder of the default path on {size['dataset']}: **{size['folder_mb']} MB** "
                       f"({size['vocab_size']:,} vocabulary rows x {size['embedding_dim']}-d vectors, "
-                      f"{size['params']:,} parameters; `python -m benchmarks.model_size --dataset {size['dataset']}`)."]
+                      f"{size['params']:,} parameters; `python -m benchmarks.model_size --dataset {size['dataset']}` "
+                      f"at commit `{size['git_commit']}`, an untrained folder; folders saved since commit `96637da` "
+                      "store only the nonzero rows of the n-gram table, so a trained one is at most this)."]
     return lines + [""]
