@@ -125,7 +125,8 @@ def _exported_files(model: Model, scratch: Path, int8: bool) -> dict[str, bytes]
         "format": FORMAT, "labels": model.labels, "inputs": list(inputs), "has_attention": has_attention,
         "max_length": model.max_length, "special_tokens": model.special_tokens, "aspects": model.aspects,
         "aspect_type": model.recipe.aspect.type, "is_pair": model.is_pair, "uses_aspect": model.uses_aspect,
-        "recipe": model.config["recipe"], "model_id": model.config.get("model_id"), "graphs": [GRAPH] + ([GRAPH_INT8] if int8 else []),
+        "recipe": model.config["recipe"], "model_id": model.config.get("model_id"),
+        "graphs": [GRAPH] + ([GRAPH_INT8] if int8 else []),
         "folded": folded is not None,  # for the record (attentive/models/folding.py): the runtime needs nothing else
     }
     if model.multi_label:  # the graph answers sigmoids; the runtime gives each label at or above its threshold

@@ -51,7 +51,8 @@ def docs_per_second(answer_batch: Callable[[list[str]], object], texts: list[str
     """Texts a second of `answer_batch` over `texts` in batches of 128: the median of `passes` timed passes after one
     untimed pass (which meets every batch shape once). One pass over a test set of sentences lasts tens of
     milliseconds, so a single pass is at the mercy of one pause (a collection, a thread waking): session 23 saw the
-    same student at 27,461 and at 7,285 texts/s from one pass each; the median of five is steady to a few percent."""
+    same student at 27,461 and at 7,285 texts/s from one pass each; four retimes with the median of five stayed
+    within 36,070-41,428."""
     def one_pass() -> float:
         start = time.perf_counter()
         for i in range(0, len(texts), 128):
