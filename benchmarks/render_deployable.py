@@ -3,6 +3,9 @@ default model, its distilled student, TF-IDF + LR and fastText side by side, eac
 the student variants tried, by dev accuracy (what chooses a student; test is shown, never used to choose)."""
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from benchmarks.results_io import DEFAULTS_DATASETS, machine_short
 
 SYSTEMS = (("default", "default model"), ("student", "student (distilled)"), ("tfidf_lr", "TF-IDF + LR"),
@@ -11,6 +14,9 @@ TARGET = {"student_int8_mb": 5.0, "below_default": 0.005}
 
 
 def _accuracy(cell: dict) -> str:
+    """Mean ± std over the seeds; one seed's value alone, marked, where a run had only one."""
+    if len(cell.get("values", ())) == 1:
+        return f"{100 * cell['mean']:.2f} (1 seed)"
     return f"{100 * cell['mean']:.2f} ± {100 * cell['std']:.2f}"
 
 
@@ -36,13 +42,22 @@ def _verdict(systems: dict) -> str:
     return "reached" if not misses else "not reached: " + "; ".join(misses)
 
 
+REPOSITORY = Path(__file__).resolve().parents[1]
+
+
+def _in_repository(path: str) -> str:
+    """`path` relative to the repository where it lies inside it (runs give absolute paths from a second checkout)."""
+    return os.path.relpath(path, REPOSITORY) if Path(path).is_absolute() and \
+        not os.path.relpath(path, REPOSITORY).startswith("..") else path
+
+
 def _distillation(result: dict) -> str:
     """How a run's students learnt, e.g. "mse, 8 copies" or "hard labels alone"."""
     if result.get("soft_weight", 1.0) == 0 and not result.get("augment", 2):
         return "hard labels alone (no teacher)"
     teachers = ", teachers: every seed's default" if result.get("ensemble") else \
-        f", teachers: {result['teacher']}-sN" if result.get("teacher") else ""
-    unlabelled = f", unlabelled: {result['unlabelled']}" if result.get("unlabelled") else ""
+        f", teachers: {_in_repository(result['teacher'])}-sN" if result.get("teacher") else ""
+    unlabelled = f", unlabelled: {_in_repository(result['unlabelled'])}" if result.get("unlabelled") else ""
     return (f"{result.get('loss', 'kl')} × {result.get('soft_weight', 1.0)}, {result.get('augment', 2)} copies"
             f"{teachers}{unlabelled}")
 
