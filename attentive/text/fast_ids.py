@@ -11,12 +11,13 @@ word ids, the attention and type masks) per text, which is most of what `encode_
 The lane opens only for a tokenizer whose whole pipeline is that one (checked once per tokenizer from its JSON) and
 only for ASCII texts, or texts that the tokenizer's own normaliser makes ASCII (then the lane reads the normalised
 text); any other text or tokenizer takes the tokenizer's own path. tests/test_fast_ids.py checks that both give the
-same ids (and session 23 checked every Unicode code point by hand: none differs).
+same ids (and session 23 checked every Unicode code point, in a text, by hand: none differs).
 """
 from __future__ import annotations
 
 import json
 import re
+import unicodedata
 import weakref
 from collections.abc import Sequence
 
@@ -25,6 +26,7 @@ from tokenizers import Tokenizer
 WORDS = re.compile(r"\w+|[^\w\s]+", re.ASCII)  # the `Whitespace` pre-tokenizer's pattern, on ASCII text
 LONG_TEXT_CHARS_PER_TOKEN = 16  # a longer text is read word by word, only as far as its kept tokens
 MEMO_WORDS = 500_000  # the memo stops growing here (a stream of unique words must not grow it without end)
+NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _UNCHANGED_ON_ASCII = ({"type": "NFKC"}, {"type": "Replace", "pattern": {"String": "\ufeff"}, "content": " "})
 _LOWERCASE = {"type": "Lowercase"}
 
@@ -34,6 +36,8 @@ class FastIds:
 
     def __init__(self, tokenizer: Tokenizer, lowercase: bool, added: list[str]):
         self.model, self.lowercase, self.normalizer = tokenizer.model, lowercase, tokenizer.normalizer
+        self.agrees: dict[str, bool] = {}  # a non-ASCII character -> whether Python's NFKC treats it as the
+        # tokenizer's normaliser does (their Unicode tables differ: Python's maps U+1F16C to "MR", the tokenizer's not)
         self.added = [token.lower() for token in added]  # e.g. "[PAD]": matched in the raw text before any split
         self.memo: dict[str, list[int]] = {}
 
@@ -45,14 +49,33 @@ class FastIds:
                 self.memo[word] = ids
         return ids
 
+    def normalised(self, text: str) -> str | None:
+        """A non-ASCII `text` as the tokenizer's NFKC and byte-order-mark replacement leave it, where that is ASCII;
+        else None. Python's NFKC does the work (a twentieth of the tokenizer's own call) once each of the text's
+        non-ASCII characters is known to be normalised alike by both: a text that ends ASCII does so character by
+        character (a composition never gives ASCII), so agreeing characters give the same text."""
+        for char in set(NON_ASCII.findall(text)):
+            agrees = self.agrees.get(char)
+            if agrees is None:
+                agrees = self.normalizer.normalize_str(char) == self._python_steps(char)
+                if len(self.agrees) < MEMO_WORDS:
+                    self.agrees[char] = agrees
+            if not agrees:
+                return None
+        text = unicodedata.normalize("NFKC", text).replace("\ufeff", " ")
+        return text if text.isascii() else None
+
+    def _python_steps(self, text: str) -> str:
+        text = unicodedata.normalize("NFKC", text).replace("\ufeff", " ")
+        return text.lower() if self.lowercase else text
+
     def ids(self, text: str, keep: int) -> list[int] | None:
         """The first `keep` token ids of `text`, or None for a text the lane does not take: one not ASCII after the
         tokenizer's normaliser, or one in which an added token can match."""
-        if not text.isascii():  # the tokenizer's own normaliser, where it leaves an ASCII text (SenTube's comments
-            # all carry a byte-order mark, tweets no-break spaces and ellipses); any other text takes its path. Its
-            # own, not Python's NFKC: their Unicode tables differ (Python's maps U+1F16C to "MR", the tokenizer's not)
-            text = self.normalizer.normalize_str(text)
-            if not text.isascii():
+        if not text.isascii():  # the tokenizer's normalising, where it leaves an ASCII text (SenTube's comments all
+            # carry a byte-order mark, tweets no-break spaces and ellipses); any other text takes the tokenizer's path
+            text = self.normalised(text)
+            if text is None:
                 return None
         lowered = text.lower()
         if self.added and any(token in lowered for token in self.added):
