@@ -31,6 +31,11 @@ _UNCHANGED_ON_ASCII = ({"type": "NFKC"}, {"type": "Replace", "pattern": {"String
 _LOWERCASE = {"type": "Lowercase"}
 
 
+def _nfkc_replaced(text: str) -> str:
+    """The tokenizer's first two normalising steps (`_UNCHANGED_ON_ASCII`) done by Python's NFKC."""
+    return unicodedata.normalize("NFKC", text).replace("\ufeff", " ")
+
+
 class FastIds:
     """Ids of ASCII texts for one tokenizer of attentive's own pipeline (see the module's docstring)."""
 
@@ -62,11 +67,12 @@ class FastIds:
                     self.agrees[char] = agrees
             if not agrees:
                 return None
-        text = unicodedata.normalize("NFKC", text).replace("\ufeff", " ")
+        text = _nfkc_replaced(text)
         return text if text.isascii() else None
 
     def _python_steps(self, text: str) -> str:
-        text = unicodedata.normalize("NFKC", text).replace("\ufeff", " ")
+        """The tokenizer's whole normaliser done by Python: NFKC, the replacement, and lower case where it has it."""
+        text = _nfkc_replaced(text)
         return text.lower() if self.lowercase else text
 
     def ids(self, text: str, keep: int) -> list[int] | None:
