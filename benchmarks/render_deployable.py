@@ -47,8 +47,8 @@ REPOSITORY = Path(__file__).resolve().parents[1]
 
 def _in_repository(path: str) -> str:
     """`path` relative to the repository where it lies inside it (runs give absolute paths from a second checkout)."""
-    return os.path.relpath(path, REPOSITORY) if Path(path).is_absolute() and \
-        not os.path.relpath(path, REPOSITORY).startswith("..") else path
+    relative = os.path.relpath(path, REPOSITORY)
+    return relative if Path(path).is_absolute() and not relative.startswith("..") else path
 
 
 def _distillation(result: dict) -> str:
