@@ -224,3 +224,14 @@ def test_sun_lu_sigmoid_form_gives_sigma_of_the_single_score():
     polarity = model.word_polarity(out.states)  # (0, s_j): the margin is s_j itself
     assert torch.all(polarity[..., 0] == 0)
     assert torch.allclose(out.logits[:, 1], (out.attention[:, 0] * polarity[..., 1]).sum(-1), atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_masked_softmax_gives_padding_exactly_zero_and_the_words_a_softmax_of_their_own(dtype):
+    from attentive.models.attention import masked_softmax
+
+    scores = torch.tensor([[[2.0, -1.0, 7.0, 3.0], [0.5, 0.5, -9.0, 40.0]]], dtype=dtype)  # 1 x 2 heads x 4 words
+    mask = torch.tensor([[True, True, False, False]])
+    attention = masked_softmax(scores, mask)
+    assert (attention[..., 2:] == 0).all()  # padding, however high its score
+    assert torch.equal(attention[..., :2], torch.softmax(scores[..., :2], dim=-1))

@@ -3,7 +3,6 @@ contract is in attentive/models/parts.py. Poolers without attention of their own
 from __future__ import annotations
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 from .attention import Pooled, masked_softmax
@@ -93,7 +92,8 @@ class LamaPooler(Pooler):
         keys = self.word_keys(states) if keys is None else keys
         c = self.aspect_project(aspect) if self.context == "aspect" else self.context_vector(states, mask)
         alignment = keys * (c @ self.Q).unsqueeze(1)  # B x T x m   (P^T u_i ∘ Q^T c)
-        scores = F.normalize(torch.tanh(alignment), dim=-1) * self.score_scale
+        scores = torch.tanh(alignment)  # normalised over the heads, as F.normalize does, without its expand
+        scores = scores / scores.norm(dim=-1, keepdim=True).clamp_min(1e-12) * self.score_scale
         scores = scores.transpose(1, 2)  # B x m x T
         attention = masked_softmax(scores, mask)
         pooled = attention @ states  # B x m x 2d
