@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from attentive.data.example import Dataset, Example
-from attentive.data.registry import load_dataset
 from benchmarks import baselines, common, render, results_io
 from benchmarks.formatting import fmt_mean_std
 
