@@ -3,11 +3,9 @@
 With no encoder (the compact student: recipe `student`), the pooler reads the word vectors themselves, so a word's
 state h_i = E[w_i] and its keys P^T tanh(W_w h_i + b_w) (LAMA paper Eq. 7 and 10) are functions of its vocabulary id.
 `fold` computes both once, for every id, into two tables; the folded network gathers its rows from them and runs
-only what depends on the whole text (Eq. 10-15, the head and the n-gram channel). LAMA+Ctx's context c is the mean
-of the text's states, so its query Q^T c is the mean of the words' Q^T E[w_i], a third table of V x heads: the graph
-averages heads-wide rows where it averaged and projected vector-wide ones. It answers what
+only what depends on the whole text (the context vector, Eq. 10-15, the head and the n-gram channel). It answers what
 the network answers (the same pooler code, given the looked-up keys) at a third less time per text in ONNX Runtime
-(benchmarks/notes.md), for two more tables of V x heads floats. `attentive export` writes the folded graph whenever
+(benchmarks/notes.md), for one more table of V x heads floats. `attentive export` writes the folded graph whenever
 `fold` takes the network.
 """
 from __future__ import annotations
@@ -18,7 +16,7 @@ from torch import nn
 from .classifier import Output, TextClassifier, with_wide
 from .embedders import WordEmbedder
 from .encoders import IdentityEncoder
-from .poolers import LamaPooler, masked_mean
+from .poolers import LamaPooler
 
 
 class FoldedClassifier(nn.Module):
@@ -30,16 +28,13 @@ class FoldedClassifier(nn.Module):
         with torch.no_grad():
             vectors = network.embedder.table.weight.detach().clone()  # dropout is off out of training
             keys = network.pooler.word_keys(vectors)
-            queries = vectors @ network.pooler.Q if network.pooler.context == "document" else None
         self.vectors = nn.Embedding.from_pretrained(vectors)
         self.keys = nn.Embedding.from_pretrained(keys)
-        self.queries = nn.Embedding.from_pretrained(queries) if queries is not None else None
         self.pooler, self.head, self.wide = network.pooler, network.head, network.wide
 
     def forward(self, ids: torch.Tensor, mask: torch.Tensor) -> Output:
         states = self.vectors(ids)  # padding as the identity encoder passes it on: every pooler masks it
-        query = masked_mean(self.queries(ids), mask) if self.queries is not None else None  # Q^T of Eq. 10's mean
-        pooled = self.pooler(states, mask, keys=self.keys(ids), query=query)
+        pooled = self.pooler(states, mask, keys=self.keys(ids))
         output = Output(self.head(pooled.vector), pooled.attention, pooled.scores, states=states)
         return with_wide(output, self.wide, ids, mask)
 

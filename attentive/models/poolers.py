@@ -87,14 +87,11 @@ class LamaPooler(Pooler):
         return torch.tanh(self.word_mlp(states)) @ self.P
 
     def forward(self, states: torch.Tensor, mask: torch.Tensor, aspect: torch.Tensor | None = None,
-                received: torch.Tensor | None = None, keys: torch.Tensor | None = None,
-                query: torch.Tensor | None = None) -> Pooled:
-        """`keys`: `word_keys(states)` when the caller has them already (B x T x m); `query`: Q^T c likewise (B x m)."""
+                received: torch.Tensor | None = None, keys: torch.Tensor | None = None) -> Pooled:
+        """`keys`: `word_keys(states)` when the caller has them already (B x T x m)."""
         keys = self.word_keys(states) if keys is None else keys
-        if query is None:
-            c = self.aspect_project(aspect) if self.context == "aspect" else self.context_vector(states, mask)
-            query = c @ self.Q
-        alignment = keys * query.unsqueeze(1)  # B x T x m   (P^T u_i ∘ Q^T c)
+        c = self.aspect_project(aspect) if self.context == "aspect" else self.context_vector(states, mask)
+        alignment = keys * (c @ self.Q).unsqueeze(1)  # B x T x m   (P^T u_i ∘ Q^T c)
         scores = torch.tanh(alignment)  # normalised over the heads, as F.normalize does, without its expand
         scores = scores / scores.norm(dim=-1, keepdim=True).clamp_min(1e-12) * self.score_scale
         scores = scores.transpose(1, 2)  # B x m x T
