@@ -5,7 +5,8 @@
 The model is built (vocabulary and initial vectors exactly as training builds them), saved without training, and
 measured file by file. Until commit 96637da that was the trained folder's size too, which depends on the shapes
 alone; since then a folder stores only the nonzero rows of its n-gram table, which untrained holds none, so this
-measures the folder without them (a lower bound) and the deployable table's `saved MB` measures trained folders. Writes results/size-RECIPE-DATASET.json.
+measures the folder without them (a lower bound) and the deployable table's `saved MB` measures trained folders.
+Writes results/size-RECIPE-DATASET.json.
 """
 from __future__ import annotations
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from benchmarks.common import REPO_ROOT
 from benchmarks.results_io import DEFAULTS_DATASETS, machine_short
 
 SYSTEMS = (("default", "default model"), ("student", "student (distilled)"), ("tfidf_lr", "TF-IDF + LR"),
@@ -42,12 +43,9 @@ def _verdict(systems: dict) -> str:
     return "reached" if not misses else "not reached: " + "; ".join(misses)
 
 
-REPOSITORY = Path(__file__).resolve().parents[1]
-
-
 def _in_repository(path: str) -> str:
     """`path` relative to the repository where it lies inside it (runs give absolute paths from a second checkout)."""
-    relative = os.path.relpath(path, REPOSITORY)
+    relative = os.path.relpath(path, REPO_ROOT)
     return relative if Path(path).is_absolute() and not relative.startswith("..") else path
 
 
@@ -75,8 +73,9 @@ def deployable_section(results: list[dict]) -> list[str]:
              "int8 ONNX export (model.int8.onnx, tokenizer.json, config.json) and of the saved folder (fp32; for "
              "the peers, the pickled vectorizer and model, fastText's .bin); batched texts/s with 2 threads "
              "(batches of 128, the median of five passes over the texts) and p50 of one sentence with 1 thread, "
-             "all four in the same process on the same test texts; training time per seed (the student's excludes its teacher's). Issue 33's target: the "
-             "student ≥ the better peer, ≥ the default − 0.5, int8 ≤ 5 MB, texts/s ≥ TF-IDF + LR's.", "",
+             "all four in the same process on the same test texts; training time per seed (the student's excludes "
+             "its teacher's). Issue 33's target: the student ≥ the better peer, ≥ the default − 0.5, int8 ≤ 5 MB, "
+             "texts/s ≥ TF-IDF + LR's.", "",
              "| dataset | system | test acc | int8 test acc | int8 MB | saved MB | texts/s | p50 ms | train s |",
              "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     verdicts = []
