@@ -23,15 +23,16 @@ CONFIG, TOKENIZER = "config.json", "tokenizer.json"
 GRAPH, GRAPH_INT8 = "model.onnx", "model.int8.onnx"
 
 
-def read_exported(folder: Path, format_name: str, int8: bool = False, threads: int | None = None):
+def read_exported(folder: Path, format_name: str, int8: bool = False):
     """(config, onnxruntime session, tokenizer) of an exported folder, all from the same export (an `export
-    --overwrite` may be replacing them: folder_reading.read_consistently). `int8` picks the quantised graph;
-    `threads` sets ONNX Runtime's intra-op threads (None: its default)."""
+    --overwrite` may be replacing them: folder_reading.read_consistently). `int8` picks the quantised graph. The
+    session computes on one thread per `run`: a caller answers on more threads by running batches side by side
+    (attentive/lanes.py)."""
     return read_consistently(folder, (CONFIG, TOKENIZER, GRAPH, GRAPH_INT8),
-                             lambda: _read_exported(folder, format_name, int8, threads))
+                             lambda: _read_exported(folder, format_name, int8))
 
 
-def _read_exported(folder: Path, format_name: str, int8: bool, threads: int | None):
+def _read_exported(folder: Path, format_name: str, int8: bool):
     import onnxruntime
 
     config = read_exported_config(folder, format_name)  # every entry the runtime reads, checked
@@ -42,9 +43,7 @@ def _read_exported(folder: Path, format_name: str, int8: bool, threads: int | No
     # ONNX Runtime's idle threads spin-wait after each call; between calls they would hold the cores the tokenizer
     # needs for the next batch (benchmarks/notes.md, "Distillation and the compact student")
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    if threads:
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
+    options.intra_op_num_threads = options.inter_op_num_threads = 1
     session = open_graph(folder, graph, options, config)
     tokenizer = read_exported_tokenizer(folder, config)
     check_graph(session, config, tokenizer.get_vocab_size(), folder / graph)

@@ -14,21 +14,25 @@ from .answering import Answerer, Looked, Need
 from .call_checks import check_folder
 from .errors import AttentiveError
 from .inputs import Inputs, thresholds_of
+from .lanes import Lanes
 from .text.encoding import Item, batch_order, pad_numpy
+from .threads import default_threads
 
 FORMAT = "attentive-onnx-1"
 
 
 class RuntimeModel(Answerer):
-    """An exported model run by ONNX Runtime. `int8` picks the quantised graph (exported with --int8); `threads`
-    sets ONNX Runtime's intra-op threads (None: its default)."""
+    """An exported model run by ONNX Runtime. `int8` picks the quantised graph (exported with --int8); `threads` is
+    how many threads answer a call, each running whole batches on one ONNX Runtime thread (attentive/lanes.py;
+    None: attentive.threads.default_threads(), the usable cores or OMP_NUM_THREADS)."""
 
     def __init__(self, folder: str | Path, int8: bool = False, threads: int | None = None):
         from .exported_folder import read_exported
 
         check_folder(folder)
         self.folder = Path(folder)
-        self.config, self.session, self.tokenizer = read_exported(self.folder, FORMAT, int8, threads)
+        self.config, self.session, self.tokenizer = read_exported(self.folder, FORMAT, int8)
+        self.lanes = Lanes(threads or default_threads())
         self.graph_inputs = {node.name for node in self.session.get_inputs()}  # an unused input is not in the graph
         self.labels: list[str] = self.config["labels"]
         self.thresholds = thresholds_of(self.config, self.folder / "config.json")  # multi-label models; else None
@@ -59,7 +63,10 @@ class RuntimeModel(Answerer):
         attention: list[np.ndarray | None] = [None] * len(items)
         fetched = ["probabilities", "attention"] if attention_wanted and self.config["has_attention"] \
             else ["probabilities"]
-        for batch in batch_order([len(item) for item in items], batch_size, shuffle=False):
+        lengths = [len(item) for item in items]
+        batches = batch_order(lengths, batch_size, shuffle=False)
+
+        def answer(batch: np.ndarray) -> None:
             chosen = [items[i] for i in batch]
             feed = dict(zip(("ids", "mask"), pad_numpy([item.ids for item in chosen])))
             if self.config["is_pair"]:
@@ -72,6 +79,8 @@ class RuntimeModel(Answerer):
             if len(outputs) > 1:
                 for row, index in enumerate(batch):
                     attention[index] = outputs[1][row, :, : len(items[index].ids)]
+
+        self.lanes.run(batches, [max(lengths[i] for i in batch) for batch in batches], answer)
         return probabilities, attention
 
     def _look(self, items: list[Item], batch_size: int, need: Need) -> tuple[np.ndarray, list[Looked]]:

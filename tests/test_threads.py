@@ -101,8 +101,9 @@ def test_predict_with_one_thread(run_dir, capsys, torch_threads_restored):
 def test_an_exported_model_runs_on_the_threads_given(run_dir, tmp_path, capsys, torch_threads_restored):
     assert main(["export", str(run_dir), "--out", str(tmp_path / "onnx"), "--threads", "1"]) == 0
     model = _load_any(tmp_path / "onnx", 1)
-    assert model.session.get_session_options().intra_op_num_threads == 1
-    assert _load_any(tmp_path / "onnx", 2).session.get_session_options().intra_op_num_threads == 2
+    assert model.session.get_session_options().intra_op_num_threads == 1 and model.lanes.count == 1
+    two = _load_any(tmp_path / "onnx", 2)  # two lanes of batches, each on one ONNX Runtime thread (attentive/lanes.py)
+    assert two.session.get_session_options().intra_op_num_threads == 1 and two.lanes.count == 2
     capsys.readouterr()
     assert main(["predict", str(tmp_path / "onnx"), "--threads", "1", "a gorgeous film"]) == 0
     assert json.loads(capsys.readouterr().out)["label"] in ("negative", "positive")
