@@ -72,7 +72,8 @@ def deployable_section(results: list[dict]) -> list[str]:
              "where measured, by the timed int8 graph (ONNX Runtime; the peers have no int8 form); sizes of the "
              "int8 ONNX export (model.int8.onnx, tokenizer.json, config.json) and of the saved folder (fp32; for "
              "the peers, the pickled vectorizer and model, fastText's .bin); batched texts/s with 2 threads "
-             "(batches of 128, the median of five passes over the texts) and p50 of one sentence with 1 thread, "
+             "(calls of 128 texts, the median of five passes over the texts; ours answer a call's batches on two "
+             "lanes, attentive/lanes.py, since session 25) and p50 of one sentence with 1 thread, "
              "all four in the same process on the same test texts; training time per seed (the student's excludes "
              "its teacher's). Issue 33's target: the student ≥ the better peer, ≥ the default − 0.5, int8 ≤ 5 MB, "
              "texts/s ≥ TF-IDF + LR's.", "",
