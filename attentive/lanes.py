@@ -28,12 +28,14 @@ class Lanes:
         self.count = max(int(count), 1)
         self._pool: ThreadPoolExecutor | None = None
         self._pool_pid: int | None = None  # a pool started before a fork has no threads in the child
+        self._starting = threading.Lock()
 
     def run(self, batches: Sequence[np.ndarray], widths: Sequence[int], answer: Callable[[np.ndarray], None]) -> None:
         """`answer(batch)` for every batch (index arrays into the call's texts, `widths` their padded lengths), on
         up to `count` threads; the largest batches first, each lane taking the next batch as it finishes one (so a
-        long batch does not leave the other lanes idle at the end). An exception of any batch is raised here, after
-        every lane has stopped."""
+        long batch does not leave the other lanes idle at the end). A lane whose worker is busy with another call's
+        batches when this call's are all taken is dropped, not waited for. An exception of any batch is raised here,
+        after every lane has stopped."""
         if self.count == 1 or len(batches) < 2:
             for batch in batches:
                 answer(batch)
@@ -57,13 +59,16 @@ class Lanes:
         try:
             lane()
         finally:
-            for worker in workers:
-                worker.exception()  # wait for every lane before raising any lane's error
+            for worker in workers:  # a lane still queued (its worker busy with another call) is not waited for
+                if not worker.cancel():
+                    worker.exception()  # wait for every running lane before raising any lane's error
         for worker in workers:
-            worker.result()
+            if not worker.cancelled():
+                worker.result()
 
     def _workers(self) -> ThreadPoolExecutor:
-        if self._pool is None or self._pool_pid != os.getpid():
-            self._pool = ThreadPoolExecutor(self.count - 1, thread_name_prefix="attentive-lane")
-            self._pool_pid = os.getpid()
-        return self._pool
+        with self._starting:  # two calls from two threads start one pool
+            if self._pool is None or self._pool_pid != os.getpid():
+                self._pool = ThreadPoolExecutor(self.count - 1, thread_name_prefix="attentive-lane")
+                self._pool_pid = os.getpid()
+            return self._pool

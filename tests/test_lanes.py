@@ -62,6 +62,19 @@ def test_an_error_in_one_lane_is_raised_after_every_lane_stopped():
     assert sorted(seen) == sorted(batch.tolist() for batch in BATCHES)
 
 
+def test_a_call_does_not_wait_for_a_worker_busy_with_another_call():
+    lanes, release = Lanes(2), threading.Event()
+    busy = lanes._workers().submit(release.wait, 10)  # another call's lane holds the only worker
+    seen, done = [], threading.Event()
+    caller = threading.Thread(target=lambda: (lanes.run(BATCHES, WIDTHS, lambda b: seen.append(threading.get_ident())),
+                                              done.set()))
+    caller.start()
+    assert done.wait(5), "the call waited for the busy worker"
+    assert seen == [caller.ident] * len(BATCHES) and not busy.done()
+    release.set()
+    caller.join()
+
+
 @pytest.mark.parametrize("int8", [False, True])
 def test_an_exported_model_on_three_lanes_answers_bitwise_as_on_one(sst2_small, tmp_path, int8):
     model = attentive.train(sst2_small, "student", overrides=tiny_overrides("student") + ["train.epochs=1"],

@@ -19,7 +19,7 @@ BENCHMARKS = ROOT.parent / "benchmarks"
 LAYERS = [
     ("base", ["attentive.errors", "attentive.version", "attentive.io_utils", "attentive.files",
               "attentive.folder_reading", "attentive.call_checks", "attentive.answers", "attentive.evaluate",
-              "attentive.token_ids", "attentive.metrics_log", "attentive.threads"]),
+              "attentive.token_ids", "attentive.metrics_log", "attentive.threads", "attentive.lanes"]),
     ("models", ["attentive.models"]),
     ("text", ["attentive.text", "attentive.inputs", "attentive.answering", "attentive.augment"]),
     ("data", ["attentive.data"]),
