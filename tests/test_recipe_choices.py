@@ -22,7 +22,6 @@ from attentive.text.sources import SOURCES
 from attentive.training import regularisers
 
 FORMAT_1 = Path(__file__).parent / "fixtures" / "model-format-1"  # a folder saved by an earlier version
-BENCHMARK_RECIPES = sorted((Path(__file__).parent.parent / "benchmarks" / "recipes").glob("*.yaml"))
 
 
 def listed(choices) -> str:
@@ -140,15 +139,9 @@ def test_the_regularisers_penalties_are_the_ones_their_names_say():
                                       "std": regularisers.attention_std, "neg_entropy": regularisers.negative_entropy}
 
 
-@pytest.mark.parametrize("name", available_recipes() + [str(path) for path in BENCHMARK_RECIPES])
-def test_every_shipped_and_benchmark_recipe_loads(name):
+@pytest.mark.parametrize("name", available_recipes())
+def test_every_shipped_recipe_loads(name):
     assert load_recipe(name).name
-
-
-def test_benchmark_recipes_are_found():
-    """The glob above finds the experiments' recipes (a wrong path would leave the loading test above nothing to
-    load)."""
-    assert BENCHMARK_RECIPES and all(path.parent.name == "recipes" for path in BENCHMARK_RECIPES)
 
 
 def test_the_cli_refuses_a_bad_choice_before_reading_the_data(tmp_path, capsys):
