@@ -213,13 +213,15 @@ def retime(args) -> int:
     result = json.loads(path.read_text(encoding="utf-8"))
     seed = result["seeds"][0]
     runs = args.runs / data.name
-    folders = {"default": runs / f"default-s{seed}", "student": runs / f"{args.variant or result['student']}-s{seed}"}
+    teacher = Path(result["teacher"]) if result.get("teacher") else runs / "default"  # what the run timed as "default"
+    stems = {"default": teacher, "student": runs / (args.variant or result["student"])}
+    folders = {system: Path(f"{stem}-s{seed}") for system, stem in stems.items()}
     texts = split_xy(data, "test")[0][: args.n]
     measured, sizes = timings(folders, data, texts, args.repeats)
     for system, values in measured.items():
         result["systems"][system].update(values, **sizes[system])
-    for system, stem in (("default", "default"), ("student", args.variant or result["student"])):
-        seed_folders = [runs / f"{stem}-s{seed}" for seed in result["seeds"]]
+    for system, stem in stems.items():
+        seed_folders = [Path(f"{stem}-s{seed}") for seed in result["seeds"]]
         calibration = calibration_summary(seed_folders, data)
         if calibration:
             result["systems"][system]["calibration"] = calibration
