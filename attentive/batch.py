@@ -4,9 +4,10 @@ export`), through `Dataset.map_batches` and a pool of actors. Install `attentive
 need Ray, which is imported only when this module's functions run.
 
 Each actor (`Scorer`, a callable class) loads the exported model once with `attentive.runtime.load`, computing
-with `threads` ONNX Runtime threads (and asking Ray for as many CPUs), and answers each batch of `batch_size` rows as
-`attentive predict` answers one batch of its input: one `predict_proba` call with that batch size. The rows keep
-their input order (the dataset's `preserve_order` is set), so that row i of the answers is row i of the input.
+on `threads` threads (lanes of network batches, attentive/lanes.py; it asks Ray for as many CPUs), and answers each
+batch of `batch_size` rows as `attentive predict` answers one batch of its input: one `predict_proba` call with that
+batch size. The rows keep their input order (the dataset's `preserve_order` is set), so that row i of the answers
+is row i of the input.
 
 A JSONL path is cut into lines at "\\n" (`file_lines`; each file read whole by one task, as Ray's own readers
 read it: give a large input as several files), and each line is parsed in the actor as `attentive predict --input`

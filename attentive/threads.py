@@ -46,8 +46,8 @@ def default_threads() -> int:
 
 def use_threads(threads: int | None = None, torch_needed: bool = False) -> int:
     """Set PyTorch's intra-op threads to `threads` (None: default_threads()) when the command needs PyTorch or has
-    imported it already (the torch-free runtime path does not import it); return the number, for ONNX Runtime's
-    intra_op_num_threads."""
+    imported it already (the torch-free runtime path does not import it); return the number, for an exported
+    model's lanes (attentive/lanes.py)."""
     threads = threads or default_threads()
     if torch_needed or "torch" in sys.modules:
         import torch
