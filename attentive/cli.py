@@ -192,6 +192,9 @@ def distill(
                             overwrite=overwrite)
     summary, transfer = model.config["training"], model.config["distillation"]["transfer"]
     skipped = transfer["already_there"] + transfer["blank"]
+    if transfer["copies"] < copies:
+        console.print(f"{transfer['copies']} augmented copies of each training text, not {copies}: more would hold "
+                      "more texts than the student's train.max_updates x train.batch_size reads")
     console.print(f"distilled on {transfer['labelled']} labelled texts, {transfer['augmented']} augmentations and "
                   f"{transfer['unlabelled']} unlabelled texts ({skipped} not added: already there or blank); best "
                   f"dev accuracy {summary['dev_accuracy']:.4f} at epoch {summary['best_epoch']}; saved to {out}")

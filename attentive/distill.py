@@ -4,8 +4,8 @@
     attentive distill runs/sst2 --dataset sst2 --out runs/sst2-student [--unlabelled more.jsonl]
 
 The student is trained on transfer texts: the training texts (with their labels), seeded augmentations of them
-(attentive/augment.py: word deletion, vector-neighbour replacement, n-gram sampling; Tang et al. 2019, §3.2) and
-any unlabelled in-domain texts, each with the teachers' averaged probabilities as its soft label. The loss is the
+(attentive/augment.py: word deletion, vector-neighbour replacement, n-gram sampling; Tang et al. 2019, §3.2; as many
+copies as the student's update budget reads, `affordable_copies`) and any unlabelled in-domain texts, each with the teachers' averaged probabilities as its soft label. The loss is the
 hard-label cross-entropy on labelled rows plus the `SoftTargets` term (attentive/training/terms.py) on every row, so
 distillation is a loss term of the trainer and no branch of its loop. The student's epoch is chosen on dev, as any
 model's. Soft labels are computed once per content: the cache key is a digest of the teachers' files, the labels and
@@ -17,7 +17,7 @@ import hashlib
 import io
 import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -29,10 +29,11 @@ from .exported_folder import GRAPH
 from .io_utils import atomic_write_bytes
 from .model import Model, resolve_dataset
 from .output_folder import check_destination
+from .recipes import load_recipe
 from .runtime import is_exported
 from .saved import CONFIG, TOKENIZER, WEIGHTS
 from .text.embeddings import cache_dir
-from .training.pipeline import train as train_dataset
+from .training.pipeline import chosen_recipe, train as train_dataset
 from .training.terms import SoftTargets
 
 SOFT_LABELS_VERSION = 1  # bump when the computation of soft labels changes, so that old caches are not reused
@@ -129,20 +130,36 @@ def unlabelled_texts(source: str | Path, data_dir: str | Path | None = None) -> 
     return texts
 
 
-def transfer_set(data: Dataset, how: Distillation, unlabelled: Sequence[str] = ()) -> tuple[Dataset, dict]:
+def affordable_copies(copies: int, train_size: int, unlabelled: int, budget: int | None) -> int:
+    """Augmented copies of each training text, `copies` at most, so that the transfer set (the training texts, their
+    copies and the unlabelled texts) holds no more than `budget` texts: the student's `train.max_updates` times its
+    `train.batch_size` (None: no cap). A student reads no more texts than that, except that its first epoch is always
+    one whole pass, so on large data further copies only cost the teachers' answers and the student's steps past
+    its budget (News's 338,000 headlines with 8 copies: 3 million texts, for a budget of 640,000)."""
+    if budget is None or train_size == 0:
+        return copies
+    return max(0, min(copies, (budget - train_size - unlabelled) // train_size))
+
+
+def transfer_set(data: Dataset, how: Distillation, unlabelled: Sequence[str] = (),
+                 budget: int | None = None) -> tuple[Dataset, dict]:
     """`data` with the transfer texts added to train, unlabelled: the augmentations of each training text (in
-    order), then `unlabelled`; and the counts of what was added and of what was not (a text already there: an
-    augmentation that changed nothing, an unlabelled text that is a training text; a blank one)."""
+    order; as many copies as `affordable_copies` allows within `budget`), then `unlabelled`; and the counts of the
+    copies made of each text, of what was added and of what was not (a text already there: an augmentation that
+    changed nothing, an unlabelled text that is a training text; a blank one)."""
     train = data.splits["train"]
     if any(ex.aspect is not None or ex.text_pair is not None for ex in train):
         raise AttentiveError(f"{data.name}: distillation takes single texts; this data has pairs or aspects")
     texts = [ex.text for ex in train]
+    copies = affordable_copies(how.augmentation.copies, len(texts), len(unlabelled), budget)
+    augmentation = replace(how.augmentation, copies=copies)
     neighbours = None
-    if how.augmentation.copies and how.augmentation.replace:
+    if augmentation.copies and augmentation.replace:
         neighbours = glove_neighbours(sorted({w.lower() for text in texts for w in words(text)}))
-    augmented = augment(texts, how.augmentation, how.seed, neighbours)
+    augmented = augment(texts, augmentation, how.seed, neighbours)
     seen, added = set(texts), []
-    counts = {"labelled": len(train), "augmented": 0, "unlabelled": 0, "already_there": 0, "blank": 0}
+    counts = {"copies": copies, "labelled": len(train), "augmented": 0, "unlabelled": 0, "already_there": 0,
+              "blank": 0}
     for kind, text in [*(("augmented", t) for t in augmented), *(("unlabelled", t) for t in unlabelled)]:
         if not text.strip():
             counts["blank"] += 1
@@ -171,7 +188,9 @@ def distill(teachers: Sequence[str | Path] | str | Path, dataset: str | Dataset,
         check_destination(Path(out), teachers)  # before any teacher is run: never over a teacher
     data = resolve_dataset(dataset, data_dir)
     extra = unlabelled_texts(unlabelled, data_dir) if isinstance(unlabelled, (str, Path)) else list(unlabelled or ())
-    transfer, counts = transfer_set(data, how, extra)
+    train = load_recipe(chosen_recipe(data, student), overrides, settings).train
+    budget = train.max_updates * train.batch_size if train.max_updates else None
+    transfer, counts = transfer_set(data, how, extra, budget)
     texts = [ex.text for ex in transfer.splits["train"]]
     soft = soft_labels(teachers, texts, transfer.labels)
     term = SoftTargets(soft, how.temperature, how.soft_weight, how.loss)

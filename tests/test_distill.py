@@ -104,6 +104,24 @@ def test_the_transfer_set_adds_unlabelled_augmentations_and_texts(sst2_small):
     assert distillation.transfer_set(sst2_small, how)[0].splits["train"] == train[:-1]  # seeded: the same again
 
 
+@pytest.mark.parametrize("copies, train_size, unlabelled, budget, made", [
+    (8, 6_920, 0, 640_000, 8),  # SST-2: every copy fits the student's 10,000 steps of 64 texts
+    (8, 338_000, 0, 640_000, 0),  # News's headlines alone nearly fill it
+    (8, 100_000, 40_000, 640_000, 5),  # the unlabelled texts count too
+    (8, 338_000, 0, None, 8),  # a student without max_updates reads whatever it is given
+])
+def test_augmented_copies_stay_within_what_the_student_reads(copies, train_size, unlabelled, budget, made):
+    assert distillation.affordable_copies(copies, train_size, unlabelled, budget) == made
+
+
+def test_the_transfer_set_makes_only_the_copies_the_budget_affords(sst2_small):
+    how = distillation.Distillation(augmentation=distillation.Augmentation(copies=8, replace=0.0))
+    transfer, counts = distillation.transfer_set(sst2_small, how, ["an unlabelled review"], budget=600 * 3 + 1)
+    assert counts["copies"] == 2  # (1,801 - 600 training texts - 1 unlabelled) // 600
+    assert counts["augmented"] + counts["already_there"] + counts["unlabelled"] == 2 * 600 + 1
+    assert len(transfer.splits["train"]) <= 600 * 3 + 1
+
+
 def test_a_student_distils_exports_serves_and_explains_from_the_cli(teacher, sst2_small, tmp_path, monkeypatch,
                                                                     capsys):
     monkeypatch.setenv("ATTENTIVE_CACHE", str(tmp_path / "cache"))
@@ -114,11 +132,13 @@ def test_a_student_distils_exports_serves_and_explains_from_the_cli(teacher, sst
     unlabelled = tmp_path / "more.jsonl"
     unlabelled.write_text("".join(json.dumps({"text": ex.text}) + "\n" for ex in sst2_small.splits["test"]))
     args = ["distill", str(teacher), "--train", str(data), "--out", str(student), "--unlabelled", str(unlabelled),
-            "--augment", "1"]
+            "--augment", "3", "--set", "train.max_updates=50"]  # 50 steps of 32 texts read 1,600: 1 copy fits
     assert main([*args, *[x for s in STUDENT for x in ("--set", s)]]) == 0
+    assert "1 augmented copies of each training text, not 3" in capsys.readouterr().out
     config = json.loads((student / "config.json").read_text())
     assert config["recipe"]["encoder"]["type"] == "identity"
     transfer = config["distillation"]["transfer"]
+    assert transfer["copies"] == 1 and config["distillation"]["augmentation"]["copies"] == 3
     assert transfer["unlabelled"] + transfer["already_there"] >= 150
     assert transfer["labelled"] == 540  # a tenth of the file held out as dev
     assert config["distillation"]["teachers"] == [str(teacher)]
