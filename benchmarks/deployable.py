@@ -82,6 +82,7 @@ def main(argv=None) -> int:
     accuracy = {name: [] for name in ("default", "student", "tfidf_lr", "fasttext")}
     dev_accuracy = {name: [] for name in accuracy}
     train_s = {name: [] for name in accuracy}
+    copies_made = []  # augmented copies of each training text, per seed: fewer than --augment on large data
     folders = {}  # the first seed's models, timed
     if args.ensemble:  # every seed's default model first: each student learns from them all
         for seed in args.seeds:
@@ -97,6 +98,7 @@ def main(argv=None) -> int:
             Distillation(soft_weight=args.soft_weight, loss=args.loss, augmentation=Augmentation(copies=args.augment),
                          seed=seed),
             unlabelled=args.unlabelled, overrides=[f"train.seed={seed}", *args.overrides], show_progress=False))
+        copies_made.append(student.config["distillation"]["transfer"].get("copies", args.augment))
         for name, model, spent in (("default", teacher, seconds), ("student", student, student_seconds)):
             accuracy[name].append(round(model.evaluate(data, "test")["accuracy"], 4))
             dev_accuracy[name].append(round(model.config["training"]["dev_accuracy"], 4))
@@ -118,7 +120,7 @@ def main(argv=None) -> int:
                          "train_s": round(statistics.fmean(train_s[name]), 1)}
     payload = {"kind": "deployable", "dataset": data.name, "seeds": args.seeds, "student": args.student,
                "student_overrides": args.overrides, "variant": args.variant, "soft_weight": args.soft_weight,
-               "augment": args.augment, "loss": args.loss, "unlabelled": args.unlabelled, "ensemble": args.ensemble,
+               "augment": args.augment, "copies_made": copies_made, "loss": args.loss, "unlabelled": args.unlabelled, "ensemble": args.ensemble,
                "n_texts": len(texts),
                "teacher": str(args.teacher) if args.teacher else None,
                "selected_on": "dev (epochs, C, fastText's grid); never test", "systems": systems}

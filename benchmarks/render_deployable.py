@@ -12,6 +12,9 @@ from benchmarks.results_io import DEFAULTS_DATASETS, machine_short
 SYSTEMS = (("default", "default model"), ("student", "student (distilled)"), ("tfidf_lr", "TF-IDF + LR"),
            ("fasttext", "fastText"))
 TARGET = {"student_int8_mb": 5.0, "below_default": 0.005}
+# Issue 33: "≤ 5 MB on every visible sentence-level dataset (≤ 10 MB on IMDB and News)"; R8's news documents are no
+# sentence set either, so they get the documents' bound.
+DOCUMENT_INT8_MB = {"imdb": 10.0, "news": 10.0, "r8": 10.0}
 
 
 def _accuracy(cell: dict) -> str:
@@ -26,8 +29,9 @@ def _order(result: dict) -> tuple:
     return (DEFAULTS_DATASETS.index(dataset) if dataset in DEFAULTS_DATASETS else len(DEFAULTS_DATASETS), dataset)
 
 
-def _verdict(systems: dict) -> str:
-    """Issue 33's accuracy target on one dataset: the student ≥ the better peer and ≥ the default − 0.5."""
+def _verdict(systems: dict, dataset: str) -> str:
+    """Issue 33's targets on one dataset: the student ≥ the better peer and ≥ the default − 0.5, its int8 export
+    within the dataset's bound, its texts/s ≥ TF-IDF + LR's."""
     student, default = systems["student"]["accuracy"]["mean"], systems["default"]["accuracy"]["mean"]
     peer = max(systems["tfidf_lr"]["accuracy"]["mean"], systems["fasttext"]["accuracy"]["mean"])
     misses = []
@@ -35,7 +39,7 @@ def _verdict(systems: dict) -> str:
         misses.append(f"{100 * (peer - student):.2f} below the better peer")
     if student < default - TARGET["below_default"]:
         misses.append(f"{100 * (default - student):.2f} below the default")
-    if systems["student"]["int8_mb"] > TARGET["student_int8_mb"]:
+    if systems["student"]["int8_mb"] > DOCUMENT_INT8_MB.get(dataset, TARGET["student_int8_mb"]):
         misses.append(f"int8 {systems['student']['int8_mb']} MB")
     if systems["student"]["docs_per_s"] < systems["tfidf_lr"]["docs_per_s"]:
         misses.append(f"{systems['student']['docs_per_s'] / systems['tfidf_lr']['docs_per_s']:.2f}× TF-IDF + LR's "
@@ -56,7 +60,9 @@ def _distillation(result: dict) -> str:
     teachers = ", teachers: every seed's default" if result.get("ensemble") else \
         f", teachers: {_in_repository(result['teacher'])}-sN" if result.get("teacher") else ""
     unlabelled = f", unlabelled: {_in_repository(result['unlabelled'])}" if result.get("unlabelled") else ""
-    return (f"{result.get('loss', 'kl')} × {result.get('soft_weight', 1.0)}, {result.get('augment', 2)} copies"
+    made = set(result.get("copies_made") or ())  # fewer where the student's budget cut them (attentive.distill)
+    cut = f" ({', '.join(map(str, sorted(made)))} made)" if made and made != {result.get("augment", 2)} else ""
+    return (f"{result.get('loss', 'kl')} × {result.get('soft_weight', 1.0)}, {result.get('augment', 2)} copies{cut}"
             f"{teachers}{unlabelled}")
 
 
@@ -88,8 +94,9 @@ def deployable_section(results: list[dict]) -> list[str]:
             lines.append(f"| {result['dataset']} | {label} | {_accuracy(cell['accuracy'])} | {int8} | "
                          f"{cell['int8_mb']:.2f} | {cell['fp32_mb']:.2f} | {cell['docs_per_s']:,.0f} | "
                          f"{cell['p50_ms']:.3f} | {cell['train_s']:.1f} |")
-        verdicts.append(f"{result['dataset']} ({len(result['seeds'])} seeds, {machine_short(result)}): "
-                        f"{_verdict(systems)}")
+        seeds = len(result["seeds"])
+        verdicts.append(f"{result['dataset']} ({seeds} seed{'s' if seeds > 1 else ''}, {machine_short(result)}): "
+                        f"{_verdict(systems, result['dataset'])}")
     lines += ["", "Target: " + " · ".join(verdicts) + ".", ""]
     lines += ["Student variants (the student recipe with `--set` overrides, or other distillation settings), by "
               "mean dev accuracy; the shipped student is the row without a variant name. A variant's texts/s is from "

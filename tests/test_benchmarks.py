@@ -714,3 +714,26 @@ def test_the_imdb_student_lines_set_both_students_beside_the_peers():
     assert "| distilled from those 2 averaged, over IMDB's unlabelled reviews | 1 | 88.50 (1 seed) | 90.00 (1 seed) |" \
         in lines  # one seed has no spread to show
     assert imdb_student_lines([], {}) == []
+
+
+def test_the_deployable_verdict_gives_document_sets_their_own_size_bound():
+    from benchmarks.render_deployable import _verdict
+
+    def system(accuracy, int8_mb=1.0, docs_per_s=100.0):
+        return {"accuracy": {"mean": accuracy}, "int8_mb": int8_mb, "docs_per_s": docs_per_s}
+
+    systems = {"default": system(0.90), "student": system(0.90, int8_mb=7.84, docs_per_s=200.0),
+               "tfidf_lr": system(0.89), "fasttext": system(0.88)}
+    assert _verdict(systems, "news") == "reached"  # "≤ 10 MB on IMDB and News"
+    assert _verdict(systems, "sst2") == "not reached: int8 7.84 MB"  # ≤ 5 MB on a sentence set
+    systems["student"] = system(0.893, int8_mb=2.0, docs_per_s=50.0)
+    assert _verdict(systems, "sst2") == "not reached: 0.70 below the default; 0.50× TF-IDF + LR's texts/s"
+
+
+def test_the_variants_table_says_how_many_copies_the_budget_let_a_student_make():
+    from benchmarks.render_deployable import _distillation
+
+    asked = {"loss": "mse", "soft_weight": 1.0, "augment": 8}
+    assert _distillation(asked) == "mse × 1.0, 8 copies"
+    assert _distillation({**asked, "copies_made": [8, 8]}) == "mse × 1.0, 8 copies"
+    assert _distillation({**asked, "copies_made": [0]}) == "mse × 1.0, 8 copies (0 made)"
