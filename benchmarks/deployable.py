@@ -28,7 +28,7 @@ from attentive import runtime
 from attentive.distill import Augmentation, Distillation, distill
 from attentive.export import export
 from benchmarks.baselines import run_fasttext, run_tfidf_lr, split_xy
-from benchmarks.common import RESULTS_DIR, write_result
+from benchmarks.common import RESULTS_DIR, commit_at_start, write_result
 from benchmarks.deploy_speed import SENTENCE, docs_per_second, fasttext_text, latency_ms, train_peers
 
 
@@ -74,6 +74,7 @@ def main(argv=None) -> int:
     parser.add_argument("--retime", action="store_true", help="measure the speeds of the earlier run again (its "
                                                                "saved models), keeping its accuracies")
     args = parser.parse_args(argv)
+    commit_at_start()  # the code that runs is the code at start, whatever is committed meanwhile
     if args.retime:
         return retime(args)
     data = attentive.api.resolve_dataset(args.dataset)
