@@ -8,9 +8,9 @@ The student is trained on transfer texts: the training texts (with their labels)
 copies as the student's update budget reads, `affordable_copies`) and any unlabelled in-domain texts, each with the
 teachers' averaged probabilities as its soft label. The loss is the hard-label cross-entropy on labelled rows plus
 the `SoftTargets` term (attentive/training/terms.py) on every row, so distillation is a loss term of the trainer
-and no branch of its loop. The student's epoch is chosen on dev, as any
-model's. Soft labels are computed once per content: the cache key is a digest of the teachers' files, the labels and
-the transfer texts (ATTENTIVE_CACHE, default ~/.cache/attentive).
+and no branch of its loop. The student's epoch is chosen on dev, as any model's. Soft labels are computed once per
+content: the cache key is a digest of the teachers' files, the labels and the transfer texts (ATTENTIVE_CACHE,
+default ~/.cache/attentive).
 """
 from __future__ import annotations
 

@@ -41,6 +41,12 @@ def trained(folder: Path, make) -> tuple[attentive.Model, float]:
     return attentive.load(folder, device="cpu"), float((folder / "train_seconds.txt").read_text())
 
 
+def teacher_folder(teacher: Path | str | None, runs: Path, seed: int) -> Path:
+    """The teacher of one seed's student, which the table times as its "default" row: `--teacher`-sSEED, else the
+    run's own default model (one rule for the run and its `--retime`)."""
+    return Path(f"{teacher}-s{seed}") if teacher else runs / f"default-s{seed}"
+
+
 def summary(values: list[float]) -> dict:
     return {"mean": round(statistics.fmean(values), 4),
             "std": round(statistics.stdev(values), 4) if len(values) > 1 else 0.0, "values": values}
@@ -90,7 +96,7 @@ def main(argv=None) -> int:
             trained(runs / f"default-s{seed}", lambda out, seed=seed: attentive.train(
                 data, "default", out, [f"train.seed={seed}"], show_progress=False))
     for seed in args.seeds:
-        teacher_dir = Path(f"{args.teacher}-s{seed}") if args.teacher else runs / f"default-s{seed}"
+        teacher_dir = teacher_folder(args.teacher, runs, seed)
         teacher, seconds = trained(teacher_dir, lambda out: attentive.train(
             data, "default", out, [f"train.seed={seed}"], show_progress=False))
         student_dir = runs / f"{args.variant or args.student}-s{seed}"
@@ -121,7 +127,8 @@ def main(argv=None) -> int:
                          "train_s": round(statistics.fmean(train_s[name]), 1)}
     payload = {"kind": "deployable", "dataset": data.name, "seeds": args.seeds, "student": args.student,
                "student_overrides": args.overrides, "variant": args.variant, "soft_weight": args.soft_weight,
-               "augment": args.augment, "copies_made": copies_made, "loss": args.loss, "unlabelled": args.unlabelled, "ensemble": args.ensemble,
+               "augment": args.augment, "copies_made": copies_made, "loss": args.loss, "unlabelled": args.unlabelled,
+               "ensemble": args.ensemble,
                "n_texts": len(texts),
                "teacher": str(args.teacher) if args.teacher else None,
                "selected_on": "dev (epochs, C, fastText's grid); never test", "systems": systems}
@@ -218,15 +225,16 @@ def retime(args) -> int:
     result = json.loads(path.read_text(encoding="utf-8"))
     seed = result["seeds"][0]
     runs = args.runs / data.name
-    teacher = Path(result["teacher"]) if result.get("teacher") else runs / "default"  # what the run timed as "default"
-    stems = {"default": teacher, "student": runs / (args.variant or result["student"])}
-    folders = {system: Path(f"{stem}-s{seed}") for system, stem in stems.items()}
+    student = args.variant or result["student"]
+    by_seed = {"default": lambda s: teacher_folder(result.get("teacher"), runs, s),
+               "student": lambda s: runs / f"{student}-s{s}"}
+    folders = {system: folder(seed) for system, folder in by_seed.items()}
     texts = split_xy(data, "test")[0][: args.n]
     measured, sizes = timings(folders, data, texts, args.repeats)
     for system, values in measured.items():
         result["systems"][system].update(values, **sizes[system])
-    for system, stem in stems.items():
-        seed_folders = [Path(f"{stem}-s{seed}") for seed in result["seeds"]]
+    for system, folder in by_seed.items():
+        seed_folders = [folder(s) for s in result["seeds"]]
         calibration = calibration_summary(seed_folders, data)
         if calibration:
             result["systems"][system]["calibration"] = calibration
