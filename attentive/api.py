@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from .call_checks import check_folder, overrides_argument
+from .util.checks import check_folder, overrides_argument
 from .data.example import Dataset
 from .errors import AttentiveError
-from .recipe_types import Recipe
+from .recipes.types import Recipe
 from .model import Explanation, Model, Prediction, pick_device, resolve_dataset
-from .saved import load_folder
+from .folders.saved import load_folder
 from .training.pipeline import check_aspects
 from .training.pipeline import train as train_dataset
 
@@ -27,7 +27,7 @@ def recipe_for(dataset: str | Dataset, recipe: str | dict | Recipe = "default",
                overrides: Sequence[str] = ()) -> Recipe:
     """The recipe `train(dataset, recipe, overrides=overrides)` would train with, checked and typed: `default`
     stands for the recipe of the data's kind (pairs, aspects), and the overrides ("section.key=value") applied."""
-    from .recipes import load_recipe
+    from .recipes.loader import load_recipe
     from .training.pipeline import chosen_recipe
 
     return load_recipe(chosen_recipe(resolve_dataset(dataset), recipe), list(overrides))

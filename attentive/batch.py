@@ -4,7 +4,7 @@ export`), through `Dataset.map_batches` and a pool of actors. Install `attentive
 need Ray, which is imported only when this module's functions run.
 
 Each actor (`Scorer`, a callable class) loads the exported model once with `attentive.runtime.load`, computing
-on `threads` threads (lanes of network batches, attentive/lanes.py; it asks Ray for as many CPUs), and answers each
+on `threads` threads (lanes of network batches, attentive/runtime/lanes.py; it asks Ray for as many CPUs), and answers each
 batch of `batch_size` rows as `attentive predict` answers one batch of its input: one `predict_proba` call with that
 batch size. The rows keep their input order (the dataset's `preserve_order` is set), so that row i of the answers
 is row i of the input.
@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import AttentiveError
-from .inputs import Checked, Expanded, text_problem
+from .answer.inputs import Checked, Expanded, text_problem
 
 DEFAULT_BATCH_SIZE = 256  # as `attentive predict --batch-size`
 RECORD = "record"  # the column of a JSONL line read from a path
@@ -197,7 +197,7 @@ def _pool(rd, concurrency: int | tuple[int, int] | None):
 
 
 def _labels(model_dir: str | Path) -> list[str]:
-    from .folder_reading import read_json_in_folder
+    from .folders.reading import read_json_in_folder
 
     return read_json_in_folder(Path(model_dir), "config.json")["labels"]
 

@@ -9,7 +9,7 @@ aspect ids) lives in the tokenizer step that both paths share (attentive/text/en
 in the graph. `--int8`: ONNX Runtime's dynamic quantisation, which stores the MatMul and Gather weights (the
 embedding table, the linear layers) as int8; GRU and LSTM ops are not quantised and stay float32.
 
-The folder is claimed as every output folder is (attentive/output_folder.py): never the input model, a folder
+The folder is claimed as every output folder is (attentive/folders/output.py): never the input model, a folder
 holding it or the working directory; an earlier export is replaced only with `overwrite`; a folder holding anything
 else is refused unless `overwrite`, and even then only the export's own four files are replaced (a model.int8.onnx
 only where the earlier export listed it among its graphs), all at once.
@@ -21,14 +21,14 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from .exported_folder import GRAPH, GRAPH_INT8
-from .inference import temperature_of
-from .io_utils import json_text
+from .runtime.folder import GRAPH, GRAPH_INT8
+from .answer.inference import temperature_of
+from .util.atomic import json_text
 from .model import Model
 from .models.folding import fold
-from .output_folder import OutputKind, claim, read_config
+from .folders.output import OutputKind, claim, read_config
 from .runtime import FORMAT, is_exported
-from .saved import CONFIG, TOKENIZER, WEIGHTS
+from .folders.saved import CONFIG, TOKENIZER, WEIGHTS
 
 def earlier_export(folder: Path) -> dict | None:
     """The config.json of the export `folder` holds, if it holds one."""
@@ -49,7 +49,7 @@ EXPORT = OutputKind(command="export", output="an export", files=frozenset({GRAPH
 class ExportedNetwork(nn.Module):
     """The network as the graph sees it: its inputs positional, in the order of `names` (ids, mask, then
     pair_ids/pair_mask or aspect_ids/aspect_mask; masks as int64, 1 on real tokens); its outputs the probabilities,
-    softmax(logits / temperature) at the model's calibrated temperature (attentive/inference.py), or for a
+    softmax(logits / temperature) at the model's calibrated temperature (attentive/answer/inference.py), or for a
     multi-label model each label's sigmoid (`multi_label`), and the attention (zeros, one head, for a pooler without
     attention)."""
 

@@ -1,6 +1,6 @@
 """A trained classifier and its answers: `Model` (predict, explain, evaluate, analyze, save), the answer path's
-PyTorch backend (predict, predict_proba and explain are `attentive.answering.Answerer`'s; the network runs in
-`attentive.inference.infer`), with the answers' `Prediction` and `Explanation`. `attentive.api` trains and loads
+PyTorch backend (predict, predict_proba and explain are `attentive.answer.answerer.Answerer`'s; the network runs in
+`attentive.answer.inference.infer`), with the answers' `Prediction` and `Explanation`. `attentive.api` trains and loads
 Models."""
 from __future__ import annotations
 
@@ -9,19 +9,19 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .answering import Answerer, Looked, Need
-from .answers import Explanation, Prediction
+from .answer.answerer import Answerer, Looked, Need
+from .answer.types import Explanation, Prediction
 from .data.batching import encode_items
 from .data.example import Dataset
 from .errors import AttentiveError
 from .data.label_sets import multi_hot
-from .evaluate import compute_metrics, multilabel_metrics, predicted_sets, sigmoid
+from .answer.metrics import compute_metrics, multilabel_metrics, predicted_sets, sigmoid
 from .models.classifier import TextClassifier
-from .recipe_types import Recipe
-from .saved import save_folder
+from .recipes.types import Recipe
+from .folders.saved import save_folder
 from .text.encoding import Item
-from .inference import infer, predict_probabilities, temperature_of
-from .inputs import Inputs, thresholds_of
+from .answer.inference import infer, predict_probabilities, temperature_of
+from .answer.inputs import Inputs, thresholds_of
 
 __all__ = ["Explanation", "Model", "Prediction", "pick_device", "resolve_dataset"]
 
@@ -63,8 +63,8 @@ class Model(Answerer):
         return thresholds_of(self.config, "config.json")
 
     def _look(self, items: list[Item], batch_size: int, need: Need) -> tuple[np.ndarray, list[Looked]]:
-        """The answer path's PyTorch backend (attentive.answering.Answerer): the network over `items` in
-        `attentive.inference.infer`, computing no more than `need` asks; probabilities softmax(logits / T), or for
+        """The answer path's PyTorch backend (attentive.answer.answerer.Answerer): the network over `items` in
+        `attentive.answer.inference.infer`, computing no more than `need` asks; probabilities softmax(logits / T), or for
         a multi-label model the sigmoid of each label's logit (not temperature-scaled)."""
         inference = infer(self.network, items, batch_size, self.device, need, self.temperature)
         probabilities = sigmoid(inference.logits) if self.multi_label else inference.probabilities

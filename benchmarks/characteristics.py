@@ -41,12 +41,12 @@ def overrides_for(recipe_name: str, epochs: int) -> list[str]:
 def measure_one(recipe: str, epochs: int) -> dict:
     """Train `recipe` on SST-fine for `epochs` epochs, then predict the dev set 10 times; runs in the child. The
     prediction is timed on the network alone, the texts encoded once beforehand
-    (`attentive.inference.predict_probabilities`, a private import: Model.predict_proba would also time the
+    (`attentive.answer.inference.predict_probabilities`, a private import: Model.predict_proba would also time the
     tokenizer and the building of answers)."""
     import torch
 
     import attentive
-    from attentive.inference import predict_probabilities
+    from attentive.answer.inference import predict_probabilities
 
     data = attentive.api.resolve_dataset("barnes_sst_fine")
     model = attentive.train(data, recipe, overrides=overrides_for(recipe, epochs), show_progress=False)

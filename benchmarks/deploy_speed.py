@@ -5,7 +5,7 @@ dataset's train split.
     python -m benchmarks.deploy_speed --run runs/sst2-default [--texts imdb] [--n 5000] [--repeats 300]
 
 - latency (1 thread): p50 and p99 of one call with one text, for a 20-word sentence and for full reviews;
-- throughput (2 threads: PyTorch's intra-op threads, ONNX Runtime's batches on two lanes, attentive/lanes.py):
+- throughput (2 threads: PyTorch's intra-op threads, ONNX Runtime's batches on two lanes, attentive/runtime/lanes.py):
   documents per second over the first `n` test texts of `--texts`, in calls of 128;
 - the model's test accuracy on its own dataset in fp32 and int8, and the sizes of the folders and graphs.
 Writes results/deploy-<model dataset>-<texts>[-<recipe>, when not the default].json. Run it on a quiet machine:

@@ -7,7 +7,7 @@ Per seed: the default model is trained (or read back from RUNS/DATASET/default-s
 (`attentive.distill`, the student's seed and augmentation seed = SEED), and TF-IDF + LR and fastText tuned on dev
 (benchmarks/baselines.py). Then, in this one process on a quiet machine, the seed-0 models are timed on the first
 `--n` test texts: batched texts/s with 2 threads (calls of 128 texts; ONNX Runtime int8 for ours, whose batches run
-on two lanes: attentive/lanes.py), p50 of one sentence with 1 thread. Writes
+on two lanes: attentive/runtime/lanes.py), p50 of one sentence with 1 thread. Writes
 results/deployable-DATASET[-VARIANT].json, `"kind": "deployable"`, with per system the keys `accuracy` (test),
 `int8_mb`, `docs_per_s`, `p50_ms`, `train_s`, and `dev_accuracy` (what a student family is chosen by). Nothing
 else may run beside it. `--retime` measures the speeds of an earlier run again from its saved models (on a quiet

@@ -29,7 +29,7 @@ PART_SIZES = {"encoder": {"bigru": ["hidden=16"], "bilstm": ["hidden=16"], "cnn"
 
 def tiny_overrides(recipe_name: str) -> list[str]:
     """TINY plus the small sizes of the recipe's own parts."""
-    from attentive.recipes import load_recipe
+    from attentive.recipes.loader import load_recipe
 
     recipe = load_recipe(recipe_name)
     sizes = [f"{section}.{setting}" for section, kinds in PART_SIZES.items()

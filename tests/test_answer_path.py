@@ -1,4 +1,4 @@
-"""The one answer path (attentive/answering.py): the PyTorch model and its exported graph answer predict,
+"""The one answer path (attentive/answer/answerer.py): the PyTorch model and its exported graph answer predict,
 predict_proba and explain through the same `Answerer`, so they give the same labels, probabilities (within 1e-5) and
 attention, for no texts and for a single string too; each text is checked once on its way to the network (texts
 `Expanded` by the caller are not checked again); and each call asks the PyTorch backend for no more than it needs."""
@@ -8,13 +8,14 @@ import numpy as np
 import pytest
 
 import attentive
-from attentive import cli_input, runtime, server
-from attentive import inputs as inputs_module
+from attentive import runtime
+from attentive.serving import input_lines, server
+from attentive.answer import inputs as inputs_module
 from attentive import model as model_module
-from attentive.answering import Answerer, Need
-from attentive.call_checks import ArgumentError
+from attentive.answer.answerer import Answerer, Need
+from attentive.util.checks import ArgumentError
 from attentive.export import export
-from attentive.inputs import Expanded
+from attentive.answer.inputs import Expanded
 
 from .conftest import tiny_overrides
 
@@ -30,7 +31,7 @@ def backends(sst2_small, tmp_path_factory):
 
 
 def counted(monkeypatch, name: str) -> list:
-    """The argument of every call of attentive.inputs' `name` (text_problem or unicode_problem) from now on, in the
+    """The argument of every call of attentive.answer.inputs' `name` (text_problem or unicode_problem) from now on, in the
     modules that import it too (the CLI's reading, the server's validation)."""
     calls, original = [], getattr(inputs_module, name)
 

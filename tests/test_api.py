@@ -133,7 +133,7 @@ def test_weights_that_do_not_match_the_config_are_a_clear_error(trained, tmp_pat
 
 
 def test_max_updates_cuts_the_epochs_of_large_data_only():
-    from attentive.recipe_types import Train
+    from attentive.recipes.types import Train
     from attentive.training.loop import epoch_count
 
     cfg = Train(epochs=10, batch_size=64, max_updates=10_000)

@@ -14,7 +14,7 @@ from attentive.data.registry import load_dataset
 from attentive.errors import AttentiveError
 from attentive.models.aspects import AspectAttentionPooler
 from attentive.models.classifier import build_model
-from attentive.recipes import load_recipe
+from attentive.recipes.loader import load_recipe
 
 from .conftest import TINY
 

@@ -1,8 +1,8 @@
-"""Seeded augmentations for distillation transfer texts (attentive/augment.py, Tang et al. 2019 §3.2)."""
+"""Seeded augmentations for distillation transfer texts (attentive/text/augment.py, Tang et al. 2019 §3.2)."""
 import numpy as np
 import pytest
 
-from attentive.augment import Augmentation, augment, glove_neighbours, join, neighbours, words
+from attentive.text.augment import Augmentation, augment, glove_neighbours, join, neighbours, words
 
 ADJECTIVES = ["good", "bad", "long", "dull", "bright", "slow", "funny", "odd", "warm", "cold"]
 NOUNS = ["film", "plot", "actor", "score", "ending", "script", "scene", "cast", "story", "camera"]

@@ -13,8 +13,8 @@ import attentive
 import attentive.export
 import attentive.runtime
 from attentive.errors import AttentiveError
-from attentive.evaluate import expected_calibration_error, negative_log_likelihood
-from attentive.inference import infer
+from attentive.answer.metrics import expected_calibration_error, negative_log_likelihood
+from attentive.answer.inference import infer
 from attentive.training.calibration import fit_temperature
 
 from .conftest import tiny_overrides

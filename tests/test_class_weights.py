@@ -12,8 +12,8 @@ import torch
 
 import attentive
 from attentive.errors import AttentiveError
-from attentive.recipe_types import Train
-from attentive.recipes import load_recipe
+from attentive.recipes.types import Train
+from attentive.recipes.loader import load_recipe
 from attentive.training import pipeline
 from attentive.training.pipeline import class_weights
 from attentive.training.terms import UNLABELLED, CrossEntropy, terms_from

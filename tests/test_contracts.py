@@ -9,7 +9,7 @@ import attentive
 from attentive.models.classifier import build_model
 from attentive.models.parts import Pooled, Pooler
 from attentive.models.registry import PARTS, register
-from attentive.recipes import load_recipe
+from attentive.recipes.loader import load_recipe
 
 from .conftest import TINY
 

@@ -11,7 +11,7 @@ import pytest
 
 import attentive
 from attentive.cli import main
-from attentive.cross_validation import fold_splits, label_issues
+from attentive.selection.cv import fold_splits, label_issues
 from attentive.data.example import Dataset, Example
 from attentive.errors import AttentiveError
 from attentive.training import pipeline

@@ -18,7 +18,7 @@ import torch
 
 import attentive
 from attentive.cli import main
-from attentive.saved import MODEL_FILES
+from attentive.folders.saved import MODEL_FILES
 from attentive.training import distributed
 from attentive.training.log import LOG
 

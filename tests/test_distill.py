@@ -1,4 +1,4 @@
-"""Distillation (attentive/distill.py): the soft-label term pulls a student toward its teacher, soft labels are cached
+"""Distillation (attentive/distill/__init__.py): the soft-label term pulls a student toward its teacher, soft labels are cached
 by content, unlabelled rows need a distillation term, and a student trains, exports, serves and explains like any
 model."""
 from __future__ import annotations

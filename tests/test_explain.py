@@ -10,7 +10,7 @@ from attentive.cli import main
 from attentive.data.batching import Item
 from attentive.explain.deletion import deletion_test, removal_count
 from attentive.models.classifier import build_model
-from attentive.recipes import load_recipe
+from attentive.recipes.loader import load_recipe
 
 from .conftest import tiny_overrides
 from .test_cli import write_tsv

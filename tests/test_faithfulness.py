@@ -9,9 +9,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 import attentive
-from attentive.answers import faithfulness_line
+from attentive.answer.types import faithfulness_line
 from attentive.cli import main
-from attentive.server import create_app
+from attentive.serving.server import create_app
 
 from .conftest import tiny_overrides
 

@@ -49,7 +49,7 @@ def test_the_export_of_a_student_is_folded_and_answers_the_same(student, tmp_pat
 @pytest.mark.parametrize("recipe", ["default", "avg", "sunlu"])
 def test_a_model_with_an_encoder_or_another_pooler_is_not_folded(recipe):
     from attentive.models.classifier import build_model
-    from attentive.recipes import load_recipe
+    from attentive.recipes.loader import load_recipe
 
     network = build_model(load_recipe(recipe, tiny_overrides(recipe)), vocab_size=50, classes=2)
     assert fold(network) is None

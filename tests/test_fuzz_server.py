@@ -14,7 +14,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import attentive
-from attentive.server import create_app
+from attentive.serving.server import create_app
 
 from .conftest import tiny_overrides
 

@@ -1,4 +1,4 @@
-"""Lanes (attentive/lanes.py): a call's batches answered on several threads at once, every batch exactly once, the
+"""Lanes (attentive/runtime/lanes.py): a call's batches answered on several threads at once, every batch exactly once, the
 largest first, an error of one batch raised after every lane stopped; and an exported model answering on several
 lanes gives bitwise the answers of one."""
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 import attentive
 from attentive import runtime
 from attentive.export import export
-from attentive.lanes import Lanes
+from attentive.runtime.lanes import Lanes
 
 from .conftest import tiny_overrides
 

@@ -17,22 +17,18 @@ BENCHMARKS = ROOT.parent / "benchmarks"
 # Bottom to top. A module belongs to the layer of the longest entry that names it or a package above it; the bare
 # package name stands for attentive/__init__.py alone. A module may import its own layer and the layers below it.
 LAYERS = [
-    ("base", ["attentive.errors", "attentive.version", "attentive.io_utils", "attentive.files",
-              "attentive.folder_reading", "attentive.call_checks", "attentive.answers", "attentive.evaluate",
-              "attentive.token_ids", "attentive.metrics_log", "attentive.threads", "attentive.lanes"]),
+    ("base", ["attentive.errors", "attentive.version", "attentive.util"]),
     ("models", ["attentive.models"]),
-    ("text", ["attentive.text", "attentive.inputs", "attentive.answering", "attentive.augment"]),
+    ("text", ["attentive.text"]),
     ("data", ["attentive.data"]),
-    ("recipes and folders", ["attentive.recipe_schema", "attentive.recipe_types", "attentive.recipes", "attentive.folder_config",
-                             "attentive.weights_file", "attentive.row_sparse", "attentive.exported_folder",
-                             "attentive.saved",
-                             "attentive.output_folder"]),
-    ("answering", ["attentive.inference", "attentive.explain", "attentive.model", "attentive.runtime"]),
+    ("answer", ["attentive.answer"]),
+    ("recipes", ["attentive.recipes"]),
+    ("folders", ["attentive.folders"]),
+    ("answering", ["attentive.explain", "attentive.model", "attentive.runtime"]),
     ("training", ["attentive.training"]),
-    ("entry points", ["attentive", "attentive.training.pipeline", "attentive.api", "attentive.distill", "attentive.export",
-                      "attentive.sklearn", "attentive.server", "attentive.cli", "attentive.cli_errors",
-                      "attentive.cli_input", "attentive.sample", "attentive.cross_validation",
-                      "attentive.tuning", "attentive.parallel_predict", "attentive.batch", "attentive.__main__"]),
+    ("entry points", ["attentive", "attentive.training.pipeline", "attentive.api", "attentive.distill",
+                      "attentive.export", "attentive.sklearn", "attentive.batch", "attentive.serving",
+                      "attentive.selection", "attentive.cli", "attentive.sample", "attentive.__main__"]),
 ]
 
 # What benchmarks/ may import: attentive's __all__, and these modules with their names not starting with "_".
@@ -48,7 +44,7 @@ KNOWN_PRIVATE_IMPORTS = {
     ("baselines.py", "attentive.text.embeddings.load_glove"),
     ("baselines.py", "attentive.text.tokenizer.build_tokenizer"),
     # The SSAN table times the network alone on encoded texts; Model.predict_proba also times tokenizing and answers.
-    ("characteristics.py", "attentive.inference.predict_probabilities"),
+    ("characteristics.py", "attentive.answer.inference.predict_probabilities"),
     # One-off analyses of how the IMDB reader cuts dev from train (they chose attentive/data/readers/imdb.py's
     # DEV_BLOCK): they read review ids and cut with other block sizes, which no public call does.
     ("imdb_dev_leak.py", "attentive.data.paths.resolve_data_dir"),
@@ -130,7 +126,7 @@ def test_benchmarks_import_no_private_name_beyond_the_known_ones():
 
 def test_public_means_the_package_s_all_and_the_public_modules(tmp_path):
     assert is_public("attentive.load") and is_public("attentive.runtime") and is_public("attentive.export.export")
-    assert not is_public("attentive.saved.WEIGHTS") and not is_public("attentive.api._private")
+    assert not is_public("attentive.folders.saved.WEIGHTS") and not is_public("attentive.api._private")
     (tmp_path / "a.py").write_text("import attentive\nfrom attentive import Model\n"
                                    "def f():\n    from attentive.training.pipeline import new_model\n")
     assert private_imports(tmp_path) == {("a.py", "attentive.training.pipeline.new_model")}

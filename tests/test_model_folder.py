@@ -15,10 +15,11 @@ import pytest
 import safetensors.torch
 
 import attentive
-from attentive import folder_reading, runtime, saved
+from attentive import runtime
+from attentive.folders import reading as folder_reading, saved
 from attentive.cli import main
 from attentive.errors import AttentiveError
-from attentive.io_utils import atomic_write_json
+from attentive.util.atomic import atomic_write_json
 from attentive.training.log import read_metrics_log
 
 from .conftest import memory_bound, tiny_overrides
@@ -72,7 +73,7 @@ def test_an_evaluation_of_an_older_model_is_marked_stale(run, sst2_small, tmp_pa
 KILLED_SAVE = """
 import os, signal, sys
 import attentive
-from attentive import saved
+from attentive.folders import saved
 
 folder, kill_at = sys.argv[1], int(sys.argv[2])
 model = attentive.load(folder)
@@ -360,7 +361,7 @@ def exported_copy(exported, tmp_path):
 def test_an_export_read_while_an_overwriting_export_replaces_it_is_read_again(run, exported, tmp_path, monkeypatch):
     """An export is committed file by file into its folder, like a save: a load that fails on a mix of the old and
     the new export's files is retried, not reported."""
-    from attentive import exported_folder
+    from attentive.runtime import folder as exported_folder
     from attentive.export import export
 
     folder = exported_copy(exported, tmp_path)

@@ -10,7 +10,7 @@ from attentive.data.batching import pad
 from attentive.models.classifier import build_model
 from attentive.models.encoders import ConvEncoder, reverse_within_length
 from attentive.models.poolers import LamaPooler
-from attentive.recipes import load_recipe
+from attentive.recipes.loader import load_recipe
 
 from .conftest import tiny_overrides
 
@@ -121,7 +121,7 @@ def test_a_new_lama_model_starts_from_the_mean_annotation_of_the_first_training_
     so that every process (DDP ranks, a resumed run) starts from the same vector."""
     from attentive.data.batching import collate
     from attentive.models.poolers import masked_mean
-    from attentive.recipes import load_recipe
+    from attentive.recipes.loader import load_recipe
     from attentive.training.pipeline import FIRST_BATCH, new_model
     from attentive.training.seed import seed_everything
 

@@ -16,7 +16,7 @@ from attentive.data.example import Dataset, Example
 from attentive.data.readers import read_table
 from attentive.data.registry import load_dataset, load_files
 from attentive.errors import AttentiveError, DataError
-from attentive.evaluate import choose_thresholds, multilabel_metrics
+from attentive.answer.metrics import choose_thresholds, multilabel_metrics
 from attentive.training.terms import BinaryCrossEntropy
 
 from .conftest import tiny_overrides
@@ -209,7 +209,7 @@ def test_a_damaged_threshold_is_one_line_at_load(multi_label_run, tmp_path):
 def test_serve_predict_returns_several_labels(multi_label_run):
     from fastapi.testclient import TestClient
 
-    from attentive.server import create_app
+    from attentive.serving.server import create_app
 
     model, folder, _ = multi_label_run
     with TestClient(create_app(attentive.load(folder))) as client:

@@ -16,7 +16,7 @@ import attentive
 from attentive import runtime
 from attentive.cli import main
 from attentive.errors import AttentiveError
-from attentive.output_folder import LOCK, locked
+from attentive.folders.output import LOCK, locked
 from attentive.training import pipeline
 
 from .conftest import tiny_overrides
@@ -169,7 +169,7 @@ def test_training_holds_the_lock_all_run_and_with_overwrite_writes_beside_the_us
 
 HOLD_THE_LOCK = """
 import sys, time
-from attentive.output_folder import locked
+from attentive.folders.output import locked
 
 with locked(sys.argv[1], "train"):
     print("held", flush=True)

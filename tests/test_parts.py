@@ -10,7 +10,7 @@ from attentive.models.classifier import build_model
 from attentive.models.self_attention import RelativePositions, attend, sinusoidal_positions
 from attentive.models.heads import GatedPairHead, MatchingPairHead, PrunedMLPHead
 from attentive.models.poolers import StructuredSelfAttentionPooler
-from attentive.recipes import available_recipes, load_recipe
+from attentive.recipes.loader import available_recipes, load_recipe
 from attentive.training.regularisers import attention_std, frobenius_norm_penalty, frobenius_penalty, negative_entropy
 
 from .conftest import tiny_overrides

@@ -13,7 +13,7 @@ import time
 import pytest
 
 import attentive
-from attentive import parallel_predict
+from attentive.serving import parallel_predict
 from attentive.cli import main
 
 from .conftest import tiny_overrides

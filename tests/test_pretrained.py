@@ -30,7 +30,7 @@ def test_a_frozen_encoder_pools_each_distinct_text_once_while_training(monkeypat
 
     from attentive.models.classifier import build_model
     from attentive.models.pretrained import pretrained_config
-    from attentive.recipes import load_recipe
+    from attentive.recipes.loader import load_recipe
     from attentive.training.frozen import FrozenPooling
 
     from .conftest import tiny_overrides

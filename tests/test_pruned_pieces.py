@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from attentive.errors import AttentiveError
-from attentive.recipes import load_recipe
+from attentive.recipes.loader import load_recipe
 from attentive.text.sources import build_vocabulary
 from attentive.text.tokenizer import PAD, PIECE_PREFIX, UNK, build_tokenizer
-from attentive.token_ids import PAD_ID, UNK_ID
+from attentive.util.token_ids import PAD_ID, UNK_ID
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ import pytest
 import attentive
 from attentive.errors import AttentiveError
 from attentive.models.classifier import build_model
-from attentive.recipes import load_recipe
+from attentive.recipes.loader import load_recipe
 
 from .conftest import TINY, tiny_overrides
 from .import_graph import find_circle, module_imports

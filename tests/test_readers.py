@@ -387,7 +387,7 @@ def test_csv_carriage_return_in_unquoted_field(tmp_path):
 def test_not_gzip_truncated_gzip_and_unreadable_files(tmp_path, monkeypatch):
     import gzip
 
-    from attentive import files  # where the readers open files
+    from attentive.util import user_files  # where the readers open files
 
     fake = tmp_path / "plain.csv.gz"
     fake.write_text("text,label\na,b\n")
@@ -411,7 +411,7 @@ def test_not_gzip_truncated_gzip_and_unreadable_files(tmp_path, monkeypatch):
     def refuse(*args, **kwargs):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(files, "open", refuse, raising=False)
+    monkeypatch.setattr(user_files, "open", refuse, raising=False)
     with pytest.raises(DataError, match=r"locked\.csv: cannot read the file \(Permission denied\)"):
         r.read_table(locked)
 

@@ -6,7 +6,7 @@ import pytest
 
 from attentive.cli import main
 from attentive.errors import AttentiveError
-from attentive.recipes import available_recipes, load_recipe
+from attentive.recipes.loader import available_recipes, load_recipe
 
 
 def test_shipped_recipes_load_with_defaults():
@@ -150,7 +150,7 @@ def test_a_recipe_loads_equal_twice_and_building_and_training_leave_it_unchanged
 def test_a_loaded_recipe_is_frozen_typed_and_its_dump_loads_back_equal():
     import pydantic
 
-    from attentive.recipe_types import Recipe
+    from attentive.recipes.types import Recipe
 
     recipe = load_recipe("lama_ctx", ["pooler.heads=4"])
     assert isinstance(recipe, Recipe) and recipe.pooler.heads == 4 and recipe.train.lr == 0.001

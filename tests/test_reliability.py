@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import attentive
-from attentive.evaluate import expected_calibration_error
+from attentive.answer.metrics import expected_calibration_error
 from attentive.explain.reliability import reliability, reliability_bins
 from attentive.explain.report import analyze_split
 

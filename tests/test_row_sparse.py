@@ -8,7 +8,7 @@ import torch
 
 import attentive
 from attentive.errors import AttentiveError
-from attentive.row_sparse import ROWS, VALUES, packed
+from attentive.folders.row_sparse import ROWS, VALUES, packed
 
 from .conftest import tiny_overrides
 from .test_model_folder import rewrite_weights

@@ -18,7 +18,7 @@ import attentive
 from attentive.cli import main
 from attentive.data.example import Dataset
 from attentive.data.registry import load_dataset
-from attentive.server import create_app
+from attentive.serving.server import create_app
 
 from .conftest import TINY, tiny_overrides
 from .test_answer_path import counted

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import yaml
 
-from attentive.recipe_types import PART_OPTIONS, section_fields
-from attentive.recipes import RECIPE_DIR, SECTIONS
+from attentive.recipes.types import PART_OPTIONS, section_fields
+from attentive.recipes.loader import RECIPE_DIR, SECTIONS
 
 BENCHMARKS = Path(__file__).parent.parent / "benchmarks"
 

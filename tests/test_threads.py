@@ -1,4 +1,4 @@
-"""Threads (attentive/threads.py): the default divides the usable cores among the local processes, --threads reaches
+"""Threads (attentive/util/threads.py): the default divides the usable cores among the local processes, --threads reaches
 PyTorch and ONNX Runtime, and an oversubscribed machine gets one warning line."""
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ import os
 import pytest
 import torch
 
-from attentive import threads as threads_module
-from attentive.cli import _load_any, main
-from attentive.threads import default_threads, oversubscription_warning, use_threads
+from attentive.util import threads as threads_module
+from attentive.cli import main
+from attentive.cli.app import _load_any
+from attentive.util.threads import default_threads, oversubscription_warning, use_threads
 
 from .conftest import tiny_overrides
 from .test_cli import write_tsv
@@ -102,7 +103,7 @@ def test_an_exported_model_runs_on_the_threads_given(run_dir, tmp_path, capsys, 
     assert main(["export", str(run_dir), "--out", str(tmp_path / "onnx"), "--threads", "1"]) == 0
     model = _load_any(tmp_path / "onnx", 1)
     assert model.session.get_session_options().intra_op_num_threads == 1 and model.lanes.count == 1
-    two = _load_any(tmp_path / "onnx", 2)  # two lanes of batches, each on one ONNX Runtime thread (attentive/lanes.py)
+    two = _load_any(tmp_path / "onnx", 2)  # two lanes of batches, each on one ONNX Runtime thread (attentive/runtime/lanes.py)
     assert two.session.get_session_options().intra_op_num_threads == 1 and two.lanes.count == 2
     capsys.readouterr()
     assert main(["predict", str(tmp_path / "onnx"), "--threads", "1", "a gorgeous film"]) == 0

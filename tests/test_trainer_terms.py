@@ -11,7 +11,7 @@ import torch
 
 import attentive
 from attentive.data.batching import collate
-from attentive.recipes import load_recipe
+from attentive.recipes.loader import load_recipe
 from attentive.training import pipeline
 from attentive.training.checkpoint import FOLDER, STATE, TENSORS
 from attentive.training.hooks import MovingAverage, StepHook, hooks_from

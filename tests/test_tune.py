@@ -1,4 +1,4 @@
-"""`attentive tune` (attentive/tuning.py): an Optuna search of a recipe's `tune:` settings on a time budget, its
+"""`attentive tune` (attentive/selection/tune.py): an Optuna search of a recipe's `tune:` settings on a time budget, its
 study resumed from OUT/study.db, the best model saved as a normal model folder, `--set` settings never searched,
 `--max-size`, and the folder rule."""
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 import attentive
 from attentive.cli import main
 from attentive.errors import AttentiveError
-from attentive.recipes import load_recipe
-from attentive.tuning import parse_budget, parse_size
+from attentive.recipes.loader import load_recipe
+from attentive.selection.tune import parse_budget, parse_size
 from .conftest import tiny_overrides
 
 RECIPE = "default"
@@ -208,8 +208,8 @@ def test_a_failed_trial_is_recorded_and_skipped_and_ctrl_c_keeps_the_best(sst2_s
 def test_a_new_study_tries_the_recipe_s_own_settings_first(sst2_small, tmp_path):
     """Trial 0 is the recipe as it stands (each searched setting at the recipe's value), so a search that finds
     nothing better reports the recipe itself; a value outside its space is left to the sampler."""
-    from attentive.recipes import entry
-    from attentive.tuning import own_settings
+    from attentive.recipes.loader import entry
+    from attentive.selection.tune import own_settings
 
     result = attentive.tune(sst2_small, RECIPE, tmp_path / "tune", trials=1, overrides=TINY, seed=3)
     recipe = load_recipe(RECIPE, TINY)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attentive.recipes import load_recipe
+from attentive.recipes.loader import load_recipe
 from attentive.text.distilled import distill_vectors
 from attentive.text.sources import build_vocabulary, initial_vectors, vocabulary_report
 from attentive.text.tokenizer import PAD_ID, UNK_ID, build_tokenizer, is_piece

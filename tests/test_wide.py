@@ -55,7 +55,7 @@ def test_a_wide_and_deep_model_explains_each_channels_part_of_the_margin(sst2_sm
 
 def test_a_pair_recipe_refuses_the_ngram_channel_and_pair_words_is_unknown():
     from attentive.models.classifier import build_model
-    from attentive.recipes import load_recipe
+    from attentive.recipes.loader import load_recipe
 
     with pytest.raises(AttentiveError, match="wide.type ngrams reads a single text: pair recipes take none"):
         build_model(load_recipe("lama_pair", ["wide.type=ngrams", "embedder.vectors=random"]), 50, 3)

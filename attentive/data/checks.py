@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
 
-from attentive.call_checks import ArgumentError
+from attentive.util.checks import ArgumentError
 from attentive.data.example import Dataset, Example
 from attentive.errors import AttentiveError, DataError
 

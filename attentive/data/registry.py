@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from attentive.call_checks import ArgumentError, as_list, check_strings
+from attentive.util.checks import ArgumentError, as_list, check_strings
 from attentive.data import readers as r
 from attentive.data.checks import check_labels_given, label_warnings, same_number
 from attentive.data.example import Dataset, Example

@@ -14,7 +14,7 @@ import numpy as np
 import torch
 
 from ..data.batching import Item, collate, iterate
-from ..inference import predict_probabilities
+from ..answer.inference import predict_probabilities
 
 STEPS: tuple[int | str, ...] = (1, 2, 5, "10%")
 RANKINGS = ("attention", "random", "gradient")

@@ -65,7 +65,7 @@ def _word_details(explanation, labels: list[str]) -> str:
 
 def explanation_html(explanations, title: str = "attentive: attention heatmaps", heads: bool = True,
                      faithfulness: str | None = None) -> str:
-    """The page; `faithfulness` is the model's faithfulness line (attentive.answers.faithfulness_line), if any."""
+    """The page; `faithfulness` is the model's faithfulness line (attentive.answer.types.faithfulness_line), if any."""
     blocks = [] if faithfulness is None else [f"<p class='probs'>{html.escape(faithfulness)}</p>"]
     for number, explanation in enumerate(explanations, 1):
         pred = explanation.prediction

@@ -2,7 +2,7 @@
 texts' confidences (each one's largest class probability) cut into ECE_BINS equal-width bins (lo, hi] of [0, 1], and
 per bin the accuracy against the mean confidence, with the number of texts in it. A calibrated model's bars lie on
 the diagonal; the expected calibration error (ECE, Guo et al. Eq. 3) is the count-weighted mean gap, computed by
-attentive/evaluate.py `expected_calibration_error`, the function temperature scaling reports its dev ECE with
+attentive/answer/metrics.py `expected_calibration_error`, the function temperature scaling reports its dev ECE with
 (attentive/training/calibration.py), so the numbers here and config.json's `calibration` agree on the same texts.
 
 Drawn twice: before (T = 1, the raw logits) and after the temperature stored in config.json (`calibration`), the
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..evaluate import ECE_BINS, expected_calibration_error
+from ..answer.metrics import ECE_BINS, expected_calibration_error
 
 
 def softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:

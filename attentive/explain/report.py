@@ -2,7 +2,7 @@
 (attentive.explain.reliability) and the deletion test, each written as a PNG plus the numbers behind it (CSV or
 JSON), gathered by an index.html. Plots use matplotlib's Agg backend.
 
-The report folder is claimed as every output folder is (attentive/output_folder.py): an earlier report there is
+The report folder is claimed as every output folder is (attentive/folders/output.py): an earlier report there is
 replaced (its files this run does not write removed), a folder holding anything else is refused unless
 `overwrite`, and even then only the report's own files (`REPORT_FILES`) are written there, all at once."""
 from __future__ import annotations
@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import AttentiveError
-from ..inference import infer, temperature_of
-from ..io_utils import atomic_write_bytes, atomic_write_json, atomic_write_text
-from ..metrics_log import read_metrics_log
-from ..output_folder import OutputKind, claim
+from ..answer.inference import infer, temperature_of
+from ..util.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
+from ..folders.metrics_log import read_metrics_log
+from ..folders.output import OutputKind, claim
 from . import corpus
 from .deletion import deletion_test
 from .reliability import panel_title, plot_reliability, reliability

@@ -5,7 +5,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..token_ids import PAD_ID
+from ..util.token_ids import PAD_ID
 
 
 class WordEmbedder(nn.Module):

@@ -2,7 +2,7 @@
 tables (attentive/models/registry.py PARTS, aspects.py ASPECT_TYPES, wide.py WIDE_TYPES) and the constructors'
 signatures, checked against a recipe.
 
-The typed recipe (attentive/recipe_types.py) bounds the settings every recipe shares; a part's own options
+The typed recipe (attentive/recipes/types.py) bounds the settings every recipe shares; a part's own options
 (`pooler.score_scale`, `head.features`, `encoder.cell`, ...) are typed in its constructor's signature, so a recipe
 giving `pooler.score_scale=abc`, `pooler.type=lamma` or `pooler.foo=1` is refused in one line before any data is
 read, rather than failing deep inside PyTorch (or, for a flag, being silently taken as true) once the vectors are

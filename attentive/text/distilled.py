@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..io_utils import atomic_write_bytes
+from ..util.atomic import atomic_write_bytes
 
 ENCODER_NAME = "all-MiniLM-L6-v2"
 METHOD_VERSION = 1  # bump when the computation below changes, so old caches are not reused

@@ -17,7 +17,7 @@ import numpy as np
 from tokenizers import Tokenizer
 
 from ..errors import AttentiveError
-from ..io_utils import atomic_write_bytes
+from ..util.atomic import atomic_write_bytes
 from .tokenizer import PAD_ID, words_of
 
 @dataclass

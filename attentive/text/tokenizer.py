@@ -2,7 +2,7 @@
 
 Lower-cases (configurable), splits on word characters vs punctuation, and keeps words seen at least
 `min_frequency` times in the training texts (5 in the LAMA paper, §4.3). Id 0 is padding, id 1 unknown
-(attentive/token_ids.py).
+(attentive/util/token_ids.py).
 
 With `keep`, a rarer word is kept too when the pretrained vector source knows it (no word with a pretrained vector is
 lost to the unknown token). With `pieces` (a WordPiece vocabulary, e.g. the sentence encoder's), the tokenizer is a
@@ -32,7 +32,7 @@ from tokenizers import Tokenizer, normalizers, pre_tokenizers
 from tokenizers.models import WordLevel, WordPiece
 from tokenizers.trainers import WordLevelTrainer
 
-from ..token_ids import PAD_ID, UNK_ID
+from ..util.token_ids import PAD_ID, UNK_ID
 
 PAD, UNK = "[PAD]", "[UNK]"
 PIECE_PREFIX = "##"

@@ -1,6 +1,6 @@
 """Temperature scaling (Guo et al. 2017, §4.2): one temperature T > 0 for all classes, fitted after training on the
 dev split's logits by minimising their negative log-likelihood; the model then answers softmax(logits / T)
-(attentive/inference.py `temperature_of`). Dividing every logit by the same T > 0 keeps each row's argmax, so no
+(attentive/answer/inference.py `temperature_of`). Dividing every logit by the same T > 0 keeps each row's argmax, so no
 predicted label changes, only how confident the probabilities are.
 
 The problem is one-dimensional and smooth in log T, so a bounded scalar search (scipy's Brent) over
@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..evaluate import expected_calibration_error, negative_log_likelihood
+from ..answer.metrics import expected_calibration_error, negative_log_likelihood
 
 LOWEST, HIGHEST = 0.01, 100.0  # the temperatures searched
 

@@ -8,7 +8,7 @@ and step hook's state (attentive/training/terms.py, hooks.py) is kept under its 
 `states/NAME/KEY`, its other values in `state.json`. Nothing is pickled.
 Resuming from the checkpoint of epoch k and training on gives, on CPU, the same model as an uninterrupted run.
 `remove_checkpoint` removes these files alone: a `checkpoint/` folder holding anything else is refused before a
-run starts (attentive/output_folder.py, `TRAINING_RUN` in attentive/training/pipeline.py).
+run starts (attentive/folders/output.py, `TRAINING_RUN` in attentive/training/pipeline.py).
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ import safetensors.torch
 import torch
 
 from ..errors import AttentiveError
-from ..io_utils import COMMITTED, STAGING, atomic_write_files, finish_interrupted_write
+from ..util.atomic import COMMITTED, STAGING, atomic_write_files, finish_interrupted_write
 
 FOLDER, TENSORS, STATE, TOKENIZER = "checkpoint", "state.safetensors", "state.json", "tokenizer.json"
 FILES = frozenset({TENSORS, STATE, TOKENIZER})  # all a checkpoint folder holds (with atomic_write_files' staging)

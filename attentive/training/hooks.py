@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import torch
 
-from ..recipe_types import Train
+from ..recipes.types import Train
 from .averaging import averaged_weights, ema_decay, weight_average
 
 

@@ -1,5 +1,5 @@
-"""The metrics log's names where training has always imported them; the log itself is attentive/metrics_log.py
+"""The metrics log's names where training has always imported them; the log itself is attentive/folders/metrics_log.py
 (below training, because the analysis report reads it too)."""
-from ..metrics_log import LOG, append_record, read_metrics_log, start_run
+from ..folders.metrics_log import LOG, append_record, read_metrics_log, start_run
 
 __all__ = ["LOG", "append_record", "read_metrics_log", "start_run"]

@@ -19,10 +19,10 @@ from sklearn.metrics import f1_score
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from ..data.batching import Item, collate, iterate
-from ..inference import predict_probabilities
+from ..answer.inference import predict_probabilities
 from ..errors import AttentiveError
-from ..evaluate import macro_f1
-from ..recipe_types import Train
+from ..answer.metrics import macro_f1
+from ..recipes.types import Train
 from . import distributed, sampling
 from .checkpoint import TrainingState, capture_rng, restore_rng
 from .frozen import FrozenPooling

@@ -16,8 +16,8 @@ import numpy as np
 import torch
 
 from ..data.batching import Item
-from ..evaluate import choose_thresholds, multilabel_metrics, predicted_sets, sigmoid
-from ..inference import infer
+from ..answer.metrics import choose_thresholds, multilabel_metrics, predicted_sets, sigmoid
+from ..answer.inference import infer
 
 
 def dev_scores(network: torch.nn.Module, items: Sequence[Item], gold: np.ndarray, labels: Sequence[str],

@@ -1,6 +1,6 @@
 """From a dataset and a recipe to a saved Model: vocabulary and initial vectors, the network, training with a
 checkpoint after every epoch, the best dev epoch saved. A model folder is never replaced unless asked
-(`overwrite`), nothing training did not write is ever removed (attentive/output_folder.py), and a killed run
+(`overwrite`), nothing training did not write is ever removed (attentive/folders/output.py), and a killed run
 continues from its last checkpoint (`resume`)."""
 from __future__ import annotations
 
@@ -19,17 +19,17 @@ from ..data.label_sets import multi_hot
 from ..data.batching import collate
 from ..data.example import Dataset
 from ..errors import AttentiveError
-from ..evaluate import DEFAULT_THRESHOLD
-from ..inference import infer
-from ..inputs import listed
+from ..answer.metrics import DEFAULT_THRESHOLD
+from ..answer.inference import infer
+from ..answer.inputs import listed
 from ..model import Model, pick_device, resolve_dataset
 from ..models.classifier import build_model
 from ..models.pretrained import pretrained_config, pretrained_tokenizer
-from ..output_folder import OutputKind, claim
-from ..recipe_types import Recipe, Train
-from ..recipes import load_recipe
+from ..folders.output import OutputKind, claim
+from ..recipes.types import Recipe, Train
+from ..recipes.loader import load_recipe
 from ..runtime import is_exported
-from ..saved import MODEL_FILES, holds_model
+from ..folders.saved import MODEL_FILES, holds_model
 from ..text.embeddings import WordVectors
 from ..text.sources import build_vocabulary, initial_vectors, vocabulary_report
 from . import distributed
@@ -224,7 +224,7 @@ def measure_faithfulness(model: Model, dev_examples: Sequence, seed: int = 0) ->
     (attentive/explain/deletion.py faithfulness); set as config.json's `faithfulness` and returned. None (and no
     entry) when no dev text can be explained (none of at least two words)."""
     from ..explain.deletion import faithfulness
-    from ..inputs import text_problem
+    from ..answer.inputs import text_problem
 
     model.config.pop("faithfulness", None)
     usable = [ex for ex in dev_examples if text_problem(ex.text) is None

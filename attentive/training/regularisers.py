@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import torch
 
-from ..recipe_types import REGULARISERS, AttentionPenalty
+from ..recipes.types import REGULARISERS, AttentionPenalty
 
 
 def _squared_distance_from_orthogonal(attention: torch.Tensor) -> torch.Tensor:

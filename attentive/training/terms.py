@@ -16,7 +16,7 @@ import torch
 import torch.nn.functional as F
 
 from ..errors import AttentiveError
-from ..recipe_types import Train
+from ..recipes.types import Train
 from .regularisers import regulariser_from
 
 UNLABELLED = -100  # the label id of a text without a label (a distillation transfer text)

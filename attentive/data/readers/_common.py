@@ -12,7 +12,7 @@ from pathlib import Path
 
 from attentive.data.example import Example
 from attentive.errors import DataError
-from attentive.files import check_file, iter_raw_lines
+from attentive.util.user_files import check_file, iter_raw_lines
 
 __all__ = ["GZIP_MAGIC", "Rows", "check_file", "iter_lines", "iter_raw_lines"]
 

@@ -1,0 +1,131 @@
+"""The one answer path: `Answerer` owns `predict`, `predict_proba` and `explain` for every backend, without PyTorch.
+
+A call is checked once (`call_checks.check_call`), its texts expanded and checked once (`Inputs.expand`: each text
+by `inputs.text_problem`, once) and encoded once (`Inputs.items`); then the backend is asked for no more than the
+call `Need`s, and the answers are built here (`inputs.explanation`, `inputs.apply_threshold`). A backend is a
+subclass that gives `labels`, `thresholds`, `inputs` and `_look`: `attentive.Model` runs the network with PyTorch
+(attentive/answer/inference.py), `attentive.runtime.RuntimeModel` the exported graph with ONNX Runtime. So both answer the
+same texts the same way, and a change to how answers are made is made once.
+
+A caller that has expanded and checked the texts itself (`Inputs.expand`, told what it had checked before: the server
+and `attentive predict` check each text where they read it, to name it in their own words) passes them `Expanded` in
+place of `texts`, and they are answered as they are: checked once on the whole way to the network.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from enum import IntEnum
+
+import numpy as np
+
+from .types import Explanation, Prediction
+from ..util.checks import ArgumentError, check_call
+from .inputs import Expanded, Inputs, apply_threshold, explanation
+from ..text.encoding import Item
+
+
+class Need(IntEnum):
+    """How much of what the network saw a call needs; each level holds the ones before it."""
+
+    PROBABILITIES = 0  # predict_proba: the probabilities alone (the runtime does not even fetch the attention)
+    ATTENTION = 1  # predict: and each text's attention, for its most attended words
+    DETAILS = 2  # explain(with_polarity=False): and the attention scores, and a wide model's channel logits
+    EVIDENCE = 3  # explain: and each word's polarity, n-gram scores and signed evidence (PyTorch alone computes
+    #   them: the head once per word, and a backward pass)
+
+
+@dataclass
+class Looked:
+    """One text as the backend saw it, each array cut to the text's own tokens; None where the call did not need it
+    or the backend cannot compute it (the exported graph gives the attention alone)."""
+
+    attention: np.ndarray | None = None  # heads x tokens, each row sums to 1
+    scores: np.ndarray | None = None  # heads x tokens, before the softmax
+    polarity: np.ndarray | None = None  # tokens x classes
+    channels: dict[str, np.ndarray] | None = None  # wide-and-deep models: each channel's logits (classes)
+    ngram_words: np.ndarray | None = None  # tokens x classes: each token's share of the wide channel's logits
+    attribution: dict | None = None  # the attention channel's evidence per token, margin and method
+    #   (TextClassifier.attribution)
+
+
+class Answerer(ABC):
+    """What a trained model answers, over a backend that gives its probabilities and what it saw (`_look`)."""
+
+    labels: list[str]  # the classes, in the order of the probabilities' columns
+    thresholds: dict[str, float] | None  # a multi-label model's per-label thresholds; None for single-label
+
+    @property
+    @abstractmethod
+    def inputs(self) -> Inputs:
+        """How this model's inputs are checked and encoded."""
+
+    @abstractmethod
+    def _look(self, items: list[Item], batch_size: int, need: Need) -> tuple[np.ndarray, list[Looked]]:
+        """The backend: what the model answers for `items` (N x labels, in input order: softmax(logits / T) at its
+        temperature, or a multi-label model's sigmoid per label) and, unless `need` is PROBABILITIES, what it saw of
+        each item, as far as `need` asks. `items` is never empty."""
+
+    @property
+    def multi_label(self) -> bool:
+        """Whether the model answers label sets: one independent sigmoid per label, each label given where its
+        probability reaches its threshold (config.json's `multi_label` and `thresholds`)."""
+        return self.thresholds is not None
+
+    def explain(self, texts: list[str] | str | Expanded, pairs: list[str] | str | None = None, top_k: int = 5,
+                batch_size: int = 128, aspects: list[str | None] | str | None = None) -> list[Explanation]:
+        """Predictions with each (first) text's words and attention (heads x words); as `attentive.Model.explain`,
+        whose per-word polarity and signed evidence only PyTorch computes."""
+        return self._explain(texts, pairs, top_k, batch_size, aspects, Need.EVIDENCE)
+
+    def predict(self, texts: list[str] | str | Expanded, pairs: list[str] | str | None = None, top_k: int = 5,
+                aspects: list[str | None] | str | None = None, threshold: float | None = None,
+                batch_size: int = 128) -> list[Prediction]:
+        """Label, class probabilities and the `top_k` most attended words of each text (of each pair's first);
+        `aspects` as in `explain`. With `threshold`, a text whose most probable label has a lower probability gets
+        the label None: the model abstains rather than guess. A multi-label model answers `labels`, each label at
+        or above its threshold chosen on dev (with `threshold`: at or above that, for every label)."""
+        check_call(batch_size=batch_size, top_k=top_k, threshold=threshold)
+        explanations = self._answers(texts, pairs, top_k, batch_size, aspects, Need.ATTENTION)
+        return apply_threshold([explanation.prediction for explanation in explanations], threshold)
+
+    def predict_proba(self, texts: list[str] | str | Expanded, pairs: list[str] | str | None = None,
+                      aspects: list[str | None] | str | None = None, batch_size: int = 128) -> np.ndarray:
+        """Class probabilities as an array, texts x labels, columns in the order of `self.labels` (for an aspect
+        model without `aspects`: one row per text and aspect, as in `explain`; a multi-label model's independent
+        sigmoids do not sum to 1). Attention is not computed. No texts give an array of 0 rows and one column per
+        label."""
+        check_call(batch_size=batch_size)
+        items, _ = self.inputs.items(*self._expanded(texts, pairs, aspects), offsets=False)
+        if not items:
+            return np.zeros((0, len(self.labels)), dtype=np.float32)
+        return self._look(items, batch_size, Need.PROBABILITIES)[0]
+
+    def _explain(self, texts, pairs, top_k: int, batch_size: int, aspects, need: Need) -> list[Explanation]:
+        """`explain`, its call checked, seeing as far as `need` (a backend's explain that takes more options picks
+        it)."""
+        check_call(batch_size=batch_size, top_k=top_k)
+        return self._answers(texts, pairs, top_k, batch_size, aspects, need)
+
+    def _answers(self, texts, pairs, top_k: int, batch_size: int, aspects, need: Need) -> list[Explanation]:
+        """The explanations of a checked call: texts expanded, checked and encoded once, the backend asked once."""
+        texts, pairs, aspects = self._expanded(texts, pairs, aspects)
+        items, encodings = self.inputs.items(texts, pairs, aspects)
+        if not items:
+            return []
+        probabilities, looked = self._look(items, batch_size, need)
+        thresholds = self.thresholds
+        return [explanation(text, encoding, item, self.labels, probs, seen.attention, aspect, top_k,
+                            thresholds=thresholds, scores=seen.scores, polarity=seen.polarity,
+                            channels=seen.channels, ngram_words=seen.ngram_words, attribution=seen.attribution)
+                for text, encoding, item, probs, seen, aspect in
+                zip(texts, encodings, items, probabilities, looked, aspects)]
+
+    def _expanded(self, texts, pairs, aspects) -> tuple[list[str], list[str] | None, list]:
+        """The call's texts, second texts and aspects, one of each per answer: expanded and checked (`Inputs.expand`),
+        or as they are where the texts are `Expanded` already (holding their own pairs and aspects)."""
+        if not isinstance(texts, Expanded):
+            return self.inputs.expand(texts, pairs, aspects)
+        if pairs is not None or aspects is not None:
+            raise ArgumentError("texts are Expanded: their pairs and aspects are in them, give none beside them")
+        return list(texts), texts.pairs, texts.aspects

@@ -1,0 +1,291 @@
+"""From the user's texts to the network's items, and from the network's numbers to answers, without PyTorch: shared
+by `attentive.Model` and the exported-model runtime, so that both check, encode and answer in exactly one way.
+
+`Inputs` knows what a model takes (single texts or pairs, aspects by category or by their words, its tokenizer,
+truncation length and special tokens) and turns texts into `Item`s (attentive/text/encoding.py); `explanations`
+turns per-text probabilities and attention into `Explanation`s with their `Prediction`s.
+
+Every text is checked on its own (`text_problem`): a string, not blank, and valid Unicode (no lone surrogate, which
+is what an undecodable byte of a command-line argument or a `\\ud800` escape in JSON becomes), so that a bad text is
+its own one-line error naming it, before it is batched with others. A caller that has checked them already, as
+`attentive predict` checks each line it reads and the server each request, says so (`Checked`) and `expand` does not
+check them again.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Flag
+
+import numpy as np
+from tokenizers import Encoding, Tokenizer
+
+from .types import Explanation, Prediction
+from ..util.checks import as_list, texts_argument
+from ..errors import AttentiveError
+from ..text.encoding import Item, encode, encode_batch, truncated_ids
+from ..text.tokenizer import UNK_ID
+
+
+class Checked(Flag):
+    """What the caller of `Inputs.expand` has checked already, so that it is not checked twice."""
+
+    NOTHING = 0
+    TEXTS = 1  # each text and second text, by `text_problem` (attentive predict's reading, the server's validation)
+    ASPECTS = 2  # each aspect's Unicode, by `unicode_problem` (the server's validation)
+
+
+class Expanded(list):
+    """Texts, one per answer, as `Inputs.expand` gives them (checked), holding what it gives beside them: each one's
+    second text (`pairs`, None for a single-text model) and aspect (`aspects`, None each for a model without).
+    `Answerer`'s predict, predict_proba and explain take them in place of texts, and answer them as they are."""
+
+    def __init__(self, texts: list[str], pairs: list[str] | None, aspects: list):
+        super().__init__(texts)
+        self.pairs, self.aspects = pairs, aspects
+
+
+@dataclass
+class Inputs:
+    tokenizer: Tokenizer
+    is_pair: bool
+    uses_aspect: bool
+    aspects: list[str]  # the categories a learned-aspect model knows ([] for aspect terms and other models)
+    aspect_type: str  # none | ignore | learned | words
+    max_length: int | None
+    special_tokens: bool
+
+    def aspect_ids(self, aspects: Sequence[str | None]) -> list[list[int]] | None:
+        """Each aspect, checked (`check_aspects`), as ids (`_encoded_aspects`)."""
+        self.check_aspects(aspects)
+        return self._encoded_aspects(aspects)
+
+    def check_aspects(self, aspects: Sequence[str | None], unicode: bool = True) -> None:
+        """An AttentiveError unless, for a model that uses aspects, each aspect is a non-blank string, of valid
+        Unicode (unless `unicode` is False: the caller checked that) and one of the model's categories where it
+        has them."""
+        if not self.uses_aspect:
+            return
+        if any(not isinstance(a, str) or not a.strip() for a in aspects):
+            raise AttentiveError("this model classifies a text with respect to an aspect: give one for every text")
+        if unicode:
+            check_unicode(aspects, "aspect")
+        unknown = sorted({a for a in aspects if a not in self.aspects}) if self.aspect_type != "words" else []
+        if unknown:
+            raise AttentiveError(f"unknown aspect(s) {listed(unknown)}; this model knows {listed(self.aspects)}")
+
+    def _encoded_aspects(self, aspects: Sequence[str]) -> list[list[int]] | None:
+        """Each checked aspect as ids: its index in the model's categories (from 1), or its word ids for open-ended
+        aspects."""
+        if not self.uses_aspect:
+            return None
+        if self.aspect_type == "words":
+            return [enc.ids or [UNK_ID] for enc in self.tokenizer.encode_batch(list(aspects))]
+        index = {name: i for i, name in enumerate(self.aspects, start=1)}
+        return [[index[a]] for a in aspects]
+
+    def expand(self, texts, pairs=None, aspects=None,
+               checked: Checked = Checked.NOTHING) -> tuple[list[str], list[str] | None, list]:
+        """(texts, pairs, aspects), one of each per answer: a single string is one text; a single aspect applies to
+        every text; an aspect model given none answers for each category it knows (text-major order), and a model
+        without aspects takes none. A pair model needs a second text for every text, and a single-text model takes
+        none. The texts and second texts are taken as `call_checks.texts_argument` takes them (a string or a list of
+        strings), and each text, second text and aspect is checked, here and nowhere else on the answer path
+        (`check_texts`, `check_aspects`): a bad one is an AttentiveError naming it; what the caller has `checked`
+        already is not checked again."""
+        texts, pairs = texts_argument(texts), None if pairs is None else texts_argument(pairs, "pairs")
+        texts = [texts] if isinstance(texts, str) else texts
+        if Checked.TEXTS not in checked:
+            check_texts(texts)
+        pairs = [pairs] if isinstance(pairs, str) else pairs
+        if self.is_pair and pairs is None:
+            raise AttentiveError("this model classifies text pairs: give a second text (--pair) for every text")
+        if not self.is_pair and pairs is not None:
+            raise AttentiveError("this model classifies single texts: it takes no second text")
+        if pairs is not None and Checked.TEXTS not in checked:
+            check_texts(pairs, "second text")
+        if isinstance(aspects, str):
+            aspects = [aspects] * len(texts)
+        elif aspects is not None:
+            aspects = as_list(aspects, "aspects")
+        if not self.uses_aspect and aspects is not None and any(a is not None for a in aspects):
+            raise AttentiveError("this model classifies texts without an aspect: give no aspects")
+        if self.uses_aspect and aspects is None:
+            if not self.aspects:
+                raise AttentiveError("this model takes open-ended aspects: give the aspect of each text (--aspect)")
+            repeat = len(self.aspects)
+            texts, aspects = [t for t in texts for _ in range(repeat)], [a for _ in texts for a in self.aspects]
+            pairs = None if pairs is None else [p for p in pairs for _ in range(repeat)]
+        if aspects is not None and len(aspects) != len(texts):
+            raise AttentiveError(f"{len(aspects)} aspects for {len(texts)} texts: give one per text")
+        if pairs is not None and len(pairs) != len(texts):
+            raise AttentiveError(f"{len(pairs)} second texts for {len(texts)} texts: give one per text")
+        aspects = list(aspects) if aspects is not None else [None] * len(texts)
+        self.check_aspects(aspects, unicode=Checked.ASPECTS not in checked)
+        return texts, pairs, aspects
+
+    def items(self, texts: list[str], pairs: list[str] | None, aspects: list,
+              offsets: bool = True) -> tuple[list[Item], list[Encoding]]:
+        """The items to feed the network, and the first texts' encodings (for their words' character offsets, which
+        only explanations need: without `offsets` the encodings hold ids alone); `texts`, `pairs` and `aspects` as
+        `expand` returns them (one of each per answer, checked there and not here). A text longer than the model
+        reads is tokenized only as far as it reads (attentive.text.encoding.encode_batch)."""
+        encodings = encode_batch(self.tokenizer, texts, self.max_length, self.special_tokens, offsets)
+        ids = truncated_ids(encodings, self.max_length)
+        second = encode(self.tokenizer, pairs, self.max_length, self.special_tokens) if pairs is not None \
+            else [None] * len(ids)
+        aspect_ids = self._encoded_aspects(aspects) or [None] * len(ids)
+        return [Item(*parts) for parts in zip(ids, second, aspect_ids)], encodings
+
+
+def text_problem(text) -> str | None:
+    """Why `text` cannot be classified ("empty: nothing to classify"), or None: it is not a string, is blank, or is
+    not valid Unicode (a lone surrogate: an undecodable byte of a command-line argument, or a `\\ud800` escape in
+    JSON; UTF-8 cannot encode it and the tokenizer refuses it)."""
+    if not isinstance(text, str):
+        return f"not a string but {type(text).__name__}"
+    if not text.strip():
+        return "empty: nothing to classify"
+    return unicode_problem(text)
+
+
+def unicode_problem(text: str) -> str | None:
+    """Where a string is not valid Unicode ("not valid Unicode: lone surrogate U+D800 at character 5 ..."), or
+    None."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return (f"not valid Unicode: lone surrogate U+{ord(text[exc.start]):04X} at character {exc.start + 1} "
+                "(an undecodable byte, or half of a UTF-16 pair)")
+    return None
+
+
+def check_texts(texts: Sequence, what: str = "text") -> list:
+    """`texts`, or an AttentiveError naming the first bad one ("text 2 is empty: nothing to classify")."""
+    for number, text in enumerate(texts, start=1):
+        problem = text_problem(text)
+        if problem is not None:
+            raise AttentiveError(f"{what} {number} is {problem}")
+    return texts
+
+
+def check_unicode(names: Sequence, what: str) -> None:
+    """An AttentiveError naming the first string of `names` (aspects) that is not valid Unicode; other values pass
+    (they are checked where their meaning is known)."""
+    for number, name in enumerate(names, start=1):
+        problem = unicode_problem(name) if isinstance(name, str) else None
+        if problem is not None:
+            raise AttentiveError(f"{what} {number} is {problem}")
+
+
+def explanation(text: str, encoding: Encoding, item: Item, labels: list[str], probabilities: np.ndarray,
+                attention: np.ndarray | None, aspect: str | None = None, top_k: int = 5,
+                thresholds: dict[str, float] | None = None, **details) -> Explanation:
+    """One text's Explanation and Prediction: its whole words (`whole_words`: a word the tokenizer split into pieces,
+    "yucks" as `yu` `##cks`, is one word again, its attention and every per-word score merged over its pieces by
+    `merge_pieces`; a text with no known token was fed as one unknown token, and is shown whole as that one word),
+    the most probable label, the `top_k` most attended words. With `thresholds` (a multi-label model: one per label)
+    the prediction's `labels` are those at or above their threshold (`label_set`)."""
+    words, spans = whole_words(text, encoding, len(item.ids))
+    if attention is not None:
+        attention = merge_pieces("attention", attention, spans)
+    details = {name: merge_pieces(name, value, spans) for name, value in details.items()}
+    if details.get("attribution") is not None:  # the attention channel's evidence, summed over each word's pieces
+        attribution = details["attribution"]
+        details["attribution"] = {**attribution, "evidence": merge_pieces("evidence", attribution["evidence"], spans)}
+    prediction = Prediction(labels[int(probabilities.argmax())],
+                            {label: float(p) for label, p in zip(labels, probabilities)}, aspect=aspect)
+    if thresholds is not None:
+        prediction.labels = label_set(prediction.probabilities, thresholds)
+        prediction.label = prediction.labels[0] if prediction.labels else None
+    result = Explanation(words, attention, prediction, token_spans=spans, **details)
+    if attention is not None and top_k:
+        summed = result.summed
+        order = np.argsort(-summed, kind="stable")[:top_k]
+        prediction.top_words = [(words[i], float(summed[i])) for i in order]
+    return result
+
+
+def whole_words(text: str, encoding: Encoding, length: int) -> tuple[list[str], list[tuple[int, int]]]:
+    """The words of a text's first `length` tokens (those the model read), and each word's tokens as a span
+    [start, end) of token positions: the consecutive tokens of one pre-tokenized word (the same `word_ids` entry:
+    a word and its `##` pieces) are one word, shown as the text from its first token's start to its last token's end.
+    A token of no word (a special token, [CLS] or [SEP]) is a word of its own, as is each token of a word-level
+    tokenizer. A text with no token (fed as one unknown token) is one word, the whole text."""
+    offsets = encoding.offsets[:length]
+    if not offsets:
+        return [text], [(0, length)]
+    word_ids = encoding.word_ids[:length]
+    spans: list[tuple[int, int]] = []
+    for position, word in enumerate(word_ids):
+        if word is not None and position and word_ids[position - 1] == word:
+            spans[-1] = (spans[-1][0], position + 1)
+        else:
+            spans.append((position, position + 1))
+    return [text[offsets[start][0]:offsets[end - 1][1]] for start, end in spans], spans
+
+
+# How each per-token array of an Explanation becomes per-word: its words axis, and how a word's pieces combine.
+# Weights and additive scores (Sun & Lu's polarity, the wide channel's share of the logits) are summed, so that they
+# still add up over the words to what they added up to over the tokens; pre-softmax attention scores combine by
+# log-sum-exp, the score whose softmax is the word's summed weight (so that score and weight stay consistent).
+PER_TOKEN = {"attention": (-1, np.add), "scores": (-1, np.logaddexp), "polarity": (0, np.add),
+             "ngram_words": (0, np.add), "evidence": (0, np.add)}
+
+
+def merge_pieces(name: str, values, spans: list[tuple[int, int]]):
+    """`values` (an Explanation's field `name`) with its words axis merged over `spans` (`whole_words`); fields that
+    are not per token (a channel's logits) and values where every word is one token are returned as they are."""
+    if values is None or name not in PER_TOKEN or all(end - start == 1 for start, end in spans):
+        return values
+    axis, combine = PER_TOKEN[name]
+    values = np.asarray(values)
+    if values.shape[axis] != spans[-1][1]:
+        raise ValueError(f"{name} has {values.shape[axis]} tokens for {spans[-1][1]}")
+    return combine.reduceat(values, [start for start, _ in spans], axis=axis)
+
+
+def apply_threshold(predictions: list[Prediction], threshold: float | None) -> list[Prediction]:
+    """Label None where the most probable label's probability is below `threshold` (the model abstains). A
+    multi-label answer's labels are chosen again with `threshold` in place of every label's own."""
+    if threshold is not None:
+        for prediction in predictions:
+            if prediction.labels is not None:
+                prediction.labels = label_set(prediction.probabilities, dict.fromkeys(prediction.probabilities,
+                                                                                     threshold))
+                prediction.label = prediction.labels[0] if prediction.labels else None
+            elif prediction.probabilities[prediction.label] < threshold:
+                prediction.label = None
+    return predictions
+
+
+def label_set(probabilities: dict[str, float], thresholds: dict[str, float]) -> list[str]:
+    """A multi-label answer: every label whose probability is at least its threshold, the most probable first
+    (ties in the model's label order)."""
+    chosen = [label for label, p in probabilities.items() if p >= thresholds[label]]
+    return sorted(chosen, key=lambda label: -probabilities[label])
+
+
+def thresholds_of(config: dict, where) -> dict[str, float] | None:
+    """A multi-label model's per-label thresholds (config.json's `thresholds`, chosen on dev after training), None
+    for a single-label model (no `multi_label: true`). A `multi_label` that is not true or false, or thresholds that
+    are not one number in [0, 1] per label, are one line naming `where` (the file) and the entry."""
+    flag = config.get("multi_label", False)
+    if not isinstance(flag, bool):
+        raise AttentiveError(f"{where}: 'multi_label' must be true or false, not {str(flag)[:40]!r}")
+    if not flag:
+        return None
+    thresholds = config.get("thresholds")
+    if not isinstance(thresholds, dict) or set(thresholds) != set(config["labels"]):
+        raise AttentiveError(f"{where}: a multi-label model needs 'thresholds', one number per label")
+    for label, value in thresholds.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+            raise AttentiveError(f"{where}: 'thresholds' of {label[:40]!r} must be a number in [0, 1], not "
+                                 f"{str(value)[:40]!r}")
+    return {label: float(thresholds[label]) for label in config["labels"]}
+
+
+def listed(names: Sequence[str], most: int = 10) -> str:
+    """Names for a one-line message: the first `most` quoted, then how many more."""
+    shown = ", ".join(map(repr, names[:most]))
+    return shown + (f" and {len(names) - most} more" if len(names) > most else "")

@@ -1,0 +1,193 @@
+"""What a model answers, as plain data (numpy, no PyTorch): a `Prediction` per text, an `Explanation` with its words
+and attention. Shared by `attentive.Model` and the torch-free `attentive.runtime`."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass
+class Prediction:
+    label: str | None  # None: no label reached `predict`'s threshold
+    probabilities: dict[str, float]
+    top_words: list[tuple[str, float]] = field(default_factory=list)  # most attended words, heads summed
+    aspect: str | None = None  # the aspect this answer is about (aspect models)
+    labels: list[str] | None = None  # multi-label models: every label at or above its threshold, most probable
+    #   first (maybe none; `label` is then the first, or None); None for single-label models
+
+    @property
+    def headline(self) -> str:
+        """"positive (0.93)", with "for aspect service" when the answer is about an aspect; a multi-label answer
+        names each of its labels: "food (0.93), service (0.71)"."""
+        about = f" for aspect {self.aspect}" if self.aspect is not None else ""
+        if self.labels:
+            return ", ".join(f"{label} ({self.probabilities[label]:.2f})" for label in self.labels) + about
+        if self.label is None:
+            best = max(self.probabilities, key=self.probabilities.get)
+            return f"no label (best {best}, {self.probabilities[best]:.2f}, is below the threshold){about}"
+        if self.labels is not None:
+            return f"no label (best {best}, {self.probabilities[best]:.2f}, is below its threshold){about}"
+        return f"{self.label} ({self.probabilities[self.label]:.2f}){about}"
+
+    def as_dict(self) -> dict:
+        """label, probabilities and top words (and the aspect); a multi-label answer also `labels`, its label set."""
+        aspect = {"aspect": self.aspect} if self.aspect is not None else {}
+        labels = {"labels": self.labels} if self.labels is not None else {}
+        return {**aspect, "label": self.label, **labels, "probabilities": self.probabilities,
+                "top_words": [[word, round(weight, 4)] for word, weight in self.top_words]}
+
+
+@dataclass
+class Explanation:
+    """One text's words and its attention: heads x words, plus the summed-and-renormalised view (Lin et al. §2.3).
+
+    The words are whole words: a word the tokenizer split into WordPiece pieces ("yucks" as `yu` `##cks`) is one
+    word, its attention, polarity and n-gram scores summed over its pieces and its score their log-sum-exp
+    (attentive.answer.inputs.whole_words, merge_pieces); `token_spans` says which tokens each word was read as.
+
+    `scores` are the attention scores before the softmax (heads x words); `polarity` (words x classes) is each
+    word's own push towards each class (Sun & Lu 2020's s_j; see TextClassifier.word_polarity), None where the
+    model's pooler does not allow it.
+
+    Signed evidence (`evidence`, `channel_evidence`): per word, how much it moved the margin of the predicted label
+    over the runner-up, from each channel. The n-gram channel's is exact (its word scores sum to its logits); the
+    attention channel's (`attribution`) is exact for a model whose logits split over the words (identity encoder,
+    linear head: Sun & Lu's weight × polarity), else gradient × input, named in its `method`; an exported model
+    (no PyTorch, no gradients, no per-word scores in the graph) has none."""
+
+    words: list[str]
+    attention: np.ndarray | None
+    prediction: Prediction
+    scores: np.ndarray | None = None
+    polarity: np.ndarray | None = None
+    channels: dict[str, np.ndarray] | None = None  # wide-and-deep models: each channel's logits over the classes
+    ngram_words: np.ndarray | None = None  # words x classes: each word's share of the wide channel's logits
+    #   (n-grams; for a pair model, the first text's words' share of the pair-word channel's)
+    token_spans: list[tuple[int, int]] | None = None  # per word, the tokens it was read as: positions [start, end)
+    #   (a word split into WordPiece pieces spans several; the per-word arrays above are summed over them)
+    attribution: dict | None = None  # the attention channel's {"evidence": per word, "margin", "method"}
+    #   (TextClassifier.attribution), None where not computed
+
+    def label_words(self, top_k: int = 5) -> dict[str, list[tuple[str, float]]] | None:
+        """A multi-label answer's explanation per label: for each label it gives, the `top_k` words of most evidence
+        for that label, each word's summed attention times its polarity towards the label (its own logit for it,
+        Sun & Lu 2020's a_j * s_j; exact for a linear head over an identity encoder, else an approximation). The
+        attention is shared by the labels (one pooling per text); the polarity tells them apart. None for a
+        single-label answer, or where the polarity was not computed (predict, an exported model)."""
+        if self.prediction.labels is None or self.polarity is None or self.attention is None:
+            return None
+        names = list(self.prediction.probabilities)
+        weighted = self.summed[:, None] * np.asarray(self.polarity, dtype=float)
+        result = {}
+        for label in self.prediction.labels:
+            column = weighted[:, names.index(label)]
+            order = np.argsort(-column, kind="stable")[:top_k]
+            result[label] = [(self.words[i], float(column[i])) for i in order]
+        return result
+
+    def ranked(self) -> tuple[int, int]:
+        """The indices of the label the model ranks first and of the runner-up (the second)."""
+        values = sum(self.channels.values()) if self.channels is not None \
+            else np.array(list(self.prediction.probabilities.values()))
+        order = np.argsort(-values, kind="stable")
+        return int(order[0]), int(order[1] if len(order) > 1 else order[0])
+
+    def channel_evidence(self) -> dict[str, dict]:
+        """Per channel: its margin (logit of the predicted label minus the runner-up's), each word's signed part of
+        it (`evidence`, None where it cannot be computed) and how that was computed (`method`: "exact",
+        "gradient_x_input", or why it is missing). The attention channel comes first; a wide-and-deep model's n-gram
+        channel next, its evidence exact (attentive/models/wide.py word_scores)."""
+        first, second = self.ranked()
+        margins = self.channel_margins() or {}
+        if self.attribution is not None:
+            attention = {"margin": float(self.attribution["margin"]),
+                         "evidence": np.asarray(self.attribution["evidence"], dtype=float),
+                         "method": self.attribution["method"]}
+        else:
+            attention = {"margin": margins.get("attention"), "evidence": None,
+                         "method": "missing: needs PyTorch (the exported graph gives no per-word scores)"}
+        result = {"attention": attention}
+        for name in (self.channels or {}):
+            if name == "attention":
+                continue
+            evidence = None if self.ngram_words is None else \
+                np.asarray(self.ngram_words[:, first] - self.ngram_words[:, second], dtype=float)
+            result[name] = {"margin": margins[name], "evidence": evidence,
+                            "method": "exact" if evidence is not None else "missing: not computed"}
+        return result
+
+    @property
+    def evidence(self) -> np.ndarray | None:
+        """Per word, its signed evidence for the predicted label over the runner-up, the channels' summed (those that
+        have one); None where no channel has any."""
+        parts = [c["evidence"] for c in self.channel_evidence().values() if c["evidence"] is not None]
+        return sum(parts) if parts else None
+
+    def as_dict(self, top_k: int | None = None) -> dict:
+        """The JSON of one explanation (the server's /explain answer): the prediction's (label, probabilities,
+        `top_k` most attended words), the words, each head's attention and the summed view, `evidence` per word and
+        `channels` ({name: {"margin", "evidence", "method"}})."""
+        prediction = self.prediction.as_dict()
+        if top_k is not None:
+            prediction["top_words"] = prediction["top_words"][:top_k]
+        attention, evidence = self.attention, self.evidence
+        channels = {name: {"margin": _rounded(c["margin"]), "method": c["method"],
+                           "evidence": None if c["evidence"] is None else [_rounded(v) for v in c["evidence"]]}
+                    for name, c in self.channel_evidence().items()}
+        per_label = self.label_words(top_k if top_k is not None else 5)
+        label_words = {} if per_label is None else {"label_words": {
+            label: [[word, _rounded(value)] for word, value in words] for label, words in per_label.items()}}
+        return {**prediction, "words": self.words,
+                "attention": None if attention is None else [[round(float(w), 5) for w in head] for head in attention],
+                "summed": None if attention is None else [round(float(w), 5) for w in self.summed],
+                "evidence": None if evidence is None else [_rounded(v) for v in evidence], "channels": channels,
+                **label_words}
+
+    def channel_margins(self) -> dict[str, float] | None:
+        """Each channel's part of the decision: its logit of the predicted label minus its logit of the runner-up
+        (the label the model ranked second). The parts add up to the whole model's margin, so a channel's share of
+        the decision can be read off without approximation; None for models with one channel."""
+        if self.channels is None:
+            return None
+        total = sum(self.channels.values())
+        first, second = np.argsort(-total, kind="stable")[:2] if len(total) > 1 else (0, 0)
+        return {name: float(logits[first] - logits[second]) for name, logits in self.channels.items()}
+
+    @property
+    def summed(self) -> np.ndarray | None:
+        if self.attention is None:
+            return None
+        total = self.attention.sum(0)
+        return total / total.sum()
+
+
+def _rounded(value) -> float | None:
+    return None if value is None else round(float(value), 5)
+
+
+def faithfulness_line(config: dict) -> str | None:
+    """config.json's `faithfulness` (the deletion test run at the end of training) as one line: "on dev, removing
+    the 5% most attended words changed 31% of answers; 5% random words, 4%; 5% words of most evidence, 40%". None
+    where the model has none (a folder saved before it existed) or it is not as training writes it."""
+    record = config.get("faithfulness") if isinstance(config, dict) else None
+    if not isinstance(record, dict) or not isinstance(record.get("flipped"), dict):
+        return None
+    fraction, flipped = record.get("fraction"), record["flipped"]
+    if isinstance(fraction, bool) or not isinstance(fraction, (int, float)):
+        return None
+
+    def share(name: str) -> str | None:
+        value = flipped.get(name)
+        return None if isinstance(value, bool) or not isinstance(value, (int, float)) else f"{100 * value:.0f}%"
+
+    size = f"{100 * fraction:g}%"
+    parts = []
+    if share("attention") is not None:
+        parts.append(f"removing the {size} most attended words changed {share('attention')} of answers")
+    if share("random") is not None:
+        parts.append(f"{size} random words, {share('random')}" if parts
+                     else f"removing {size} random words changed {share('random')} of answers")
+    if share("evidence") is not None:
+        parts.append(f"{size} words of most evidence, {share('evidence')}")
+    return "on dev, " + "; ".join(parts) if parts else None

@@ -1,0 +1,196 @@
+"""`attentive analyze`, `cv` and `tune`: reports on a model, cross-validation and the search of a recipe."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from ..errors import AttentiveError
+from .app import (
+    DataDir,
+    ThreadsOption,
+    _dataset,
+    _report_data,
+    _use_threads,
+    app,
+    console,
+)
+
+
+@app.command()
+def analyze(
+    run: Path = typer.Argument(..., help="a saved model folder"),
+    out: Path = typer.Option(..., "--out", help="report folder: PNGs, CSV/JSON and index.html"),
+    dataset: Optional[str] = typer.Option(None, "--dataset", help="default: the dataset the model was trained on"),
+    split: str = typer.Option("test", "--split"),
+    test_file: Optional[Path] = typer.Option(None, "--file", help="analyse your own labelled file instead"),
+    text_column: str = typer.Option("text", "--text-column"),
+    label_column: str = typer.Option("label", "--label-column"),
+    limit: Optional[int] = typer.Option(2000, "--limit", help="analyse a seeded sample of this many texts (0: all)"),
+    words: list[str] = typer.Option([], "--word", help="words whose weight distribution to plot (default: the top "
+                                                         "attended words of each class)"),
+    min_count: int = typer.Option(5, "--min-count", help="top words: least occurrences of a word in a class"),
+    compare: list[Path] = typer.Option([], "--compare", help="other runs whose training curves join the plot"),
+    deletion: bool = typer.Option(True, "--deletion/--no-deletion", help="run the deletion test"),
+    overwrite: bool = typer.Option(False, "--overwrite", help="write the report into a folder holding other files "
+                                                            "(only the report's own files are replaced)"),
+    threads: Optional[int] = ThreadsOption,
+    data_dir: Optional[Path] = DataDir,
+):
+    """What a model attends to over a whole split, and whether its attention explains its decisions."""
+    from ..api import load
+
+    _use_threads(threads)
+    model = load(run)
+    if test_file is not None:
+        from ..data.registry import load_test_file
+
+        data, split = load_test_file(test_file, text_column=text_column, label_column=label_column), "test"
+    else:
+        data = _dataset(dataset or model.config.get("dataset"), None, None, None, text_column, label_column, data_dir)
+    _report_data(data)
+    console.print(f"analysing up to {limit or 'all'} of the {len(data.splits.get(split) or [])} {data.name}/{split} "
+                  "texts")
+    summary = model.analyze(data, out, split, limit or None, words, min_count, compare, deletion, overwrite=overwrite)
+    if "deletion" in summary:
+        console.print(f"deletion test: {summary['deletion']['verdict']}")
+    console.print(f"written {out / 'index.html'}")
+
+
+@app.command()
+def cv(
+    out: Path = typer.Option(..., "--out", help="folder for cv.json, oof.jsonl, label_errors.csv/.html and the fold "
+                                                "models (folds/K)"),
+    dataset: Optional[str] = typer.Option(None, "--dataset", help="a dataset name from `attentive datasets` (its "
+                                                                  "train split is cross-validated)"),
+    train_file: Optional[Path] = typer.Option(None, "--train", help="your own labelled file (CSV/TSV/JSONL), read "
+                                                                     "whole"),
+    folds: int = typer.Option(10, "--folds", help="stratified folds (2 or more)"),
+    recipe: str = typer.Option("default", "--recipe", help="a recipe name or a YAML file"),
+    set_: list[str] = typer.Option([], "--set", help="override a recipe entry: section.key=value"),
+    seed: int = typer.Option(13, "--seed", help="seeds the folds and each fold's dev split (the networks': "
+                                                "--set train.seed=N)"),
+    jobs: int = typer.Option(1, "--jobs", help="folds trained at once, each in a process of --threads threads "
+                                               "(default 1)"),
+    text_column: str = typer.Option("text", "--text-column"),
+    label_column: str = typer.Option("label", "--label-column"),
+    pair_column: Optional[str] = typer.Option(None, "--pair-column", help="second-text column, for pair recipes"),
+    aspect_column: Optional[str] = typer.Option(None, "--aspect-column", help="aspect column, for aspect recipes"),
+    overwrite: bool = typer.Option(False, "--overwrite", help="replace the cross-validation OUT holds, or write "
+                                                            "beside other files (only cv's own are replaced)"),
+    device: str = typer.Option("auto", "--device", help="cpu, cuda or auto"),
+    threads: Optional[int] = ThreadsOption,
+    data_dir: Optional[Path] = DataDir,
+):
+    """Stratified k-fold cross-validation: accuracy and macro-F1 per fold and mean ± std, every row's out-of-fold
+    probabilities, and the rows whose label looks wrong (confident learning), as CSV and as an HTML page."""
+    from ..selection.cv import cv as cross_validate
+
+    if jobs == 1:
+        _use_threads(threads)
+
+    def report(found, total):
+        console.print(f"fold {found.number}/{total}: accuracy {found.metrics['accuracy']:.4f}  macro-F1 "
+                      f"{found.metrics['macro_f1']:.4f}  (best epoch {found.best_epoch})")
+
+    if dataset is None and train_file is None:
+        raise AttentiveError("give --dataset NAME or --train FILE (see `attentive datasets`)")
+    result = cross_validate(dataset, recipe, out, folds, set_, seed, jobs,
+                            threads, data_dir, device, overwrite, show_progress=False, train=train_file,
+                            text_column=text_column, label_column=label_column, pair_column=pair_column,
+                            aspect_column=aspect_column, on_fold=report)
+    summary = result.summary
+    table = Table("fold", "train", "dev", "test", "best epoch", "accuracy", "macro-F1",
+                  title=f"{summary['dataset']}: {summary['folds']}-fold cross-validation of {summary['recipe']}")
+    for row in summary["per_fold"]:
+        table.add_row(str(row["fold"]), str(row["train"]), str(row["dev"]), str(row["n"]), str(row["best_epoch"]),
+                      f"{row['accuracy']:.4f}", f"{row['macro_f1']:.4f}")
+    accuracy, f1 = summary["accuracy"], summary["macro_f1"]
+    table.add_row("mean ± std", "", "", str(summary["n"]), "", f"{accuracy['mean']:.4f} ± {accuracy['std']:.4f}",
+                  f"{f1['mean']:.4f} ± {f1['std']:.4f}", style="bold")
+    console.print(table)
+    errors = summary["label_errors"]
+    thresholds = ", ".join(f"{label} {t:.3f}" for label, t in errors["thresholds"].items())
+    console.print(f"suspected label errors: {errors['suspects']} of {summary['n']} rows (thresholds: {thresholds})")
+    if result.label_errors:
+        top = Table("rank", "row", "given", "suggested", "p(given)", "text")
+        for row in result.label_errors[:5]:
+            top.add_row(str(row["rank"]), str(row["row"]), Text(row["given"]), Text(row["suggested"]),
+                        f"{row['self_confidence']:.3f}", Text(row["text"][:80]))
+        console.print(top)
+    console.print(f"written {', '.join(str(path) for path in result.written)}; fold models in {out / 'folds'}")
+
+
+@app.command()
+def tune(
+    out: Path = typer.Option(..., "--out", help="folder for the study (study.db), the best model (best/), trials.json "
+                                                "and tune.png; a study already there is resumed"),
+    dataset: Optional[str] = typer.Option(None, "--dataset", help="a dataset name from `attentive datasets`"),
+    train_file: Optional[Path] = typer.Option(None, "--train", help="your own training file (CSV/TSV/JSONL)"),
+    dev_file: Optional[Path] = typer.Option(None, "--dev", help="its dev file (default: a stratified tenth of train)"),
+    budget: str = typer.Option("10m", "--budget", help="time to search: 30s, 10m, 1h (no trial starts after it)"),
+    max_size: Optional[str] = typer.Option(None, "--max-size", help="largest model folder a trial may make, e.g. "
+                                                                    "5MB (larger trials are pruned)"),
+    recipe: str = typer.Option("default", "--recipe", help="a recipe name or a YAML file; its tune: section is the "
+                                                           "search space"),
+    set_: list[str] = typer.Option([], "--set", help="fix a recipe entry (not searched): section.key=value"),
+    trials: Optional[int] = typer.Option(None, "--trials", min=1, help="at most this many trials in this call"),
+    seed: int = typer.Option(0, "--seed", help="seeds the sampler (the networks': --set train.seed=N)"),
+    text_column: str = typer.Option("text", "--text-column"),
+    label_column: str = typer.Option("label", "--label-column"),
+    pair_column: Optional[str] = typer.Option(None, "--pair-column", help="second-text column, for pair recipes"),
+    aspect_column: Optional[str] = typer.Option(None, "--aspect-column", help="aspect column, for aspect recipes"),
+    overwrite: bool = typer.Option(False, "--overwrite", help="start over in a folder holding a study, or write "
+                                                            "beside other files (only tune's own are replaced)"),
+    device: str = typer.Option("auto", "--device", help="cpu, cuda or auto"),
+    threads: Optional[int] = ThreadsOption,
+    data_dir: Optional[Path] = DataDir,
+):
+    """Search a recipe's settings (its tune: section) with Optuna on a time budget; the best dev accuracy wins and
+    its model is saved to OUT/best. A second call with the same OUT resumes the study."""
+    from ..recipes.loader import load_recipe
+    from ..selection.tune import human_size, parse_budget, parse_size
+    from ..selection.tune import tune as run_tune
+
+    parse_budget(budget), parse_size(max_size)  # a bad budget, size, recipe or --set fails before the data is read
+    load_recipe(recipe, set_)
+    _use_threads(threads)
+    if dataset is None and train_file is None:
+        raise AttentiveError("give --dataset NAME or --train FILE (see `attentive datasets`)")
+    data = _dataset(dataset, train_file, dev_file, None, text_column, label_column, data_dir, pair_column,
+                    aspect_column)
+    _report_data(data)
+
+    def report(row):
+        dev = "" if row["dev_accuracy"] is None else f"dev {row['dev_accuracy']:.4f}  "
+        console.print(Text(f"trial {row['number']}: {row['state']}  {dev}({row['seconds']}s"
+                           f"{', ' + human_size(row['size']) if row['size'] else ''})"
+                           + (f"  {row['note']}" if row["note"] else "")))
+
+    result = run_tune(data, recipe, out, budget, max_size, set_, trials, seed, None, data_dir, device, overwrite,
+                      on_trial=report)
+    keys = sorted({key for row in result.trials for key in row["params"]})
+    table = Table("trial", "state", "dev accuracy", "seconds", "size", *keys,
+                  title=f"{data.name}: tuning {recipe}" + (f" ({len(set_)} settings fixed by --set)" if set_ else ""))
+    for row in result.trials:
+        table.add_row(str(row["number"]), row["state"],
+                      "" if row["dev_accuracy"] is None else f"{row['dev_accuracy']:.4f}",
+                      "" if row["seconds"] is None else f"{row['seconds']:.1f}", human_size(row["size"]),
+                      *(_tuned_value(row["params"].get(key)) for key in keys),
+                      style="bold" if row["number"] == result.best_trial else None)
+    console.print(table)
+    if result.importances:
+        console.print("importance: " + ", ".join(f"{key} {value:.2f}" for key, value in result.importances.items()))
+    settings = ", ".join(f"{key}={_tuned_value(value)}" for key, value in result.best_params.items())
+    console.print(Text(f"best: trial {result.best_trial}, dev accuracy {result.best_dev_accuracy:.4f} ({settings})"))
+    if result.interrupted:
+        console.print("stopped by Ctrl-C: the best so far is kept")
+    console.print(f"best model in {out / 'best'}; trial table {out / 'trials.json'}, plot {out / 'tune.png'}, "
+                  f"study {out / 'study.db'} (run again with the same --out to resume)")
+
+
+def _tuned_value(value) -> str:
+    return "" if value is None else f"{value:.4g}" if isinstance(value, float) else str(value)

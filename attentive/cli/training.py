@@ -1,0 +1,175 @@
+"""`attentive train` and `attentive distill`: from data and a recipe to a saved model."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ..errors import AttentiveError
+from .app import (
+    DataDir,
+    LabelSeparator,
+    ThreadsOption,
+    _dataset,
+    _report_data,
+    _use_threads,
+    app,
+    console,
+)
+
+
+@app.command()
+def train(
+    out: Optional[Path] = typer.Option(None, "--out", help="folder for the saved model and its metrics log"),
+    dataset: Optional[str] = typer.Option(None, "--dataset", help="a dataset name from `attentive datasets`"),
+    recipe: str = typer.Option("default", "--recipe", help="a recipe name or a YAML file"),
+    set_: list[str] = typer.Option([], "--set", help="override a recipe entry: section.key=value"),
+    train_file: Optional[Path] = typer.Option(None, "--train", help="your own training file (CSV/TSV/JSONL)"),
+    dev_file: Optional[Path] = typer.Option(None, "--dev"),
+    test_file: Optional[Path] = typer.Option(None, "--test"),
+    text_column: str = typer.Option("text", "--text-column"),
+    label_column: str = typer.Option("label", "--label-column"),
+    pair_column: Optional[str] = typer.Option(None, "--pair-column", help="second-text column, for pair recipes"),
+    aspect_column: Optional[str] = typer.Option(None, "--aspect-column", help="aspect column, for aspect recipes"),
+    label_separator: Optional[str] = LabelSeparator,
+    overwrite: bool = typer.Option(False, "--overwrite", help="replace the model OUT already holds, or write beside "
+                                                            "other files (only the model's own are replaced)"),
+    resume: Optional[Path] = typer.Option(None, "--resume", help="continue the killed run in this folder from its "
+                                                                 "last checkpoint (same data, recipe and seed)"),
+    device: str = typer.Option("auto", "--device", help="cpu, cuda or auto"),
+    threads: Optional[int] = ThreadsOption,
+    data_dir: Optional[Path] = DataDir,
+    nproc: int = typer.Option(1, "--nproc", min=1, help="train data-parallel in N processes on this machine: runs "
+                                                        "torchrun --nproc-per-node N -m attentive train (the same "
+                                                        "options); --threads then defaults to the cores / N"),
+):
+    """Train a recipe on a dataset; the best dev epoch is kept and saved to OUT, with a checkpoint after every epoch."""
+    from ..api import train as train_model
+    from ..training.distributed import is_main
+
+    if nproc > 1:
+        options = [("--out", out), ("--dataset", dataset), ("--recipe", recipe), ("--train", train_file),
+                   ("--dev", dev_file), ("--test", test_file), ("--text-column", text_column),
+                   ("--label-column", label_column), ("--pair-column", pair_column),
+                   ("--aspect-column", aspect_column), ("--label-separator", label_separator),
+                   ("--resume", resume), ("--device", device),
+                   ("--threads", threads), ("--data-dir", data_dir), *(("--set", entry) for entry in set_)]
+        args = [part for flag, value in options if value is not None for part in (flag, str(value))]
+        raise typer.Exit(_launch_torchrun(nproc, ["train", *args, *(["--overwrite"] if overwrite else [])]))
+    _use_threads(threads)
+    source = {"dataset": dataset, "train_file": train_file, "dev_file": dev_file, "test_file": test_file,
+              "text_column": text_column, "label_column": label_column, "pair_column": pair_column,
+              "aspect_column": aspect_column, "data_dir": data_dir, "label_separator": label_separator}
+    if resume is not None:
+        out = _check_resume(resume, out, set_, source)
+    elif out is None:
+        raise AttentiveError("give --out FOLDER for the model (or --resume RUN to continue a run)")
+    else:
+        from ..recipes.loader import load_recipe
+
+        load_recipe(recipe, set_)  # a bad recipe or --set fails before the data is read
+    data = _dataset(source["dataset"], source["train_file"], source["dev_file"], source["test_file"],
+                    source["text_column"], source["label_column"], source["data_dir"], source["pair_column"],
+                    source["aspect_column"], source.get("label_separator"))
+    _report_data(data)
+    if is_main():  # under torchrun, rank 0 alone says it
+        console.print(f"[bold]{data.name}[/]: train {len(data.splits['train'])}, dev {len(data.splits['dev'])}, "
+                      f"test {len(data.splits.get('test', []))}; labels {', '.join(data.labels)}")
+    recorded = {key: str(value) if isinstance(value, Path) else value for key, value in source.items()}
+    model = train_model(data, recipe, out, set_, source["data_dir"], device, overwrite=overwrite,
+                        resume=resume is not None, source=recorded)
+    summary = model.config["training"]
+    if is_main():
+        best = f"micro-F1 {summary['dev_micro_f1']:.4f}" if "dev_micro_f1" in summary else \
+            f"accuracy {summary['dev_accuracy']:.4f}"
+        console.print(f"best dev {best} at epoch {summary['best_epoch']}; saved to {out}")
+
+
+def _launch_torchrun(nproc: int, args: list[str]) -> int:
+    """Run `torchrun --standalone --nproc-per-node NPROC -m attentive ARGS` (torch.distributed.run, a free port
+    chosen) and return its exit status. Each process computes with the usable cores divided by NPROC threads unless
+    --threads or OMP_NUM_THREADS says otherwise."""
+    import subprocess
+
+    from ..util.threads import usable_cores
+
+    if os.environ.get("WORLD_SIZE", "1") != "1":
+        raise AttentiveError("--nproc starts torchrun, and this process already runs under it: drop --nproc")
+    env = dict(os.environ)
+    env.setdefault("OMP_NUM_THREADS", str(max(usable_cores() // nproc, 1)))
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", str(nproc),
+               "-m", "attentive", *args]
+    return subprocess.run(command, env=env).returncode
+
+
+@app.command()
+def distill(
+    teachers: list[Path] = typer.Argument(..., help="the teacher model folders (saved or exported); several are "
+                                                     "averaged"),
+    out: Path = typer.Option(..., "--out", help="folder for the student model"),
+    dataset: Optional[str] = typer.Option(None, "--dataset", help="a dataset name from `attentive datasets`"),
+    train_file: Optional[Path] = typer.Option(None, "--train", help="your own training file (CSV/TSV/JSONL)"),
+    dev_file: Optional[Path] = typer.Option(None, "--dev"),
+    test_file: Optional[Path] = typer.Option(None, "--test"),
+    text_column: str = typer.Option("text", "--text-column"),
+    label_column: str = typer.Option("label", "--label-column"),
+    student: str = typer.Option("student", "--student", help="the student's recipe (a name or a YAML file)"),
+    set_: list[str] = typer.Option([], "--set", help="override a student recipe entry: section.key=value"),
+    unlabelled: Optional[str] = typer.Option(None, "--unlabelled", help="more in-domain texts to distil on: a JSONL "
+                                                                        "file with a \"text\" field, or a dataset "
+                                                                        "name (imdb_unsup)"),
+    temperature: float = typer.Option(2.0, "--temperature", min=0.01),
+    soft_weight: float = typer.Option(1.0, "--soft-weight", min=0.0, help="weight of the soft labels' loss beside "
+                                                                          "the hard labels' (1)"),
+    loss: str = typer.Option("mse", "--loss", help="mse (of the logits, Tang et al.) or kl (at --temperature)"),
+    copies: int = typer.Option(8, "--augment", min=0, help="augmented copies of each training text"),
+    augment_seed: int = typer.Option(0, "--augment-seed", min=0),
+    overwrite: bool = typer.Option(False, "--overwrite", help="replace the model OUT already holds"),
+    device: str = typer.Option("auto", "--device", help="cpu, cuda or auto"),
+    threads: Optional[int] = ThreadsOption,
+    data_dir: Optional[Path] = DataDir,
+):
+    """Train a small student on the teachers' probabilities over the training texts, seeded augmentations of them
+    and any unlabelled texts; its epoch is chosen on dev and it is saved like any model."""
+    from ..distill import Distillation
+    from ..distill import distill as distill_student
+    from ..recipes.loader import load_recipe
+    from ..text.augment import Augmentation
+
+    _use_threads(threads)
+    load_recipe(student, set_)  # a bad recipe or --set fails before the data is read
+    try:
+        how = Distillation(temperature, soft_weight, loss, Augmentation(copies=copies), augment_seed)
+    except ValueError as exc:
+        raise AttentiveError(str(exc)) from exc
+    data = _dataset(dataset, train_file, dev_file, test_file, text_column, label_column, data_dir)
+    _report_data(data)
+    model = distill_student(teachers, data, out, student, how, unlabelled, set_, data_dir, device,
+                            overwrite=overwrite)
+    summary, transfer = model.config["training"], model.config["distillation"]["transfer"]
+    skipped = transfer["already_there"] + transfer["blank"]
+    if transfer["copies"] < copies:
+        console.print(f"{transfer['copies']} augmented copies of each training text, not {copies}: more would hold "
+                      "more texts than the student's train.max_updates x train.batch_size reads")
+    console.print(f"distilled on {transfer['labelled']} labelled texts, {transfer['augmented']} augmentations and "
+                  f"{transfer['unlabelled']} unlabelled texts ({skipped} not added: already there or blank); best "
+                  f"dev accuracy {summary['dev_accuracy']:.4f} at epoch {summary['best_epoch']}; saved to {out}")
+
+
+def _check_resume(run: Path, out: Path | None, overrides: list[str], source: dict) -> Path:
+    """The folder to resume; the data options default to those the run was started with (updated in place)."""
+    from ..training.pipeline import resume_source
+
+    if out is not None and Path(out).resolve() != run.resolve():
+        raise AttentiveError(f"--resume {run} continues that run in its own folder: drop --out {out}")
+    if overrides:
+        raise AttentiveError("--resume continues with the recipe the run started with: drop --set")
+    if source["dataset"] is None and source["train_file"] is None:
+        recorded = resume_source(run)
+        for key, value in recorded.items():
+            is_path = key.endswith("_file") or key == "data_dir"
+            source[key] = Path(value) if is_path and value is not None else value
+    return run

@@ -1,0 +1,100 @@
+"""The entries of a model folder's config.json, checked for presence and type before anything is built from them:
+the same checks for a saved (PyTorch) folder and an exported (ONNX) one, so that a damaged or hand-edited config.json
+is one line naming the file and the entry, never a KeyError or a model that answers with duplicate labels.
+Standard library only (the torch-free runtime uses it)."""
+from __future__ import annotations
+
+import re
+import reprlib
+from collections.abc import Callable
+from pathlib import Path
+
+from ..errors import AttentiveError
+
+Check = tuple[Callable[[object], bool], str]  # a test of an entry's value, and what the value must be
+
+
+def _strings(value, at_least: int = 0) -> bool:
+    return (isinstance(value, list) and len(value) >= at_least and all(isinstance(v, str) for v in value)
+            and len(set(value)) == len(value))
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+OBJECT: Check = (lambda v: isinstance(v, dict), "an object")
+FLAG: Check = (lambda v: isinstance(v, bool), "true or false")
+TEXT: Check = (lambda v: isinstance(v, str), "a string")
+LABELS: Check = (lambda v: _strings(v, 2), "a list of at least two different strings")
+NAMES: Check = (_strings, "a list of different strings")
+POSITIVE_INT: Check = (lambda v: _is_int(v) and v >= 1, "a positive integer")
+MAX_LENGTH: Check = (lambda v: v is None or (_is_int(v) and v >= 1), "an integer ≥ 1 or null")  # tokenizer.max_length
+SHA256 = re.compile(r"[0-9a-f]{64}")
+CHECKSUMS: Check = (lambda v: isinstance(v, dict) and all(isinstance(h, str) and SHA256.fullmatch(h)
+                                                          for h in v.values()),
+                    "an object of SHA-256 digests (64 hex digits)")
+
+SAVED_ENTRIES: dict[str, Check] = {"recipe": OBJECT, "labels": LABELS, "vocab_size": POSITIVE_INT, "aspects": NAMES,
+                                   "checksums": CHECKSUMS, "model_id": TEXT, "dataset": TEXT}
+SAVED_OPTIONAL = {"aspects", "checksums", "model_id", "dataset"}  # folders saved by older versions lack them
+# The recipe's sections a saved model is built from, and those older recipes may lack (attentive/recipes/loader.py)
+RECIPE_SECTIONS, RECIPE_OPTIONAL_SECTIONS = ("tokenizer", "embedder", "aspect", "encoder", "pooler", "head"), (
+    "wide", "train")
+
+EXPORTED_INPUTS = ("ids", "mask", "pair_ids", "pair_mask", "aspect_ids", "aspect_mask")
+EXPORTED_ENTRIES: dict[str, Check] = {
+    "labels": LABELS, "inputs": (lambda v: _strings(v) and set(v) <= set(EXPORTED_INPUTS) and "ids" in v,
+                                 f"a list of input names ({', '.join(EXPORTED_INPUTS)})"),
+    "graphs": (lambda v: _strings(v, 1), "a list of graph file names"), "max_length": MAX_LENGTH,
+    "has_attention": FLAG, "special_tokens": FLAG, "is_pair": FLAG, "uses_aspect": FLAG, "aspects": NAMES,
+    "aspect_type": TEXT, "recipe": OBJECT, "model_id": (lambda v: v is None or isinstance(v, str), "a string or null"),
+    "checksums": CHECKSUMS}
+EXPORTED_OPTIONAL = {"model_id", "checksums"}
+
+
+def check_entries(path: Path, config: dict, entries: dict[str, Check], optional: set[str] = frozenset(),
+                  prefix: str = "") -> None:
+    """Each of `entries` present in `config` (unless `optional`) and of its type; else an AttentiveError naming
+    `path` and the entry (`prefix` + its key)."""
+    for key, (valid, meaning) in entries.items():
+        name = repr(f"{prefix}{key}")
+        if key not in config:
+            if key in optional:
+                continue
+            raise AttentiveError(f"{path}: no {name} entry")
+        if not valid(config[key]):
+            raise AttentiveError(f"{path}: {name} must be {meaning}, not {shown(config[key])}")
+
+
+def check_saved_config(path: Path, config: dict) -> None:
+    """The entries loading a saved model reads: labels, sizes, the recipe's sections (objects), its aspect type and
+    truncation length."""
+    check_entries(path, config, SAVED_ENTRIES, SAVED_OPTIONAL)
+    recipe = config["recipe"]
+    sections = {name: OBJECT for name in RECIPE_SECTIONS + RECIPE_OPTIONAL_SECTIONS}
+    check_entries(path, recipe, sections, set(RECIPE_OPTIONAL_SECTIONS), prefix="recipe.")
+    check_entries(path, recipe["tokenizer"], {"max_length": MAX_LENGTH, "type": TEXT}, {"max_length", "type"},
+                  prefix="recipe.tokenizer.")
+    check_entries(path, recipe["aspect"], {"type": TEXT}, prefix="recipe.aspect.")
+
+
+def check_exported_config(path: Path, config: dict) -> None:
+    """The entries the runtime reads from an exported model's config.json."""
+    check_entries(path, config, EXPORTED_ENTRIES, EXPORTED_OPTIONAL)
+
+
+def check_digest(config: dict, name: str, hexdigest: str, path: Path) -> None:
+    """The SHA-256 of the file `name` (at `path`) is the one config.json records for it under "checksums", if it
+    records one (folders written before digests were kept have none)."""
+    expected = config.get("checksums", {}).get(name)
+    if expected is not None and hexdigest != expected:
+        raise AttentiveError(f"{path}: its bytes are not the ones saved with config.json (SHA-256 differs: damaged or "
+                             "replaced since)")
+
+
+def shown(value) -> str:
+    """A short repr of a value from a file (which may be a huge list or a deeply nested object)."""
+    short = reprlib.Repr()
+    short.maxlevel, short.maxstring, short.maxother = 2, 40, 40
+    return short.repr(value)

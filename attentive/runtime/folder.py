@@ -1,0 +1,134 @@
+"""An exported model's folder (config.json, model.onnx and maybe model.int8.onnx, tokenizer.json), read and checked
+for the torch-free runtime (attentive/runtime/__init__.py): the files through attentive/folders/reading.py (regular files
+inside the folder; config.json and tokenizer.json capped; each matching the SHA-256 config.json records under
+"checksums", where it records one), config.json's entries through attentive/folders/config.py, and the graph by
+running it once, at load, on a small ragged batch built as the runtime builds its batches: it must take the inputs
+config.json describes and answer one finite probability per label and attention per token. A missing, cut-short or
+foreign graph, or labels that do not match its outputs, is then one line naming the file, never an onnxruntime
+traceback at the first prediction.
+"""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import AttentiveError
+from ..folders.config import EXPORTED_INPUTS, check_digest, check_exported_config
+from ..folders.reading import (TOKENIZER_CAP, last_line, parse_tokenizer, read_consistently, read_in_folder,
+                             read_json_in_folder)
+
+CONFIG, TOKENIZER = "config.json", "tokenizer.json"
+GRAPH, GRAPH_INT8 = "model.onnx", "model.int8.onnx"
+
+
+def read_exported(folder: Path, format_name: str, int8: bool = False):
+    """(config, onnxruntime session, tokenizer) of an exported folder, all from the same export (an `export
+    --overwrite` may be replacing them: folder_reading.read_consistently). `int8` picks the quantised graph. The
+    session computes on one thread per `run`: a caller answers on more threads by running batches side by side
+    (attentive/runtime/lanes.py)."""
+    return read_consistently(folder, (CONFIG, TOKENIZER, GRAPH, GRAPH_INT8),
+                             lambda: _read_exported(folder, format_name, int8))
+
+
+def _read_exported(folder: Path, format_name: str, int8: bool):
+    import onnxruntime
+
+    config = read_exported_config(folder, format_name)  # every entry the runtime reads, checked
+    graph = GRAPH_INT8 if int8 else GRAPH
+    if graph not in config["graphs"]:
+        raise AttentiveError(f"{folder}: no {graph} (export with --int8 for the quantised graph)")
+    options = onnxruntime.SessionOptions()
+    # ONNX Runtime's idle threads spin-wait after each call; between calls they would hold the cores the tokenizer
+    # needs for the next batch (benchmarks/notes.md, "Distillation and the compact student")
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.intra_op_num_threads = options.inter_op_num_threads = 1
+    session = open_graph(folder, graph, options, config)
+    tokenizer = read_exported_tokenizer(folder, config)
+    check_graph(session, config, tokenizer.get_vocab_size(), folder / graph)
+    return config, session, tokenizer
+
+
+def read_exported_config(folder: Path, format_name: str) -> dict:
+    """config.json of an exported folder in `format_name` (runtime.FORMAT), with every entry the runtime reads
+    checked."""
+    config = read_json_in_folder(folder, CONFIG)
+    if config.get("format") != format_name:
+        raise AttentiveError(f"{folder}: not an exported attentive model (run `attentive export` first)")
+    check_exported_config(folder / CONFIG, config)
+    return config
+
+
+def read_exported_tokenizer(folder: Path, config: dict):
+    """tokenizer.json (at most TOKENIZER_CAP bytes), matching the SHA-256 config.json records for it, if any."""
+    data = read_in_folder(folder, TOKENIZER, TOKENIZER_CAP)
+    tokenizer = parse_tokenizer(data, folder / TOKENIZER)
+    check_digest(config, TOKENIZER, hashlib.sha256(data).hexdigest(), folder / TOKENIZER)
+    return tokenizer
+
+
+def open_graph(folder: Path, graph: str, options, config: dict):
+    """An onnxruntime session of `folder/graph`, read from bytes (so a graph cannot name external data files to
+    be read from elsewhere), matching the SHA-256 config.json records for it, if any."""
+    import onnxruntime
+
+    data = read_in_folder(folder, graph)
+    check_digest(config, graph, hashlib.sha256(data).hexdigest(), folder / graph)
+    try:
+        return onnxruntime.InferenceSession(data, options, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime's own exception classes (InvalidProtobuf, Fail, ...)
+        raise AttentiveError(f"{folder / graph}: not a graph onnxruntime can run ({last_line(exc)})") from None
+
+
+def check_graph(session, config: dict, vocab_size: int, path: Path) -> None:
+    """The graph takes the inputs config.json lists (int64 ids and masks), outputs `probabilities` and `attention`,
+    and answers a two-text ragged batch (the tokenizer's first and last ids) with one finite probability per label
+    summing to 1, and attention over the batch's tokens."""
+    inputs = {node.name: node.type for node in session.get_inputs()}
+    unknown = sorted(set(inputs) - set(config["inputs"]))
+    if unknown or any(kind != "tensor(int64)" for kind in inputs.values()):
+        raise AttentiveError(f"{path}: the graph's inputs ({_listed(inputs)}) are not the int64 ids and masks "
+                             f"{CONFIG} lists ({', '.join(config['inputs'])})")
+    outputs = {node.name for node in session.get_outputs()}
+    if not {"probabilities", "attention"} <= outputs:
+        raise AttentiveError(f"{path}: the graph outputs {_listed(outputs)}, not probabilities and attention")
+    feed = {name: value for name, value in _example(config, vocab_size).items() if name in inputs}
+    try:
+        probabilities, attention = session.run(["probabilities", "attention"], feed)
+    except Exception as exc:  # onnxruntime's own exception classes
+        raise AttentiveError(f"{path}: the graph fails on a test batch ({last_line(exc)})") from None
+    labels = len(config["labels"])
+    if getattr(probabilities, "shape", None) != (2, labels):
+        raise AttentiveError(f"{path}: the graph answers {getattr(probabilities, 'shape', '?')} probabilities for 2 "
+                             f"texts, but {CONFIG} gives {labels} labels")
+    probabilities = np.asarray(probabilities, dtype=np.float64)
+    if not np.isfinite(probabilities).all() or np.abs(probabilities.sum(1) - 1).max() > 1e-3 and \
+            config.get("multi_label") is not True:  # a multi-label graph's sigmoids need not sum to 1
+        raise AttentiveError(f"{path}: the graph's probabilities are not finite or do not sum to 1 (damaged?)")
+    shape = getattr(attention, "shape", ())
+    if len(shape) != 3 or shape[0] != 2 or shape[2] != 3 or not np.isfinite(attention).all():
+        raise AttentiveError(f"{path}: the graph's attention is {shape}, not finite weights for 2 texts x heads x "
+                             "3 tokens")
+
+
+def _example(config: dict, vocab_size: int) -> dict[str, np.ndarray]:
+    """Two texts of 3 and 1 tokens (padded), with a second text and an aspect where the model takes them."""
+    last = max(vocab_size - 1, 1)
+    ids = np.array([[1, last, 1], [last, 0, 0]], dtype=np.int64)
+    mask = (ids != 0).astype(np.int64)
+    feed = {"ids": ids, "mask": mask}
+    if config["is_pair"]:
+        feed.update(pair_ids=ids[::-1].copy(), pair_mask=mask[::-1].copy())
+    if config["uses_aspect"]:
+        if config["aspect_type"] == "words":
+            aspect = np.array([[last], [1]], dtype=np.int64)
+        else:  # a category's index, from 1
+            aspect = np.array([[1], [max(len(config["aspects"]), 1)]], dtype=np.int64)
+        feed.update(aspect_ids=aspect, aspect_mask=np.ones_like(aspect))
+    assert set(feed) <= set(EXPORTED_INPUTS)
+    return feed
+
+
+def _listed(names) -> str:
+    return ", ".join(sorted(names)) or "none"

@@ -1,0 +1,443 @@
+"""`attentive cv` (`attentive.cv`): stratified k-fold cross-validation over a training split, with every row's out-of-fold
+probabilities and a report of the rows whose given label looks wrong (confident learning, Northcutt et al. 2021).
+
+    result = attentive.cv("mr", folds=10, out="runs/mr-cv")     # or train="data.csv", or texts=, labels=
+    result.summary["accuracy"]          # {"mean": ..., "std": ...}
+    result.label_errors[:5]             # the most suspect rows, ranked
+
+Each fold's held-out tenth (with `folds=10`) is its test; a seeded stratified dev split carved from the fold's other
+rows (`data/splits.py:carve_dev`) chooses the epoch, and the fold is trained by the ordinary pipeline
+(`training/pipeline.py:train`) into `OUT/folds/K/`, a normal model folder (loadable with `attentive.load`). The
+folds' test parts are disjoint and together hold every row once, so every row gets one out-of-fold probability
+vector, from the one model that never saw it. `jobs` > 1 trains folds in that many processes ("spawn") of one
+thread each; each fold is seeded on its own, so the figures do not depend on `jobs`.
+
+The output folder follows the folder rule (attentive/folders/output.py): `CV_RUN` names the files cv writes
+(cv.json, oof.jsonl, label_errors.csv, label_errors.html, and the fold models under folds/); nothing else there is
+ever replaced or removed.
+"""
+from __future__ import annotations
+
+import contextlib
+import csv
+import html
+import io
+import json
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..data.example import Dataset, Example
+from ..errors import AttentiveError
+from ..folders.output import OutputKind, check_contents, claim
+from ..recipes.types import Recipe
+from ..recipes.loader import load_recipe
+
+SUMMARY, OOF, ERRORS_CSV, ERRORS_HTML, FOLDS = "cv.json", "oof.jsonl", "label_errors.csv", "label_errors.html", "folds"
+MAX_FOLDS = 100
+HTML_ROWS = 200  # suspects shown, with their attention, on label_errors.html (the CSV lists them all)
+CV_FILES = frozenset({SUMMARY, OOF, ERRORS_CSV, ERRORS_HTML})
+CV_RUN = OutputKind(command="cv", output="a cross-validation", files=CV_FILES,
+                    holds_output=lambda folder: (folder / SUMMARY).is_file(),
+                    folders={FOLDS: frozenset(str(k) for k in range(1, MAX_FOLDS + 1))})
+
+
+@dataclass(frozen=True)
+class Fold:
+    """The row indices (into the cross-validated rows) of one fold's train, dev and test parts; `number` from 1."""
+
+    number: int
+    train: tuple[int, ...]
+    dev: tuple[int, ...]
+    test: tuple[int, ...]
+
+
+@dataclass
+class FoldJob:
+    """What one process needs to train and test one fold (picklable, for the "spawn" workers)."""
+
+    fold: Fold
+    data: Dataset
+    recipe: str | dict | Recipe
+    overrides: list[str]
+    settings: dict
+    data_dir: str | Path | None
+    device: str | None
+    folder: Path
+    overwrite: bool
+    threads: int | None
+    show_progress: bool
+
+
+@dataclass
+class FoldResult:
+    number: int
+    metrics: dict
+    probabilities: np.ndarray  # the fold's test rows x labels
+    best_epoch: int | None
+    dev_accuracy: float | None
+
+
+@dataclass
+class CVResult:
+    """What `cv` found: `summary` (cv.json's content), `probabilities` (every row's out-of-fold probabilities, rows
+    x `labels`), `fold_of` (each row's test fold, from 1), `folds` (each fold's row indices), `label_errors` (the
+    suspected rows, most suspect first, as label_errors.csv lists them), `examples` (the rows) and `out`."""
+
+    summary: dict
+    labels: list[str]
+    examples: list[Example]
+    probabilities: np.ndarray
+    fold_of: np.ndarray
+    folds: list[Fold]
+    label_errors: list[dict]
+    out: Path | None = None
+    written: list[Path] = field(default_factory=list)
+
+
+def cv(dataset: str | Dataset | None = None, recipe: str | dict | Recipe = "default",
+       out: str | Path | None = None, folds: int = 10, overrides: list[str] | str | None = None, seed: int = 13,
+       jobs: int = 1, threads: int | None = None, data_dir: str | Path | None = None, device: str | None = None,
+       overwrite: bool = False, show_progress: bool = False, dev_fraction: float = 0.1, *,
+       texts: Sequence[str] | None = None, labels: Sequence | None = None, train: str | Path | None = None,
+       text_column: str = "text", label_column: str = "label", pair_column: str | None = None,
+       aspect_column: str | None = None, on_fold: Callable[[FoldResult, int], None] | None = None,
+       **settings) -> CVResult:
+    """Stratified `folds`-fold cross-validation of `recipe` over a training split (see the module's docstring).
+
+    The data is one of: a named dataset or a `Dataset` (its train split; a named dataset without an official dev
+    split is read whole, no dev carved), `texts` and `labels`, or `train` (a CSV/TSV/JSONL file, read whole).
+    `seed` seeds the folds (scikit-learn's StratifiedKFold) and each fold's dev split (`dev_fraction` of the fold's
+    training rows); the networks' seed is the recipe's `train.seed`. `overrides` and keyword `settings` change the
+    recipe as in `attentive.train`. With `out`, writes cv.json, oof.jsonl, label_errors.csv, label_errors.html and
+    the fold models (folds/1 ... folds/K) there; without it the fold models live in a temporary folder and nothing
+    is written. `jobs`: folds trained at once, each in its own process computing with `threads` threads (default
+    1); with `jobs=1` the folds train in this process with `threads` (None: as it is). `on_fold(result, folds)` is
+    called as each fold finishes. One class, a class with fewer rows than `folds`, `folds` < 2 or rows without a
+    label are one line (AttentiveError)."""
+    from ..util.checks import overrides_argument
+
+    if isinstance(folds, bool) or not isinstance(folds, int) or not 2 <= folds <= MAX_FOLDS:
+        raise AttentiveError(f"folds: cross-validation needs between 2 and {MAX_FOLDS} folds (got {folds!r})")
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise AttentiveError(f"jobs: give 1 or more processes (got {jobs!r})")
+    if not 0 < dev_fraction < 1:
+        raise AttentiveError(f"dev_fraction: give a fraction between 0 and 1 (got {dev_fraction!r})")
+    data = _rows(dataset, texts, labels, train, text_column, label_column, pair_column, aspect_column, data_dir)
+    examples = list(data.splits["train"])
+    check_folds(data.name, [ex.label for ex in examples], folds)
+    overrides = overrides_argument(overrides) or []
+    from ..training.pipeline import chosen_recipe
+
+    load_recipe(chosen_recipe(data, recipe), overrides, settings)  # a bad recipe or setting fails before training
+    splits = fold_splits([ex.label for ex in examples], folds, seed, dev_fraction)
+    if out is None:
+        with tempfile.TemporaryDirectory(prefix="attentive-cv-") as scratch:
+            return _run(data, examples, splits, recipe, overrides, settings, Path(scratch), None, seed, jobs, threads,
+                        data_dir, device, True, show_progress, on_fold)
+    out = Path(out)
+    with claim(out, CV_RUN, overwrite=overwrite) as folder:
+        return _run(data, examples, splits, recipe, overrides, settings, out / FOLDS, folder, seed, jobs, threads,
+                    data_dir, device, overwrite, show_progress, on_fold)
+
+
+def check_folds(name: str, labels: Sequence[str | None], folds: int) -> None:
+    """What stratified `folds`-fold cross-validation needs of the rows' labels, else one line naming the problem."""
+    missing = sum(label is None for label in labels)
+    if missing:
+        raise AttentiveError(f"{name}: {missing} rows have no label; cross-validation needs every row labelled")
+    counts: dict[str, int] = {}
+    for label in labels:
+        counts[label] = counts.get(label, 0) + 1
+    if len(counts) < 2:
+        only = f"every row has the label {next(iter(counts))!r}" if counts else "no rows"
+        raise AttentiveError(f"{name}: {only}; cross-validation needs rows of two classes at least")
+    few = sorted((count, label) for label, count in counts.items() if count < folds)
+    if few:
+        count, label = few[0]
+        raise AttentiveError(f"{name}: label {label!r} has {count} rows, fewer than the {folds} folds (each fold "
+                             f"tests every class): give --folds {max(count, 2)} or fewer, or more rows of it"
+                             + (f" ({len(few)} labels are short)" if len(few) > 1 else ""))
+
+
+def fold_splits(labels: Sequence[str], folds: int, seed: int = 13, dev_fraction: float = 0.1) -> list[Fold]:
+    """Stratified k-fold (scikit-learn's StratifiedKFold, shuffled with `seed`) over rows with these labels; each
+    fold's dev is a stratified `dev_fraction` of its other rows (`carve_dev`, seed `seed` + the fold's number), its
+    train the rest. Test parts are disjoint and cover every row once; no fold's test row is in its train or dev."""
+    from sklearn.model_selection import StratifiedKFold
+
+    from ..data.splits import carve_dev
+
+    splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
+    result = []
+    for number, (rest, test) in enumerate(splitter.split(np.zeros(len(labels)), list(labels)), 1):
+        proxies = [Example(text=str(int(i)), label=labels[i]) for i in rest]  # carve_dev splits examples: carry indices
+        kept, dev = carve_dev(proxies, dev_fraction, seed + number)
+        result.append(Fold(number, tuple(sorted(int(ex.text) for ex in kept)),
+                           tuple(sorted(int(ex.text) for ex in dev)), tuple(int(i) for i in test)))
+    return result
+
+
+def _rows(dataset, texts, labels, train, text_column, label_column, pair_column, aspect_column, data_dir) -> Dataset:
+    """The data to cross-validate, as a Dataset whose train split holds every row (no dev carved from it)."""
+    given = [dataset is not None, texts is not None or labels is not None, train is not None]
+    if sum(given) != 1:
+        raise AttentiveError("give the data one way: a dataset name, texts= and labels=, or train= (a file)")
+    if isinstance(dataset, Dataset):
+        return dataset
+    from ..data import registry
+
+    if dataset is not None:
+        return registry.load_dataset(dataset, data_dir=data_dir, dev_fraction=0.0)
+    if train is not None:
+        return registry.load_files(train, text_column=text_column, label_column=label_column,
+                                   pair_column=pair_column, aspect_column=aspect_column, dev_fraction=0.0)
+    return registry.load_texts(texts, labels, dev_fraction=0.0)
+
+
+def _run(data: Dataset, examples: list[Example], splits: list[Fold], recipe, overrides, settings, folds_dir: Path,
+         folder, seed: int, jobs: int, threads, data_dir, device, overwrite: bool, show_progress: bool,
+         on_fold) -> CVResult:
+    from ..training.pipeline import TRAINING_RUN
+
+    for fold in splits:  # a fold folder the run may not write fails now, not after the folds before it trained
+        fold_folder = folds_dir / str(fold.number)
+        if fold_folder.is_dir():
+            check_contents(fold_folder, TRAINING_RUN, overwrite)
+    jobs_ = [FoldJob(fold, _fold_data(data, examples, fold), recipe, overrides, settings, data_dir, device,
+                     folds_dir / str(fold.number), overwrite, threads if jobs == 1 else threads or 1,
+                     show_progress and jobs == 1) for fold in splits]
+    results = {}
+    for result in _train_folds(jobs_, jobs):
+        results[result.number] = result
+        if on_fold is not None:
+            on_fold(result, len(splits))
+    probabilities = np.zeros((len(examples), len(data.labels)), dtype=np.float64)
+    fold_of = np.zeros(len(examples), dtype=np.int64)
+    for fold in splits:
+        probabilities[list(fold.test)] = results[fold.number].probabilities
+        fold_of[list(fold.test)] = fold.number
+    given = np.asarray([data.labels.index(ex.label) for ex in examples])
+    suspects, thresholds = label_issues(probabilities, given)
+    label_errors = [_error_row(rank, int(row), examples[row], data.labels, probabilities[row], int(suggested),
+                               int(fold_of[row]))
+                    for rank, (row, suggested) in enumerate(suspects, 1)]
+    summary = _summary(data, examples, splits, results, probabilities, given, thresholds, label_errors, seed, recipe)
+    result = CVResult(summary, list(data.labels), examples, probabilities, fold_of, splits, label_errors,
+                      folder.path if folder is not None else None)
+    if folder is not None:
+        page = errors_html(label_errors[:HTML_ROWS], _explanations(label_errors[:HTML_ROWS], examples, folds_dir),
+                           data.name, len(label_errors), len(examples))
+        files = {SUMMARY: (json.dumps(summary, indent=2, ensure_ascii=False) + "\n").encode("utf-8"),
+                 OOF: _oof_lines(examples, data.labels, probabilities, fold_of),
+                 ERRORS_CSV: _errors_csv(label_errors, data.labels, examples),
+                 ERRORS_HTML: page.encode("utf-8")}
+        folder.commit(files)
+        _remove_stale_folds(folds_dir, len(splits), TRAINING_RUN.files)
+        result.written = [folder.path / name for name in (SUMMARY, OOF, ERRORS_CSV, ERRORS_HTML)]
+    return result
+
+
+def _fold_data(data: Dataset, examples: list[Example], fold: Fold) -> Dataset:
+    return Dataset(f"{data.name}-fold{fold.number}", {"train": [examples[i] for i in fold.train],
+                                                      "dev": [examples[i] for i in fold.dev],
+                                                      "test": [examples[i] for i in fold.test]}, list(data.labels))
+
+
+def _train_folds(jobs: list[FoldJob], processes: int):
+    """Each fold's FoldResult, as the folds finish: in this process, or in `processes` spawned ones."""
+    if processes == 1 or len(jobs) == 1:
+        for job in jobs:
+            yield train_fold(job)
+        return
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    with ProcessPoolExecutor(max_workers=min(processes, len(jobs)),
+                             mp_context=multiprocessing.get_context("spawn")) as pool:
+        pending = {pool.submit(train_fold, job) for job in jobs}
+        try:
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    yield future.result()
+        finally:
+            for future in pending:
+                future.cancel()
+
+
+def train_fold(job: FoldJob) -> FoldResult:
+    """Train one fold into its folder (the pipeline's `train`) and test it on its held-out rows (a worker's task)."""
+    from ..answer.metrics import compute_metrics
+    from ..answer.inference import predict_probabilities
+    from ..util.threads import use_threads
+    from ..training.pipeline import train
+
+    if job.threads is not None:
+        use_threads(job.threads, torch_needed=True)
+    model = train(job.data, job.recipe, job.folder, job.overrides, job.data_dir, job.device, job.show_progress,
+                  job.overwrite, settings=job.settings)
+    test = job.data.splits["test"]
+    probabilities = predict_probabilities(model.network, model.encode_examples(test), device=model.device,
+                                          temperature=model.temperature)
+    labels = model.labels
+    metrics = compute_metrics([ex.label for ex in test], [labels[i] for i in probabilities.argmax(1)], labels,
+                              probabilities)
+    training = model.config.get("training", {})
+    return FoldResult(job.fold.number, metrics, np.asarray(probabilities, dtype=np.float64),
+                      training.get("best_epoch"), training.get("dev_accuracy"))
+
+
+def label_issues(probabilities: np.ndarray, given: np.ndarray) -> tuple[list[tuple[int, int]], np.ndarray]:
+    """The rows whose given label looks wrong, by confident learning (Northcutt, Jiang & Chuang 2021, "Confident
+    Learning: Estimating Uncertainty in Dataset Labels", JAIR 70, §2.1 and §3.1, the confident joint).
+
+    `probabilities`: out-of-fold probabilities, rows x classes; `given`: each row's given class id. The threshold of
+    class j is t_j, the mean probability of j over the rows labelled j (the class's expected self-confidence). A row
+    counts for class j when p_j >= t_j; where several classes pass, it counts for the one of them with the highest
+    probability (the paper's argmax rule, which keeps the confident joint from counting a row twice). A row labelled
+    i that counts for some class j != i is a suspect, off the diagonal of the confident joint. Suspects are ranked
+    by their self-confidence p_i, lowest first (ties by row). Returns [(row, suggested class j)] in rank order, and
+    the thresholds."""
+    probabilities, given = np.asarray(probabilities, dtype=np.float64), np.asarray(given, dtype=np.int64)
+    classes = probabilities.shape[1]
+    thresholds = np.array([probabilities[given == j, j].mean() if (given == j).any() else np.inf
+                           for j in range(classes)])
+    above = probabilities >= thresholds[None, :] - 1e-12
+    masked = np.where(above, probabilities, -np.inf)
+    counted = masked.argmax(1)
+    suspect = above.any(1) & (counted != given)
+    rows = np.flatnonzero(suspect)
+    self_confidence = probabilities[rows, given[rows]]
+    order = np.lexsort((rows, self_confidence))
+    return [(int(rows[k]), int(counted[rows[k]])) for k in order], thresholds
+
+
+def _error_row(rank: int, row: int, example: Example, labels: list[str], probabilities: np.ndarray, suggested: int,
+               fold: int) -> dict:
+    given = labels.index(example.label)
+    return {"rank": rank, "row": row, "fold": fold, "given": example.label, "suggested": labels[suggested],
+            "self_confidence": float(probabilities[given]),
+            "probabilities": {label: float(p) for label, p in zip(labels, probabilities)}, "text": example.text,
+            **({"text_pair": example.text_pair} if example.text_pair is not None else {}),
+            **({"aspect": example.aspect} if example.aspect is not None else {})}
+
+
+def _summary(data, examples, splits, results, probabilities, given, thresholds, label_errors, seed, recipe) -> dict:
+    from ..answer.metrics import macro_f1
+
+    per_fold = []
+    for fold in splits:
+        found = results[fold.number]
+        per_fold.append({"fold": fold.number, "accuracy": found.metrics["accuracy"],
+                         "macro_f1": found.metrics["macro_f1"], "n": len(fold.test), "train": len(fold.train),
+                         "dev": len(fold.dev), "best_epoch": found.best_epoch, "dev_accuracy": found.dev_accuracy})
+
+    def spread(key):
+        values = np.array([row[key] for row in per_fold])
+        return {"mean": float(values.mean()), "std": float(values.std())}  # std over folds, ddof 0 (as numpy's)
+
+    predicted = probabilities.argmax(1)
+    labels = list(data.labels)
+    return {"dataset": data.name, "recipe": recipe if isinstance(recipe, str) else load_recipe(recipe).name,
+            "folds": len(splits), "seed": seed, "n": len(examples), "labels": labels,
+            "accuracy": spread("accuracy"), "macro_f1": spread("macro_f1"), "per_fold": per_fold,
+            "out_of_fold": {"accuracy": float((predicted == given).mean()),
+                            "macro_f1": macro_f1([labels[i] for i in given], [labels[i] for i in predicted], labels)},
+            "label_errors": {"method": "confident learning (Northcutt et al. 2021): off-diagonal of the confident "
+                                       "joint, ranked by self-confidence",
+                             "suspects": len(label_errors),
+                             "thresholds": {label: float(t) for label, t in zip(labels, thresholds)}}}
+
+
+def _oof_lines(examples, labels, probabilities, fold_of) -> bytes:
+    lines = []
+    for row, (example, probs) in enumerate(zip(examples, probabilities)):
+        record = {"row": row, "text": example.text, "label": example.label,
+                  "probabilities": {label: round(float(p), 6) for label, p in zip(labels, probs)},
+                  "fold": int(fold_of[row])}
+        if example.text_pair is not None:
+            record["text_pair"] = example.text_pair
+        if example.aspect is not None:
+            record["aspect"] = example.aspect
+        lines.append(json.dumps(record, ensure_ascii=False))
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def _errors_csv(rows: list[dict], labels: list[str], examples: list[Example]) -> bytes:
+    extra = [key for key in ("text_pair", "aspect") if any(getattr(ex, key) is not None for ex in examples)]
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(["rank", "row", "fold", "given", "suggested", "self_confidence",
+                     *(f"p_{label}" for label in labels), "text", *extra])
+    for row in rows:
+        writer.writerow([row["rank"], row["row"], row["fold"], row["given"], row["suggested"],
+                         f"{row['self_confidence']:.6f}", *(f"{row['probabilities'][label]:.6f}" for label in labels),
+                         row["text"], *(row.get(key, "") for key in extra)])
+    return buffer.getvalue().encode("utf-8")
+
+
+def _explanations(rows: list[dict], examples: list[Example], folds_dir: Path) -> list:
+    """Each row's explanation by the fold model that held it out (in the order of `rows`)."""
+    from ..api import load
+
+    found: dict[int, object] = {}
+    for fold in sorted({row["fold"] for row in rows}):
+        mine = [row for row in rows if row["fold"] == fold]
+        model = load(folds_dir / str(fold))
+        wanted = [examples[row["row"]] for row in mine]
+        pairs = [ex.text_pair or "" for ex in wanted] if model.is_pair else None
+        aspects = [ex.aspect for ex in wanted] if model.uses_aspect else None
+        for row, explanation in zip(mine, model.explain([ex.text for ex in wanted], pairs, aspects=aspects,
+                                                       with_polarity=False)):
+            found[row["rank"]] = explanation
+    return [found[row["rank"]] for row in rows]
+
+
+def errors_html(rows: list[dict], explanations: list, name: str, suspects: int, total: int) -> str:
+    """The label-error page: per suspect its rank, text, given and suggested label, out-of-fold probabilities and
+    the attention of the fold model that held it out (the summed heads, as attentive/explain/html.py draws it)."""
+    from ..explain.html import STYLE, _row
+
+    title = f"attentive cv: suspected label errors in {name}"
+    blocks = []
+    for row, explanation in zip(rows, explanations):
+        probs = ", ".join(f"{html.escape(label)} {p:.3f}" for label, p in row["probabilities"].items())
+        parts = [f"<h3>{row['rank']}. given <em>{html.escape(row['given'])}</em>, suggested "
+                 f"<em>{html.escape(row['suggested'])}</em> (row {row['row']}, fold {row['fold']})</h3>",
+                 f"<div class='probs'>out-of-fold probabilities: {probs}</div>"]
+        for key in ("aspect", "text_pair"):
+            if key in row:
+                parts.append(f"<div class='probs'>{key}: {html.escape(str(row[key]))}</div>")
+        if explanation.attention is None:
+            parts.append(f"<p>{html.escape(row['text'])} (this model has no attention)</p>")
+        else:
+            parts.append(_row(explanation.words, explanation.summed, "attention"))
+        blocks.append(f"<div class='text'>{''.join(parts)}</div>")
+    shown = f"the first {len(rows)} of " if len(rows) < suspects else ""
+    intro = (f"<p>{shown}{suspects} suspects among {total} rows: rows whose given label gets a low out-of-fold "
+             "probability while another class passes its threshold (confident learning, Northcutt et al. 2021), "
+             "most suspect first. label_errors.csv lists them all.</p>")
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+            f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>{intro}{''.join(blocks)}"
+            "</body></html>\n")
+
+
+def _remove_stale_folds(folds_dir: Path, folds: int, names: frozenset[str]) -> None:
+    """The fold models an earlier cv with more folds left (folds/K for K > `folds`): only the files training writes
+    are removed, and the folder only when that leaves it empty."""
+    for number in range(folds + 1, MAX_FOLDS + 1):
+        stale = folds_dir / str(number)
+        if not stale.is_dir() or stale.is_symlink():
+            continue
+        for name in names:
+            with contextlib.suppress(FileNotFoundError, IsADirectoryError):
+                (stale / name).unlink()
+        with contextlib.suppress(OSError):
+            stale.rmdir()
+
+
+__all__ = ["CVResult", "CV_RUN", "Fold", "FoldResult", "check_folds", "cv", "fold_splits", "label_issues"]

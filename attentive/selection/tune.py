@@ -1,0 +1,511 @@
+"""`attentive tune` (`attentive.tune`): a search over a recipe's settings on a time budget, with Optuna.
+
+    result = attentive.tune("sst2", out="runs/sst2-tune", budget="10m")          # or train="data.csv"
+    result.best_params          # {"train.lr": 0.00071, "embedder.dropout": 0.31, ...}
+    attentive.load("runs/sst2-tune/best").predict("a gorgeous, witty film")
+
+The search space is data: the recipe's `tune:` section maps settings ("section.key") to spaces (`uniform`,
+`log_uniform`, `int`, `choice`; attentive/recipes/retired.py:tune_space_problem); settings fixed with `--set` (or
+keyword settings) are not searched. A new study's first trial is the recipe's own settings (those its spaces
+hold), so that a search in which no trial beats the recipe reports the recipe itself. Each trial trains the recipe
+with its sampled settings by the ordinary pipeline into the scratch folder OUT/trials/N; Optuna's TPE sampler
+(seeded) proposes the settings and a median pruner stops a trial whose dev accuracy, reported after each epoch, falls
+below the median of the earlier trials' at that epoch.
+With `max_size`, a trial whose saved model folder (model.safetensors + tokenizer.json + config.json) is larger is
+pruned after its first epoch (the size of a model folder does not change with training). A trial that fails (an
+error, out of memory) is recorded as failed and the search goes on; Ctrl-C stops it, keeping the best so far. No
+trial starts once the budget is spent; the running one finishes.
+
+The study lives in OUT/study.db (Optuna's SQLite storage), so a second call with the same OUT resumes it: more
+trials within a new budget, the earlier ones kept. The best trial's model is copied to OUT/best (a normal model
+folder), the trial table to OUT/trials.json and a plot (dev accuracy over trials, each setting's importance) to
+OUT/tune.png. The folder follows the folder rule (attentive/folders/output.py): `TUNE_RUN` names what tune writes;
+nothing else there is ever replaced or removed.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import math
+import re
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..data.example import Dataset
+from ..errors import AttentiveError
+from ..folders.output import OutputKind, claim
+from ..recipes.types import Recipe
+from ..recipes.loader import entry, load_recipe, setting_key
+from ..folders.saved import MODEL_FILES
+from ..training.checkpoint import FILES as CHECKPOINT_FILES, FOLDER as CHECKPOINT
+from ..training.pipeline import TRAINING_RUN
+
+STUDY, TABLE, PLOT, BEST, TRIALS = "study.db", "trials.json", "tune.png", "best", "trials"
+STUDY_NAME = "attentive-tune"
+SQLITE_FILES = frozenset({STUDY, f"{STUDY}-journal", f"{STUDY}-wal", f"{STUDY}-shm"})
+MAX_TRIALS = 10_000  # trials a study holds at most (trial N trains in trials/N)
+TUNE_RUN = OutputKind(command="tune", output="a tuning study", files=frozenset({*SQLITE_FILES, TABLE, PLOT}),
+                      holds_output=lambda folder: (folder / STUDY).is_file(),
+                      folders={BEST: TRAINING_RUN.files, TRIALS: frozenset(str(k) for k in range(MAX_TRIALS))},
+                      replacing_needs_overwrite=False)  # a study there is resumed; --overwrite starts over
+BUDGET = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(s|sec|m|min|h)?\s*", re.IGNORECASE)
+SIZE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(b|kb|mb|gb|kib|mib|gib|k|m|g)?\s*", re.IGNORECASE)
+SIZE_UNITS = {"b": 1, "k": 1e3, "kb": 1e3, "m": 1e6, "mb": 1e6, "g": 1e9, "gb": 1e9, "kib": 2**10, "mib": 2**20,
+              "gib": 2**30}
+
+
+def parse_budget(budget: str | float | int) -> float:
+    """Seconds of a budget: a number of seconds, or "30s", "10m", "1.5h"; else one line."""
+    if isinstance(budget, (int, float)) and not isinstance(budget, bool):
+        seconds = float(budget)
+    else:
+        found = BUDGET.fullmatch(str(budget))
+        if found is None:
+            raise AttentiveError(f"budget {str(budget)[:40]!r}: give a time such as 30s, 10m or 1h")
+        unit = (found.group(2) or "s").lower()[0]
+        seconds = float(found.group(1)) * {"s": 1, "m": 60, "h": 3600}[unit]
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise AttentiveError(f"budget {budget!r}: give a time above zero, such as 30s, 10m or 1h")
+    return seconds
+
+
+def parse_size(size: str | int | None) -> int | None:
+    """Bytes of a size limit: a number of bytes, or "500KB", "5MB", "1GB" (powers of 1000; KiB, MiB, GiB of
+    1024); None for none; else one line."""
+    if size is None:
+        return None
+    if isinstance(size, int) and not isinstance(size, bool):
+        value = float(size)
+    else:
+        found = SIZE.fullmatch(str(size))
+        if found is None:
+            raise AttentiveError(f"max size {str(size)[:40]!r}: give a size such as 500KB, 5MB or 1GB")
+        value = float(found.group(1)) * SIZE_UNITS[(found.group(2) or "b").lower()]
+    if value < 1:
+        raise AttentiveError(f"max size {size!r}: give a size above zero, such as 5MB")
+    return int(value)
+
+
+def human_size(size: int | None) -> str:
+    if size is None:
+        return ""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if size >= scale:
+            return f"{size / scale:.1f} {unit}"
+    return f"{size} B"
+
+
+@dataclass
+class TuneResult:
+    """What `tune` found: the best trial's number, settings and dev accuracy, the trial table (trials.json's
+    `trials`), each setting's importance (where two trials or more completed), the best model (loaded), the output
+    folder and the files written, and whether Ctrl-C stopped the search."""
+
+    best_trial: int
+    best_params: dict
+    best_dev_accuracy: float
+    trials: list[dict]
+    importances: dict[str, float]
+    model: object = None
+    out: Path | None = None
+    written: list[Path] = field(default_factory=list)
+    interrupted: bool = False
+    fixed: dict = field(default_factory=dict)
+
+
+class TooLarge(Exception):
+    """A trial's model folder is larger than `max_size`."""
+
+
+def tune(dataset: str | Dataset | None = None, recipe: str | dict = "default", out: str | Path | None = None,
+         budget: str | float = "10m", max_size: str | int | None = None, overrides: list[str] | str | None = None,
+         trials: int | None = None, seed: int = 0, threads: int | None = None, data_dir: str | Path | None = None,
+         device: str | None = None, overwrite: bool = False, show_progress: bool = False, *,
+         train: str | Path | None = None, dev: str | Path | None = None, text_column: str = "text",
+         label_column: str = "label", pair_column: str | None = None, aspect_column: str | None = None,
+         on_trial: Callable[[dict], None] | None = None, **settings) -> TuneResult:
+    """Search the settings of `recipe` named in its `tune:` section (see the module's docstring) on `budget` (a
+    time: "30s", "10m", "1h", or seconds), at most `trials` trials if given; the best dev accuracy wins.
+
+    The data is a named dataset or a `Dataset` (`dataset`), or your files (`train`, optionally `dev`: CSV, TSV or
+    JSONL). `overrides` ("section.key=value") and keyword `settings` change the recipe as in `attentive.train` and
+    fix those settings: they are not searched. `max_size` ("5MB", or bytes) prunes a trial whose model folder is
+    larger. `seed` seeds the sampler (the networks' seed is the recipe's `train.seed`). With `out`, the study
+    (study.db), the best model (best/), trials.json and tune.png are written there, and a study already there is
+    resumed (`overwrite`: start it over); without it, all lives in a temporary folder and only the result is kept.
+    `on_trial(row)` is called as each trial ends with its row of the trial table. A recipe without a `tune:` section,
+    a bad space, a bad budget and no trial that completed (every model above `max_size`, say) are one line
+    (AttentiveError)."""
+    from ..util.checks import overrides_argument
+
+    seconds = parse_budget(budget)
+    limit = parse_size(max_size)
+    if trials is not None and (isinstance(trials, bool) or not isinstance(trials, int) or trials < 1):
+        raise AttentiveError(f"trials: give 1 or more (got {trials!r})")
+    data = _data(dataset, train, dev, text_column, label_column, pair_column, aspect_column, data_dir)
+    overrides = overrides_argument(overrides) or []
+    base, spaces, fixed = search_space(data, recipe, overrides, settings)
+    if threads is not None:
+        from ..util.threads import use_threads
+
+        use_threads(threads, torch_needed=True)
+    if out is None:
+        with tempfile.TemporaryDirectory(prefix="attentive-tune-") as scratch:
+            with claim(Path(scratch), TUNE_RUN) as folder:
+                result = _study(data, base, spaces, fixed, folder, seconds, limit, trials, seed, data_dir, device,
+                                False, show_progress, on_trial)
+            result.out, result.written = None, []
+            return result
+    with claim(Path(out), TUNE_RUN, overwrite=overwrite) as folder:
+        return _study(data, base, spaces, fixed, folder, seconds, limit, trials, seed, data_dir, device, overwrite,
+                      show_progress, on_trial)
+
+
+def _data(dataset, train, dev, text_column, label_column, pair_column, aspect_column, data_dir) -> Dataset:
+    if (dataset is None) == (train is None):
+        raise AttentiveError("give the data one way: a dataset name (or a Dataset), or train= (a file)")
+    if train is not None:
+        from ..data.registry import load_files
+
+        return load_files(train, dev=dev, text_column=text_column, label_column=label_column,
+                          pair_column=pair_column, aspect_column=aspect_column)
+    from ..model import resolve_dataset
+
+    return resolve_dataset(dataset, data_dir)
+
+
+def search_space(data: Dataset, recipe: str | dict | Recipe, overrides: list[str],
+                 settings: dict) -> tuple[Recipe, dict, dict]:
+    """(the recipe with `overrides` and `settings` applied and its `tune:` section taken out, the spaces to search,
+    the fixed settings {key: value}); each space's ends (or choices) checked as settings of the recipe."""
+    from ..training.pipeline import chosen_recipe
+
+    base = load_recipe(chosen_recipe(data, recipe), overrides, settings)
+    declared = base.tune or {}
+    base = base.model_copy(update={"tune": None})
+    fixed_keys = [override.partition("=")[0].strip() for override in overrides]
+    fixed_keys += [".".join(setting_key(base.as_dict(), name)) for name in settings]
+    fixed = {key: entry(base.as_dict(), key) for key in fixed_keys}
+    spaces = {key: space for key, space in declared.items() if key not in fixed}
+    name = base.name
+    if not spaces:
+        why = "--set fixes every setting its tune: section searches" if declared else "it has no tune: section"
+        raise AttentiveError(f"recipe {name!r}: nothing to tune ({why}): give a recipe whose tune: section maps "
+                             "settings to search spaces, e.g. tune: {train.lr: {log_uniform: [0.0001, 0.003]}}")
+    for key, space in spaces.items():
+        kind, values = next(iter(space.items()))
+        for value in values if kind == "choice" else values[:2]:
+            try:
+                with_settings(base, {key: value})
+            except AttentiveError as exc:
+                raise AttentiveError(f"recipe {name!r}: tune.{key}: {value!r} is no value of the setting ({exc})") \
+                    from None
+    return base, spaces, fixed
+
+
+def with_settings(recipe: Recipe, values: dict) -> Recipe:
+    """A new recipe: `recipe` with each "section.key" (or "section.key.subkey") of `values` set, by the loader."""
+    return load_recipe(recipe, [f"{key}={json.dumps(value)}" for key, value in values.items()])
+
+
+def model_size(folder: Path) -> int:
+    """Bytes of a saved model folder's three files."""
+    return sum((folder / name).stat().st_size for name in MODEL_FILES)
+
+
+def own_settings(base: Recipe, spaces: dict) -> dict:
+    """The recipe's own value of each searched setting that its space holds: a new study's first trial, so that the
+    search reports the recipe itself when no trial beats it (as Optuna's enqueued trial; a setting whose value lies
+    outside its space is sampled)."""
+    own = {}
+    for key, space in spaces.items():
+        kind, values = next(iter(space.items()))
+        value = entry(base.as_dict(), key)
+        if kind == "choice":
+            if value in values:
+                own[key] = value
+        elif isinstance(value, (int, float)) and not isinstance(value, bool) and values[0] <= value <= values[1] \
+                and (kind != "int" or isinstance(value, int)):
+            own[key] = value
+    return own
+
+
+def _suggest(trial, key: str, space: dict):
+    kind, values = next(iter(space.items()))
+    if kind == "choice":
+        return trial.suggest_categorical(key, values)
+    if kind == "int":
+        return trial.suggest_int(key, values[0], values[1])
+    return trial.suggest_float(key, float(values[0]), float(values[1]), log=kind == "log_uniform")
+
+
+def _setup(data: Dataset, base: Recipe, spaces: dict, fixed: dict, limit: int | None) -> dict:
+    from ..training.pipeline import data_fingerprint
+
+    return json.loads(json.dumps({"data": data_fingerprint(data), "dataset": data.name, "recipe": base.as_dict(),
+                                  "spaces": spaces, "fixed": fixed, "max_size": limit}, default=str))
+
+
+@contextlib.contextmanager
+def _quiet_optuna():
+    import optuna
+
+    before = optuna.logging.get_verbosity()
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    try:
+        yield optuna
+    finally:
+        optuna.logging.set_verbosity(before)
+
+
+def _study(data, base, spaces, fixed, folder, seconds, limit, max_trials, seed, data_dir, device, overwrite,
+           show_progress, on_trial) -> TuneResult:
+    out = folder.path
+    if overwrite:  # start over: only tune's own files go
+        _remove_own(out)
+    trials_dir = out / TRIALS
+    _remove_trial_folders(trials_dir)  # a killed run's trial
+    setup = _setup(data, base, spaces, fixed, limit)
+    with _quiet_optuna() as optuna:
+        from optuna.pruners import MedianPruner
+        from optuna.samplers import TPESampler
+        from optuna.trial import TrialState
+
+        storage = optuna.storages.RDBStorage(f"sqlite:///{(out / STUDY).resolve().as_posix()}")
+        try:
+            study = optuna.create_study(study_name=STUDY_NAME, storage=storage, direction="maximize",
+                                        load_if_exists=True)
+            earlier = study.user_attrs.get("setup")
+            if earlier is None:
+                study.set_user_attr("setup", setup)
+            elif earlier != setup:
+                differ = ", ".join(key for key in setup if earlier.get(key) != setup[key])
+                raise AttentiveError(f"{out} holds a study of other settings ({differ} differ): give the same data, "
+                                     "recipe, --set and --max-size to resume it, --overwrite to start it over, or "
+                                     "another --out")
+            for stale in study.get_trials(deepcopy=False, states=(TrialState.RUNNING, TrialState.WAITING)):
+                study.tell(stale.number, state=TrialState.FAIL)  # a killed run's: it never finished
+            start = len(study.trials)
+            if start == 0:  # a new study tries the recipe's own settings first (where its spaces hold them)
+                study.enqueue_trial(own_settings(base, spaces))
+            study.sampler = TPESampler(seed=seed + start)
+            study.pruner = MedianPruner(n_startup_trials=3, n_warmup_steps=2)
+            interrupted = _search(study, data, base, spaces, trials_dir, seconds, limit, max_trials, data_dir,
+                                  device, show_progress, on_trial, out)
+            rows = trial_table(study)
+            importances = _importances(study, seed)
+            best = study.user_attrs.get("best")
+        finally:
+            with contextlib.suppress(Exception):
+                storage.remove_session()
+                storage.engine.dispose()
+    with contextlib.suppress(OSError):
+        trials_dir.rmdir()
+    table = {"study": STUDY_NAME, "dataset": data.name, "recipe": base.name, "spaces": spaces,
+             "fixed": fixed, "max_size": limit, "best": best, "importances": importances, "trials": rows}
+    folder.commit({TABLE: (json.dumps(table, indent=2, ensure_ascii=False, default=str) + "\n").encode("utf-8"),
+                   PLOT: tune_plot(rows, importances, data.name, base.name)})
+    if best is None:
+        raise AttentiveError(_nothing_completed(rows, limit, out))
+    from ..api import load
+
+    return TuneResult(best["trial"], best["params"], best["dev_accuracy"], rows, importances, load(out / BEST),
+                      out, [out / STUDY, out / BEST, out / TABLE, out / PLOT], interrupted, fixed)
+
+
+def _search(study, data, base, spaces, trials_dir, seconds, limit, max_trials, data_dir, device, show_progress,
+            on_trial, out) -> bool:
+    """Run trials until the budget is spent (or `max_trials` ran, or the study is full); True when Ctrl-C stopped
+    the search."""
+    import optuna
+    from optuna.trial import TrialState
+
+    from ..training.pipeline import train as train_dataset
+
+    started, ran = time.monotonic(), 0
+    while time.monotonic() - started < seconds and (max_trials is None or ran < max_trials):
+        if len(study.trials) >= MAX_TRIALS:
+            break
+        trial = study.ask()
+        ran += 1
+        params = {key: _suggest(trial, key, space) for key, space in spaces.items()}
+        trial_folder = trials_dir / str(trial.number)
+        began = time.perf_counter()
+
+        def on_epoch(record, trial=trial, trial_folder=trial_folder):
+            if record["epoch"] == 1 and "size" not in trial.user_attrs:  # the best epoch so far is saved: measure it
+                size = model_size(trial_folder)
+                trial.set_user_attr("size", size)
+                if limit is not None and size > limit:
+                    raise TooLarge(size)
+            trial.report(record["dev_accuracy"], record["epoch"])
+            if trial.should_prune():
+                raise optuna.TrialPruned()
+
+        state, value, note = TrialState.FAIL, None, None
+        try:
+            model = train_dataset(data, with_settings(base, params), trial_folder, None, data_dir, device,
+                                  show_progress, overwrite=True, on_epoch=on_epoch,
+                                  described={"tuning": {"trial": trial.number, "params": params}})
+            size = model_size(trial_folder)
+            trial.set_user_attr("size", size)
+            if limit is not None and size > limit:
+                raise TooLarge(size)
+            value = float(model.config["training"]["dev_accuracy"])
+            state = TrialState.COMPLETE
+            best = study.user_attrs.get("best")
+            if best is None or value > best["dev_accuracy"]:
+                _copy_best(trial_folder, out / BEST)
+                study.set_user_attr("best", {"trial": trial.number, "params": params, "dev_accuracy": value,
+                                             "size": size})
+        except optuna.TrialPruned:
+            state, note = TrialState.PRUNED, "pruned: dev accuracy below the median of earlier trials"
+        except TooLarge as exc:
+            state, note = TrialState.PRUNED, f"too large: {human_size(exc.args[0])} > {human_size(limit)}"
+        except KeyboardInterrupt:
+            _finish(study, trial, TrialState.FAIL, None, "stopped by Ctrl-C", began, trial_folder, on_trial)
+            return True
+        except Exception as exc:  # an error or out of memory: recorded, and the search goes on
+            note = f"failed: {type(exc).__name__}: {str(exc)[:300]}"
+        _finish(study, trial, state, value, note, began, trial_folder, on_trial)
+    return False
+
+
+def _finish(study, trial, state, value, note, began, trial_folder, on_trial) -> None:
+    trial.set_user_attr("seconds", round(time.perf_counter() - began, 2))
+    if note is not None:
+        trial.set_user_attr("note", note)
+    study.tell(trial, value if state.name == "COMPLETE" else None, state=state)
+    _remove_trial(trial_folder)
+    if on_trial is not None:
+        on_trial(_row(study.get_trials(deepcopy=False)[trial.number]))
+
+
+def _copy_best(trial_folder: Path, best: Path) -> None:
+    """The trial's model folder (and its metrics log) as OUT/best, written as one."""
+    from ..util.atomic import atomic_write_files
+
+    files = {name: (trial_folder / name).read_bytes() for name in TRAINING_RUN.files if (trial_folder / name).is_file()}
+    atomic_write_files(best, files)
+    for name in TRAINING_RUN.files - set(files):  # an older best's file this one lacks
+        with contextlib.suppress(FileNotFoundError):
+            (best / name).unlink()
+
+
+def _remove_trial(folder: Path) -> None:
+    """Only what training writes in a trial folder, then the folder if that leaves it empty."""
+    checkpoint = folder / CHECKPOINT
+    for name in CHECKPOINT_FILES:
+        with contextlib.suppress(FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            (checkpoint / name).unlink()
+    for name in TRAINING_RUN.files:
+        with contextlib.suppress(FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            (folder / name).unlink()
+    for empty in (checkpoint, folder):
+        with contextlib.suppress(OSError):
+            empty.rmdir()
+
+
+def _remove_trial_folders(trials_dir: Path) -> None:
+    if trials_dir.is_dir() and not trials_dir.is_symlink():
+        for trial in trials_dir.iterdir():
+            if trial.name in TUNE_RUN.folders[TRIALS] and trial.is_dir() and not trial.is_symlink():
+                _remove_trial(trial)
+
+
+def _remove_own(out: Path) -> None:
+    """An earlier study's files (--overwrite: start over): tune's own names only."""
+    for name in (*SQLITE_FILES, TABLE, PLOT):
+        with contextlib.suppress(FileNotFoundError):
+            (out / name).unlink()
+    best = out / BEST
+    if best.is_dir() and not best.is_symlink():
+        for name in TRAINING_RUN.files:
+            with contextlib.suppress(FileNotFoundError):
+                (best / name).unlink()
+        with contextlib.suppress(OSError):
+            best.rmdir()
+
+
+def _row(trial) -> dict:
+    reports = {int(step): float(value) for step, value in sorted(trial.intermediate_values.items())}
+    seconds = trial.user_attrs.get("seconds")
+    return {"number": trial.number, "state": trial.state.name.lower(), "params": dict(trial.params),
+            "dev_accuracy": trial.value if trial.value is not None else (max(reports.values()) if reports else None),
+            "epochs": reports, "seconds": seconds, "size": trial.user_attrs.get("size"),
+            "note": trial.user_attrs.get("note") or ("stopped before it finished (the run was killed)"
+                                                     if trial.state.name == "FAIL" else None)}
+
+
+def trial_table(study) -> list[dict]:
+    """trials.json's rows: each trial's number, state (complete, pruned, fail), settings, dev accuracy (a pruned
+    trial's: its best reported epoch's), dev accuracy per epoch, seconds, model folder size (bytes) and note."""
+    return [_row(trial) for trial in study.get_trials(deepcopy=False)]
+
+
+def _importances(study, seed: int) -> dict[str, float]:
+    """Each searched setting's importance (fANOVA, optuna.importance) over the completed trials; {} under two."""
+    from optuna.importance import FanovaImportanceEvaluator, get_param_importances
+    from optuna.trial import TrialState
+
+    if len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))) < 2:
+        return {}
+    try:
+        found = get_param_importances(study, evaluator=FanovaImportanceEvaluator(seed=seed))
+    except Exception:  # e.g. every completed trial drew the same settings: nothing to apportion
+        return {}
+    return {key: round(float(value), 4) for key, value in found.items()}
+
+
+def tune_plot(rows: list[dict], importances: dict[str, float], dataset: str, recipe: str) -> bytes:
+    """tune.png: dev accuracy over trials (completed, pruned, best so far) and each setting's importance."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+    best, best_line = -1.0, []
+    for state, marker, colour in (("complete", "o", "tab:blue"), ("pruned", "x", "tab:orange")):
+        shown = [row for row in rows if row["state"] == state and row["dev_accuracy"] is not None]
+        left.scatter([row["number"] for row in shown], [row["dev_accuracy"] for row in shown], marker=marker,
+                     color=colour, label=state)
+    for row in rows:
+        if row["state"] == "complete" and row["dev_accuracy"] is not None:
+            best = max(best, row["dev_accuracy"])
+        best_line.append(best if best >= 0 else math.nan)
+    left.step([row["number"] for row in rows], best_line, where="post", color="tab:green", label="best so far")
+    left.set(xlabel="trial", ylabel="dev accuracy", title=f"attentive tune: {recipe} on {dataset}")
+    left.legend(loc="lower right")
+    if importances:
+        names = list(importances)[::-1]
+        right.barh(names, [importances[name] for name in names], color="tab:blue")
+        right.set(xlabel="importance (fANOVA)", title="each setting's importance")
+    else:
+        right.text(0.5, 0.5, "importance needs two completed trials", ha="center", va="center")
+        right.set_axis_off()
+    figure.tight_layout()
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=100)
+    plt.close(figure)
+    return buffer.getvalue()
+
+
+def _nothing_completed(rows: list[dict], limit: int | None, out: Path) -> str:
+    large = [row for row in rows if (row["note"] or "").startswith("too large")]
+    if large and len(large) == len(rows):
+        smallest = min(row["size"] for row in large if row["size"] is not None)
+        return (f"no trial fit the size: every model folder was larger than {human_size(limit)} (the smallest "
+                f"{human_size(smallest)}): give a larger --max-size, or a smaller recipe (--recipe student, fewer "
+                f"wide.buckets); the trials are in {out / TABLE}")
+    failed = [row for row in rows if row["state"] == "fail" and row["note"]]
+    if failed:
+        return f"no trial completed ({len(failed)} failed; the first: {failed[0]['note']}): see {out / TABLE}"
+    return f"no trial completed within the budget: give a larger --budget (the trials are in {out / TABLE})"
+
+
+__all__ = ["TUNE_RUN", "TuneResult", "parse_budget", "parse_size", "search_space", "trial_table", "tune"]

@@ -1,0 +1,171 @@
+"""The texts `predict` and `explain` answer: from the command line, or streamed from a JSONL file (or a named pipe,
+or /dev/stdin), as records ({"text", "text_pair"?, "aspect"?} plus the line's other fields) paired with the aspect to
+answer for. A line that cannot be answered (not UTF-8, not JSON, nested too deeply, a number too long, over
+`MAX_LINE_BYTES`, an empty text or one that is not valid Unicode, an aspect the model does not know) is yielded as a
+`BadLine` in its place, so that the caller answers every good line before it and then stops or skips it
+(`--on-error`); so is a command-line text that is empty or not valid Unicode (an undecodable byte). A text is
+checked here alone: the model is asked to answer the texts read as they are (`inputs.Checked.TEXTS`)."""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import AttentiveError, DataError
+from ..util.user_files import iter_bounded_lines
+from ..answer.inputs import Checked, Expanded, listed, text_problem
+
+MAX_LINE_BYTES = 10_000_000  # the most a line of `--input` may hold (10 MB); a longer line is a bad line
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
+@dataclass(frozen=True)
+class BadLine:
+    """An input that cannot be answered: where it is (a line of the file, or the n-th text) and why."""
+
+    source: str
+    number: int
+    problem: str
+
+    def error(self) -> DataError:
+        return DataError(self.source, self.problem, self.number)
+
+
+Wanted = tuple[dict, "str | None"]  # a record and the aspect to answer it for (None: the model takes none)
+
+
+def jsonl_records(path: Path, fields: tuple[str, ...]) -> Iterator[tuple[int, dict] | BadLine]:
+    """(line number, record) for each non-blank line of a JSONL file (gzipped if it ends in .gz; a UTF-8 byte order
+    mark before the first line is skipped), a BadLine for each line that is not a JSON object holding a valid,
+    non-empty string in every one of `fields`, or that is over `MAX_LINE_BYTES` (read no further than that). A file
+    that cannot be read at all is a DataError (attentive.util.user_files.iter_bounded_lines)."""
+    for number, raw in iter_bounded_lines(path, MAX_LINE_BYTES):
+        if raw is None:
+            yield BadLine(str(path), number, f"line over {MAX_LINE_BYTES:,} bytes, the most a line may hold")
+            continue
+        if number == 1 and raw.startswith(UTF8_BOM):
+            raw = raw[len(UTF8_BOM):]
+        if raw.strip():
+            yield _record(path, number, raw, fields)
+
+
+def _record(path: Path, number: int, raw: bytes, fields: tuple[str, ...]) -> tuple[int, dict] | BadLine:
+    try:
+        record = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        return BadLine(str(path), number, "not UTF-8 text")
+    except json.JSONDecodeError as exc:
+        return BadLine(str(path), number, f"malformed JSON ({exc.msg})")
+    except RecursionError:
+        return BadLine(str(path), number, "JSON nested too deeply")
+    except ValueError as exc:  # an integer over Python's digit limit for conversion
+        return BadLine(str(path), number, f"unreadable JSON ({str(exc).split(';')[0]})")
+    if not isinstance(record, dict):
+        return BadLine(str(path), number, "expected a JSON object")
+    for field in fields:
+        text = record.get(field)
+        if not isinstance(text, str) or not text.strip():
+            return BadLine(str(path), number, f'empty or missing "{field}"')
+        if (problem := text_problem(text)) is not None:
+            return BadLine(str(path), number, f'"{field}" is {problem}')
+    if b"\\u" in raw and (problem := _unencodable(record)) is not None:  # only a \u escape makes a lone surrogate
+        return BadLine(str(path), number, problem)
+    return number, record
+
+
+def _unencodable(record: dict) -> str | None:
+    """Why a record cannot be written back as UTF-8 (its fields come back with its answer), or None: a string, or a
+    key, anywhere in it that is not valid Unicode."""
+    try:
+        json.dumps(record, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return (f"a field holds a string that is not valid Unicode: lone surrogate U+{ord(exc.object[exc.start]):04X} "
+                "(half of a UTF-16 pair)")
+    except RecursionError:
+        return "JSON nested too deeply"
+    return None
+
+
+def command_line_records(texts: list[str] | None, pairs: list[str]) -> Iterator[tuple[int, dict] | BadLine]:
+    if not texts:
+        raise AttentiveError("give texts or --input FILE.jsonl")
+    if pairs and len(pairs) != len(texts):
+        raise AttentiveError(f"{len(pairs)} --pair texts for {len(texts)} texts: give one per text")
+    for number, (text, pair) in enumerate(zip(texts, pairs or texts), start=1):
+        if not text.strip() or (pairs and not pair.strip()):
+            yield BadLine("text", number, "empty text: nothing to classify")
+        elif (problem := text_problem(text)) is not None:
+            yield BadLine("text", number, problem)
+        elif pairs and (problem := text_problem(pair)) is not None:
+            yield BadLine("text", number, f"its --pair text is {problem}")
+        else:
+            yield number, {"text": text, **({"text_pair": pair} if pairs else {})}
+
+
+def with_aspects(model, records: Iterable[tuple[int, dict] | BadLine], aspect_option: list[str],
+                 source: str = "text") -> Iterator[Wanted | BadLine]:
+    """(record, aspect) to answer: a record's own "aspect" field, else each --aspect, else every aspect category
+    the model knows. Models without aspects get (record, None). Bad lines pass through in their place, and so does
+    a record whose own aspect the model does not know (as a BadLine of `source`, the input file)."""
+    if not model.uses_aspect and aspect_option:
+        raise AttentiveError("this model classifies texts without an aspect: drop --aspect")
+    known = set(model.aspects)
+    unknown = sorted(set(aspect_option) - known) if known else []
+    if unknown:
+        raise AttentiveError(f"unknown aspect(s) {listed(unknown)}; this model knows {listed(model.aspects)}")
+    for item in records:
+        if isinstance(item, BadLine):
+            yield item
+            continue
+        number, record = item
+        if not model.uses_aspect:
+            yield record, None
+            continue
+        own = record.get("aspect")
+        choices = [own] if isinstance(own, str) and own.strip() else (aspect_option or model.aspects)
+        if not choices:
+            raise AttentiveError('this model takes open-ended aspects: give --aspect or an "aspect" field')
+        if known and choices[0] not in known:  # only a record's own aspect can be unknown here
+            yield BadLine(source, number, f"unknown aspect {choices[0]!r}; this model knows {listed(model.aspects)}")
+            continue
+        yield from ((record, aspect) for aspect in choices)
+
+
+def answer(model, chunk: list[Wanted], method: str, **options) -> list:
+    """`model.predict` or `model.explain` over (record, aspect) pairs, in their order: their texts, each checked when
+    its record was read, are not checked again; their aspects are checked by the model."""
+    texts = [record["text"] for record, _ in chunk]
+    pairs = [record.get("text_pair") for record, _ in chunk] if model.is_pair else None
+    if pairs is not None and None in pairs:
+        pairs = None  # the model then says that it needs the second text
+    aspects = [aspect for _, aspect in chunk] if model.uses_aspect else None
+    expanded = Expanded(*model.inputs.expand(texts, pairs, aspects, checked=Checked.TEXTS))
+    return getattr(model, method)(expanded, **options)
+
+
+def answered_in_batches(model, wanted: Iterable[Wanted | BadLine], batch_size: int, on_error: str, method: str,
+                        warn, **options) -> Iterator[tuple[dict, object]]:
+    """(record, answer) in input order, `batch_size` at a time (also the network's batch). At a bad line the answers
+    of every good line before it are given first; then `on_error` "stop" raises its one-line error, "skip" calls
+    `warn` with a line naming it and goes on."""
+    if on_error not in ("stop", "skip"):
+        raise AttentiveError(f"--on-error {on_error!r}: use stop or skip")
+    chunk: list[Wanted] = []
+
+    def answered() -> Iterator[tuple[dict, object]]:
+        answers = answer(model, chunk, method, batch_size=batch_size, **options) if chunk else []
+        yield from zip((record for record, _ in chunk), answers)
+        chunk.clear()
+
+    for item in wanted:
+        if isinstance(item, BadLine):
+            yield from answered()
+            if on_error == "stop":
+                raise item.error()
+            warn(f"{item.source}:{item.number}: {item.problem} (skipped)")
+            continue
+        chunk.append(item)
+        if len(chunk) >= batch_size:
+            yield from answered()
+    yield from answered()

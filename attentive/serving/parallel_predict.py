@@ -1,0 +1,448 @@
+"""`attentive predict --input FILE --jobs N --output OUT [--resume]`: answering a large JSONL file in N worker
+processes of one machine, writing the answers in input order, and continuing a killed run where its output ends.
+
+The input is read once, in this process, and cut into network batches exactly as `--jobs 1` cuts them
+(`cli_input.answered_in_batches`: `batch_size` good lines, a batch also ending at a bad line), so that every text is
+answered in the same batch, and its probabilities printed with the same digits, whatever N is. `CHUNK_BATCHES`
+batches make a chunk; chunks go to a `ProcessPoolExecutor` of "spawn" workers (each loads the model once: a saved
+folder with PyTorch, an exported one with ONNX Runtime, computing with `threads` threads, 1 by default), at most
+`2 N` of them in flight, and their lines are written in input order. A bad line keeps its meaning: under "stop"
+every answer before it is written, then its one-line error is raised; under "skip" it is warned about and counted.
+
+With `--output OUT` the answers are appended to OUT a chunk at a time, flushed to disk, and after each chunk the
+sidecar OUT.progress (predict's own file, written atomically) records {"input_line", "output_lines", "input",
+"model_id"}. `--resume` cuts a torn last line off OUT (only its bytes), counts OUT's complete lines, and answers the
+input from the start again without answering the lines already written (their batches are rebuilt, not run), so
+the resumed OUT is the uninterrupted run's, byte for byte. It refuses another input file or another model.
+"""
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import sys
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .input_lines import BadLine, Wanted, answer, with_aspects
+from ..errors import AttentiveError
+from ..util.atomic import atomic_write_json
+
+CHUNK_BATCHES = 4  # network batches sent to a worker at a time
+IN_FLIGHT_PER_JOB = 2  # chunks waiting or being answered, per worker
+PROGRESS_SUFFIX = ".progress"
+MAX_PROGRESS_BYTES = 1 << 20
+
+
+def answer_line(record: dict, prediction, echo_record: bool) -> str:
+    """The JSON line of one answer: the input line's own fields (with `echo_record`) and the prediction's."""
+    return json.dumps({**(record if echo_record else {}), **prediction.as_dict()}, ensure_ascii=False)
+
+
+@dataclass
+class Batch:
+    """One network batch: good (record, aspect) pairs, their input lines, and how many of its answers are in the
+    output already (a resumed run's first batch)."""
+
+    items: list[Wanted]
+    lines: list[int]  # each item's input line
+    drop: int = 0
+
+    @property
+    def last_line(self) -> int:
+        return self.lines[-1]
+
+
+@dataclass
+class Stop:
+    """The end of the input, or the error that ends it (a bad line under "stop")."""
+
+    last_line: int
+    error: AttentiveError | None = None
+
+
+class _LineTracker:
+    """The records, noting the line number of the one read last (with_aspects drops the numbers)."""
+
+    def __init__(self, records: Iterable[tuple[int, dict] | BadLine]):
+        self.records, self.line = records, 0
+
+    def __iter__(self):
+        for item in self.records:
+            self.line = item.number if isinstance(item, BadLine) else item[0]
+            yield item
+
+
+def numbered_wanted(model, records: Iterable[tuple[int, dict] | BadLine], aspect_option: list[str],
+                    source: str) -> Iterator[tuple[int, Wanted | BadLine]]:
+    """`with_aspects` of the records, each (record, aspect) or BadLine with its input line number."""
+    tracker = _LineTracker(records)
+    for item in with_aspects(model, tracker, aspect_option, source):
+        yield (item.number if isinstance(item, BadLine) else tracker.line), item
+
+
+def batches(numbered: Iterable[tuple[int, Wanted | BadLine]], batch_size: int, on_error: str,
+            warn) -> Iterator[Batch | Stop]:
+    """Network batches as `answered_in_batches` makes them, then one Stop: at the end of the input, or at the first
+    bad line under "stop" (with its error), or at an AttentiveError while reading. Under "skip" a bad line is given
+    to `warn` and read past."""
+    if on_error not in ("stop", "skip"):
+        raise AttentiveError(f"--on-error {on_error!r}: use stop or skip")
+    items: list[Wanted] = []
+    lines: list[int] = []
+    line = 0
+    try:
+        for number, item in numbered:
+            if isinstance(item, BadLine):
+                if items:
+                    yield Batch(items, lines)
+                    items, lines = [], []
+                if on_error == "stop":
+                    yield Stop(line, item.error())
+                    return
+                warn(f"{item.source}:{item.number}: {item.problem} (skipped)")
+                line = number
+                continue
+            items.append(item)
+            lines.append(number)
+            line = number
+            if len(items) >= batch_size:
+                yield Batch(items, lines)
+                items, lines = [], []
+    except AttentiveError as exc:
+        if items:
+            yield Batch(items, lines)
+        yield Stop(line, exc)
+        return
+    if items:
+        yield Batch(items, lines)
+    yield Stop(line)
+
+
+# The worker processes
+
+_MODEL = None
+
+
+def load_model(folder: str | Path, threads: int | None):
+    """A saved model folder (PyTorch) or an exported one (ONNX Runtime), computing with `threads` threads."""
+    from ..runtime import is_exported
+    from ..util.threads import use_threads
+
+    if is_exported(folder):
+        from ..runtime import load as load_exported
+
+        return load_exported(folder, threads=use_threads(threads))
+    from ..api import load
+
+    use_threads(threads, torch_needed=True)
+    return load(folder)
+
+
+def _start_worker(folder: str, threads: int) -> None:
+    global _MODEL
+    _exit_with_parent(os.getppid())
+    _MODEL = load_model(folder, threads)
+
+
+def _exit_with_parent(parent: int, every: float = 0.5) -> None:
+    """End this worker soon after the process that started it is gone: a killed `predict` (SIGKILL, no cleanup)
+    leaves no workers behind, each holding a model and waiting for work that never comes."""
+    import threading
+    import time
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
+def answer_chunk(model, chunk: list[tuple[list[Wanted], int]], batch_size: int, top_k: int,
+                 echo_record: bool) -> list[str]:
+    """The output lines of a chunk: each batch answered as one network batch, its first `drop` answers left out."""
+    lines = []
+    for items, drop in chunk:
+        predictions = answer(model, items, "predict", batch_size=batch_size, top_k=top_k)
+        lines.extend(answer_line(record, prediction, echo_record)
+                     for (record, _), prediction in list(zip(items, predictions))[drop:])
+    return lines
+
+
+def _worker_answer(chunk, batch_size: int, top_k: int, echo_record: bool) -> tuple[str, object]:
+    try:
+        return "lines", answer_chunk(_MODEL, chunk, batch_size, top_k, echo_record)
+    except AttentiveError as exc:  # the user's mistake (a pair model without its second text): one line
+        return "error", str(exc)
+
+
+# Where the lines go
+
+class StdoutSink:
+    def write(self, lines: list[str], last_line: int) -> None:
+        for line in lines:
+            print(line)
+        sys.stdout.flush()
+
+    def finish(self, last_line: int, complete: bool) -> None:
+        pass
+
+
+@dataclass
+class FileSink:
+    """OUT, appended to a chunk at a time, and its progress sidecar rewritten after each."""
+
+    path: Path
+    input: str
+    model_id: str
+    output_lines: int
+    input_line: int = 0
+    handle: object = field(default=None, repr=False)
+
+    def __post_init__(self):
+        self.handle = open(self.path, "ab")
+
+    def write(self, lines: list[str], last_line: int) -> None:
+        if lines:
+            self.handle.write("".join(line + "\n" for line in lines).encode("utf-8"))
+            self.handle.flush()
+            os.fsync(self.handle.fileno())
+        self.output_lines += len(lines)
+        self.input_line = max(self.input_line, last_line)
+        self.record()
+
+    def record(self, complete: bool = False) -> None:
+        atomic_write_json(progress_path(self.path), {
+            "input_line": self.input_line, "output_lines": self.output_lines, "input": self.input,
+            "model_id": self.model_id, "complete": complete})
+
+    def finish(self, last_line: int, complete: bool) -> None:
+        self.input_line = max(self.input_line, last_line)
+        self.record(complete)
+        self.close()
+
+    def close(self) -> None:
+        if not self.handle.closed:
+            self.handle.close()
+
+
+def progress_path(output: Path) -> Path:
+    return output.with_name(output.name + PROGRESS_SUFFIX)
+
+
+def model_identity(model, folder: Path) -> str:
+    """The model's model_id, or its folder where it has none."""
+    return str(model.config.get("model_id") or Path(folder).resolve())
+
+
+@dataclass
+class Resumed:
+    """What a resumed run skips: OUT's complete lines, and what its progress recorded."""
+
+    output_lines: int
+    recorded_lines: int
+    recorded_input_line: int
+
+
+def _count_lines_cutting_a_torn_end(path: Path) -> int:
+    """The complete lines of `path`, after cutting off the bytes after its last newline (a line torn by a kill)."""
+    lines, size, last_newline = 0, 0, -1
+    with open(path, "rb") as handle:
+        while block := handle.read(1 << 20):
+            lines += block.count(b"\n")
+            at = block.rfind(b"\n")
+            if at >= 0:
+                last_newline = size + at
+            size += len(block)
+    if last_newline + 1 < size:
+        os.truncate(path, last_newline + 1)
+    return lines
+
+
+def open_output(output: Path, input_file: Path | None, model_id: str, resume: bool,
+                overwrite: bool) -> tuple[FileSink, Resumed | None]:
+    """The sink writing OUT, and what a resumed run skips (None: a fresh start). Refused: OUT existing without
+    --resume or --overwrite, OUT being the input, --resume without a progress file beside a non-empty OUT, or with
+    another input or model than the run it continues."""
+    output = Path(output)
+    progress = progress_path(output)
+    where = str(Path(input_file).resolve()) if input_file is not None else "text"
+    if input_file is not None and output.exists() and output.resolve() == Path(input_file).resolve():
+        raise AttentiveError(f"--output {output} is the input file: name another file")
+    if output.is_dir():
+        raise AttentiveError(f"--output {output} is a folder: name a file")
+    if resume:
+        if input_file is None:
+            raise AttentiveError("--resume reads the --input FILE again from its start: give --input")
+        if not Path(input_file).is_file():
+            raise AttentiveError(f"--resume reads the input again from its start: {input_file} is not a regular file")
+        if progress.is_file():
+            recorded = _read_progress(progress)
+            if recorded["input"] != where:
+                raise AttentiveError(f"{output} answers {recorded['input']}, not {where}: resume with that --input, "
+                                     "or give --overwrite to start again")
+            if recorded["model_id"] != model_id:
+                raise AttentiveError(f"{output} was written by another model (model_id {recorded['model_id']}, this "
+                                     f"one {model_id}): resume with that model, or give --overwrite to start again")
+            lines = _count_lines_cutting_a_torn_end(output) if output.exists() else 0
+            if lines < recorded["output_lines"]:
+                raise AttentiveError(f"{output} holds {lines} line(s), fewer than the {recorded['output_lines']} "
+                                     f"{progress.name} records: give --overwrite to start again")
+            return (FileSink(output, where, model_id, lines, recorded["input_line"]),
+                    Resumed(lines, recorded["output_lines"], recorded["input_line"]))
+        if output.exists() and output.stat().st_size > 0:
+            raise AttentiveError(f"{output} has no {progress.name}: predict did not write it, there is nothing to "
+                                 "resume (give --overwrite to replace it)")
+    elif output.exists() and not overwrite:
+        raise AttentiveError(f"{output} exists: give --resume to continue it, or --overwrite to replace it")
+    output.parent.mkdir(parents=True, exist_ok=True)
+    with open(output, "wb"):
+        pass  # emptied (or made); the sink appends
+    sink = FileSink(output, where, model_id, 0)
+    sink.record()
+    return sink, None
+
+
+def _read_progress(progress: Path) -> dict:
+    try:
+        if progress.stat().st_size > MAX_PROGRESS_BYTES:
+            raise ValueError("too large")
+        recorded = json.loads(progress.read_text(encoding="utf-8"))
+        if not (isinstance(recorded, dict) and isinstance(recorded.get("input"), str)
+                and isinstance(recorded.get("output_lines"), int) and isinstance(recorded.get("input_line"), int)
+                and isinstance(recorded.get("model_id"), str)):
+            raise ValueError("entries missing")
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise AttentiveError(f"{progress}: not a progress file of predict ({exc}): give --overwrite to start "
+                             "again") from exc
+    return recorded
+
+
+def _skipping(stream: Iterator[Batch | Stop], resumed: Resumed | None, output: Path | None) -> Iterator[Batch | Stop]:
+    """The batches, without the answers a resumed run's OUT holds already (whole batches left out, the first
+    batch after them told how many of its answers to drop). The progress file's record is checked on the way,
+    before anything is written: the input lines up to its input_line must give its output_lines answers, or the
+    input has changed."""
+    if resumed is None:
+        yield from stream
+        return
+    to_skip, answers, checked = resumed.output_lines, 0, False
+
+    def check() -> None:
+        nonlocal checked
+        checked = True
+        if answers != resumed.recorded_lines:
+            raise AttentiveError(f"the input has changed since {output} was written (its lines up to "
+                                 f"{resumed.recorded_input_line} now give {answers} answers, not "
+                                 f"{resumed.recorded_lines}): give --overwrite to start again")
+
+    for batch in stream:
+        if isinstance(batch, Stop):
+            if not checked and batch.error is None:
+                check()
+            if to_skip > 0 and batch.error is None:
+                raise AttentiveError(f"{output} holds more lines than its input gives answers: give --overwrite to "
+                                     "start again")
+            yield batch
+            return
+        for line in batch.lines:
+            if not checked and line > resumed.recorded_input_line:
+                check()
+            answers += 1
+        if to_skip >= len(batch.items):
+            to_skip -= len(batch.items)
+            continue
+        batch.drop, to_skip = to_skip, 0
+        yield batch
+
+
+def run(stream: Iterator[Batch | Stop], sink, *, jobs: int, model=None, folder: Path | None = None,
+        threads: int = 1, batch_size: int, top_k: int, echo_record: bool) -> None:
+    """Answer the batches (here with `model` when `jobs` is 1, else in `jobs` spawned workers loading `folder`) and
+    write their lines in input order, a chunk at a time; then raise the Stop's error, if any, after every answer
+    before it is written."""
+    inflight: deque = deque()  # (result or future, last input line)
+    chunk: list[Batch] = []
+    pool = None
+    if jobs > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_start_worker, initargs=(str(folder), threads))
+
+    def submit() -> None:
+        if not chunk:
+            return
+        payload = [(batch.items, batch.drop) for batch in chunk]
+        last_line = chunk[-1].last_line
+        if pool is None:
+            inflight.append((("lines", answer_chunk(model, payload, batch_size, top_k, echo_record)), last_line))
+        else:
+            inflight.append((pool.submit(_worker_answer, payload, batch_size, top_k, echo_record), last_line))
+        chunk.clear()
+
+    def write_oldest() -> None:
+        result, last_line = inflight.popleft()
+        kind, value = result if pool is None else _result(result)
+        if kind == "error":
+            raise AttentiveError(value)
+        sink.write(value, last_line)
+
+    stop = Stop(0)
+    try:
+        for batch in stream:
+            if isinstance(batch, Stop):
+                stop = batch
+                break
+            chunk.append(batch)
+            if len(chunk) >= CHUNK_BATCHES:
+                submit()
+            while len(inflight) >= IN_FLIGHT_PER_JOB * jobs:
+                write_oldest()
+        submit()
+        while inflight:
+            write_oldest()
+        sink.finish(stop.last_line, complete=stop.error is None)
+    except BaseException:
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+            pool = None
+        if isinstance(sink, FileSink):
+            sink.close()
+        raise
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    if stop.error is not None:
+        raise stop.error
+
+
+def _result(future) -> tuple[str, object]:
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        return future.result()
+    except BrokenProcessPool as exc:
+        raise AttentiveError(f"a predict worker process died ({exc}); with --output, --resume continues where the "
+                             "output ends") from exc
+
+
+def predict(model, folder: Path, records: Iterable[tuple[int, dict] | BadLine], aspect_option: list[str],
+            source: str, *, jobs: int, threads: int | None, batch_size: int, on_error: str, warn, top_k: int,
+            echo_record: bool, output: Path | None = None, input_file: Path | None = None, resume: bool = False,
+            overwrite: bool = False) -> None:
+    """Answer the records (`cli_input.jsonl_records` or `command_line_records`) as `attentive predict` does, in
+    `jobs` processes (each computing with `threads` threads, 1 by default) when `jobs` > 1, writing to stdout or to
+    `output` (resumable, see the module's docstring); the first bad line under "stop" raises its error after every
+    answer before it is written."""
+    if resume and output is None:
+        raise AttentiveError("--resume continues an --output FILE: give --output FILE")
+    sink, resumed = (StdoutSink(), None) if output is None else open_output(
+        output, input_file, model_identity(model, folder), resume, overwrite)
+    stream = _skipping(batches(numbered_wanted(model, records, aspect_option, source), batch_size, on_error, warn),
+                       resumed, output)
+    run(stream, sink, jobs=jobs, model=model, folder=folder, threads=threads or 1, batch_size=batch_size,
+        top_k=top_k, echo_record=echo_record)
