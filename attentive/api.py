@@ -60,8 +60,9 @@ def train(dataset: str | Dataset | None = None, recipe: str | dict | Recipe = "d
     tenth of train is held out. Settings: keywords (`epochs=3`, `heads=5`, `lr=1e-3`, or `pooler__heads=5` where
     several sections hold the key) and/or `overrides` ("pooler.heads=5", or a list of them), applied to `recipe` (a
     name, a YAML file or a dict, which is not changed); each is checked for type and range. `overwrite` and `resume`
-    as in the CLI's `train`. A single string given for texts or labels, a missing (None, NaN) label and texts and
-    labels of different lengths are refused with one line (an ArgumentError: an AttentiveError and a ValueError).
+    as in the CLI's `train`. A single string given for texts or labels, a text that is not valid Unicode, a missing
+    (None, NaN) or infinite label, a label set (a list) among single labels and texts and labels of different
+    lengths are refused with one line naming the index (an ArgumentError: an AttentiveError and a ValueError).
     `terms` (`attentive.training.terms.LossTerm`) and `hooks` (`attentive.training.hooks.StepHook`) are added to the
     recipe's loss terms and step hooks; a resume must be given them again. `on_epoch(record)` is called after each
     epoch with its record (epoch, train_loss, train and dev accuracy, dev_macro_f1, seconds, lr); an exception it

@@ -11,15 +11,18 @@ is row i of the input.
 
 A JSONL path is cut into lines at "\\n" (`file_lines`; each file read whole by one task, as Ray's own readers
 read it: give a large input as several files), and each line is parsed in the actor as `attentive predict --input`
-parses it (a JSON object with a non-empty "text", and "text_pair" for a pair model): no field of the user's is
-converted on the way (a pandas-based JSON reader would turn "007" into 7). Its answers hold `record` (the line's
-JSON object, as text), `path` and `line` (where it was read), `label` and `probabilities`; a Dataset's answers
-hold its own columns, `label` and `probabilities` (float32, one per class, in the order of the model's `labels`).
-With `output`, the answers are written, in input order, as JSONL lines of `attentive predict`'s form (the
-record's fields, then "label" and "probabilities" by label; no "top_words"), to one file, atomically.
+parses it (`input_lines.parsed_line`: a JSON object with a non-empty "text", and "text_pair" for a pair model, no
+key given twice, no field named `answer_key`): no field of the user's is converted on the way (a pandas-based JSON
+reader would turn "007" into 7). Its answers hold `record` (the line's JSON object, as text), `path` and `line`
+(where it was read), `label` and `probabilities`; a Dataset's answers hold its own columns, `label` and
+`probabilities` (float32, one per class, in the order of the model's `labels`). With `output`, the answers are
+written, in input order, as JSONL lines of `attentive predict`'s form, to one file, atomically: a file's line as
+its own text, byte for byte, with {"label", "probabilities" by label} (no "top_words") spliced in under
+`answer_key` ("prediction"); a Dataset's row as its columns and that answer under `answer_key`.
 
-A row that cannot be answered (not JSON, no text, a text that is not valid Unicode) stops the run with one line:
-FILE:LINE and the problem for a file's line, the problem and the row's start for a Dataset's row.
+A row that cannot be answered (not JSON, no text, a text that is not valid Unicode, a key given twice, a field or
+column named `answer_key`) stops the run with one line: FILE:LINE and the problem for a file's line, the problem
+and the row's start for a Dataset's row.
 """
 from __future__ import annotations
 
@@ -34,6 +37,7 @@ import numpy as np
 
 from .errors import AttentiveError
 from .answer.inputs import Checked, Expanded, text_problem
+from .serving.input_lines import ANSWER_KEY, LineProblem, parsed_line, spliced
 
 DEFAULT_BATCH_SIZE = 256  # as `attentive predict --batch-size`
 RECORD = "record"  # the column of a JSONL line read from a path
@@ -66,22 +70,23 @@ class Scorer:
     the `text_column` (and `pair_column`, for a pair model) of the dataset's own rows."""
 
     def __init__(self, model_dir: str, int8: bool, threads: int, batch_size: int, text_column: str,
-                 pair_column: str, record_column: str | None, source: str):
+                 pair_column: str, record_column: str | None, source: str, answer_key: str = ANSWER_KEY):
         from .runtime import load
 
         self.model = load(model_dir, int8=int8, threads=threads)
         self.batch_size, self.source = batch_size, source
         self.text_column, self.pair_column, self.record_column = text_column, pair_column, record_column
+        self.answer_key = answer_key
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        clash = [name for name in ANSWER_COLUMNS if name in batch]
-        if clash:
-            raise AttentiveError(f"{self.source}: the rows have a {clash[0]!r} column, which the answers would "
-                                 "replace: rename it first (Dataset.rename_columns)")
         if self.record_column is not None:
             rows = [self._parsed(line, f"{path}:{number}")
                     for line, path, number in zip(batch[self.record_column], *(batch[name] for name in WHERE))]
         else:
+            clash = [name for name in (*ANSWER_COLUMNS, self.answer_key) if name in batch]
+            if clash:
+                raise AttentiveError(f"{self.source}: the rows have a {clash[0]!r} column, which the answers would "
+                                     "replace: rename it first (Dataset.rename_columns)")
             names = [self.text_column, *([self.pair_column] if self.model.is_pair else [])]
             missing = [name for name in names if name not in batch]
             if missing:
@@ -99,12 +104,11 @@ class Scorer:
 
     def _parsed(self, line, place: str) -> dict:
         try:
-            record = json.loads(line)
+            return parsed_line(line, self.answer_key, key_option="answer_key")
+        except LineProblem as exc:
+            raise AttentiveError(f"{place}: {exc}") from None
         except (ValueError, RecursionError) as exc:
             raise AttentiveError(f"{place}: malformed JSON ({exc})") from None
-        if not isinstance(record, dict):
-            raise AttentiveError(f"{place}: expected a JSON object")
-        return record
 
     def _text(self, row: dict, column: str, place: str | None) -> str:
         text = row.get(column)
@@ -119,13 +123,15 @@ class Scorer:
 
 def predict(data, model_dir: str | Path, *, output: str | Path | None = None, overwrite: bool = False,
             int8: bool = False, batch_size: int = DEFAULT_BATCH_SIZE, concurrency: int | tuple[int, int] | None = None,
-            threads: int = 1, text_column: str = "text", pair_column: str = "text_pair"):
+            threads: int = 1, text_column: str = "text", pair_column: str = "text_pair",
+            answer_key: str = ANSWER_KEY):
     """Answer every row of `data` with the exported model in `model_dir` on Ray Data, in input order.
 
     `data`: a `ray.data.Dataset` with a `text_column`, or a JSONL path (a file, a folder of them, or a list; any
     storage Ray reads, `s3://...` included) of `attentive predict --input`'s form. `concurrency`: the actors'
     pool, a number or (min, max) (None: Ray's autoscaling pool); each actor computes with `threads` threads and
-    asks Ray for `threads` CPUs. A path's read tasks ask for no CPU (reading a block is light beside answering
+    asks Ray for `threads` CPUs. `answer_key`: where a written line's answer goes (a line or row holding it is
+    refused). A path's read tasks ask for no CPU (reading a block is light beside answering
     it), so that actors filling every CPU cannot starve the reads; a Dataset's own reads need a CPU left over.
 
     Returns the answers as a lazy `ray.data.Dataset` (see the module's docstring), or, with `output` (a JSONL
@@ -138,6 +144,8 @@ def predict(data, model_dir: str | Path, *, output: str | Path | None = None, ov
     for name, value in (("batch_size", batch_size), ("threads", threads)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise AttentiveError(f"{name} must be a whole number of at least 1, not {value!r}")
+    if not isinstance(answer_key, str) or not answer_key.strip() or answer_key in (text_column, pair_column):
+        raise AttentiveError(f"answer_key must name a field other than the texts', not {answer_key!r}")
     if output is not None:
         output = Path(output)
         if output.is_dir():
@@ -158,10 +166,10 @@ def predict(data, model_dir: str | Path, *, output: str | Path | None = None, ov
         Scorer, batch_size=batch_size, batch_format="numpy", compute=_pool(rd, concurrency), num_cpus=threads,
         fn_constructor_kwargs={"model_dir": str(Path(model_dir).resolve()), "int8": int8, "threads": threads,
                                "batch_size": batch_size, "text_column": text_column, "pair_column": pair_column,
-                               "record_column": record_column, "source": source})
+                               "record_column": record_column, "source": source, "answer_key": answer_key})
     if output is None:
         return answers
-    write_jsonl(answers, output, _labels(model_dir), record_column)
+    write_jsonl(answers, output, _labels(model_dir), record_column, answer_key)
     return output
 
 
@@ -202,17 +210,19 @@ def _labels(model_dir: str | Path) -> list[str]:
     return read_json_in_folder(Path(model_dir), "config.json")["labels"]
 
 
-def answer_lines(batch: dict[str, np.ndarray], labels: list[str], record_column: str | None) -> list[str]:
-    """The JSONL lines of a batch of answers: each row's record (its JSON line, or its own columns), then "label"
-    and "probabilities" by label, as `attentive predict` writes them."""
+def answer_lines(batch: dict[str, np.ndarray], labels: list[str], record_column: str | None,
+                 answer_key: str = ANSWER_KEY) -> list[str]:
+    """The JSONL lines of a batch of answers, as `attentive predict --input` writes them: each row's JSON line as
+    it is (or its own columns), with {"label", "probabilities" by label} under `answer_key`."""
     lines = []
-    columns = [name for name in batch if name not in ANSWER_COLUMNS
-               and (record_column is None or name not in (record_column, *WHERE))]
+    columns = [name for name in batch if name not in ANSWER_COLUMNS]
     for i, (label, probabilities) in enumerate(zip(batch["label"], batch["probabilities"])):
-        record = json.loads(batch[record_column][i]) if record_column is not None else {}
-        record.update({name: _plain(batch[name][i]) for name in columns})
-        record.update(label=str(label), probabilities={name: float(p) for name, p in zip(labels, probabilities)})
-        lines.append(json.dumps(record, ensure_ascii=False))
+        answer = {"label": str(label), "probabilities": {name: float(p) for name, p in zip(labels, probabilities)}}
+        if record_column is not None:
+            lines.append(spliced(str(batch[record_column][i]), answer_key, answer))
+        else:
+            row = {name: _plain(batch[name][i]) for name in columns}
+            lines.append(json.dumps({**row, answer_key: answer}, ensure_ascii=False))
     return lines
 
 
@@ -223,7 +233,7 @@ def _plain(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
-def write_jsonl(answers, output: Path, labels: list[str], record_column: str | None) -> None:
+def write_jsonl(answers, output: Path, labels: list[str], record_column: str | None, answer_key: str) -> None:
     """Stream the answers, in order, into a scratch file beside `output`, then move it into place (so a killed
     run leaves no half-written `output`); the scratch file is removed if the run fails."""
     scratch = output.with_name(f".{output.name}.{os.getpid()}.partial")
@@ -231,7 +241,7 @@ def write_jsonl(answers, output: Path, labels: list[str], record_column: str | N
     try:
         with open(scratch, "w", encoding="utf-8") as handle:
             for batch in answers.iter_batches(batch_size=None, batch_format="numpy"):
-                handle.writelines(line + "\n" for line in answer_lines(batch, labels, record_column))
+                handle.writelines(line + "\n" for line in answer_lines(batch, labels, record_column, answer_key))
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(scratch, output)

@@ -7,7 +7,13 @@ the padding paths are traced. What happens before the network (truncation, one u
 aspect ids) lives in the tokenizer step that both paths share (attentive/text/encoding.py, the runtime's
 `encode`), and everything after the embedding lookup, the backward GRU's reversal within each length included, is
 in the graph. `--int8`: ONNX Runtime's dynamic quantisation, which stores the MatMul and Gather weights (the
-embedding table, the linear layers) as int8; GRU and LSTM ops are not quantised and stay float32.
+embedding table, the linear layers) as int8; GRU and LSTM ops are not quantised and stay float32. `attentive
+predict`, `explain`, `evaluate` and `serve` of an export run its int8 graph where it has one (`--fp32`: model.onnx).
+
+The export is bound to its files: config.json records the SHA-256 of each graph and of tokenizer.json
+("checksums"), and each graph's metadata keeps the label list in the order of its outputs (BOUND_LABELS), so that
+another export's graph dropped into the folder, or config.json's labels reordered, is refused at load
+(attentive/runtime/folder.py) rather than changing every answer without a word.
 
 The folder is claimed as every output folder is (attentive/folders/output.py): never the input model, a folder
 holding it or the working directory; an earlier export is replaced only with `overwrite`; a folder holding anything
@@ -16,6 +22,8 @@ only where the earlier export listed it among its graphs), all at once.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 
 import torch
@@ -29,6 +37,7 @@ from .models.folding import fold
 from .folders.output import OutputKind, claim, read_config
 from .runtime import FORMAT, is_exported
 from .folders.saved import CONFIG, TOKENIZER, WEIGHTS
+from .folders.config import BOUND_LABELS
 
 def earlier_export(folder: Path) -> dict | None:
     """The config.json of the export `folder` holds, if it holds one."""
@@ -117,6 +126,7 @@ def _exported_files(model: Model, scratch: Path, int8: bool) -> dict[str, bytes]
         torch.onnx.export(network, tuple(inputs.values()), str(scratch / GRAPH), input_names=list(inputs),
                           output_names=["probabilities", "attention"], dynamic_axes=axes, opset_version=17,
                           dynamo=False)
+    _bind_labels(scratch / GRAPH, model.labels)  # before quantising: the int8 graph keeps the metadata
     if int8:
         from onnxruntime.quantization import QuantType, quantize_dynamic
 
@@ -135,6 +145,17 @@ def _exported_files(model: Model, scratch: Path, int8: bool) -> dict[str, bytes]
         config["calibration"] = model.config["calibration"]
     if "faithfulness" in model.config:  # the deletion test run at training's end, shown by the runtime's /info
         config["faithfulness"] = model.config["faithfulness"]
-    graphs = {name: (scratch / name).read_bytes() for name in config["graphs"]}
-    return {**graphs, TOKENIZER: model.tokenizer.to_str().encode("utf-8"),
-            CONFIG: (json_text(config, scratch / CONFIG) + "\n").encode("utf-8")}
+    files = {name: (scratch / name).read_bytes() for name in config["graphs"]}
+    files[TOKENIZER] = model.tokenizer.to_str().encode("utf-8")
+    config["checksums"] = {name: hashlib.sha256(data).hexdigest() for name, data in files.items()}
+    return {**files, CONFIG: (json_text(config, scratch / CONFIG) + "\n").encode("utf-8")}
+
+
+def _bind_labels(path: Path, labels: list[str]) -> None:
+    """Keep `labels` (a JSON list, in the order of the graph's outputs) in the metadata of the graph at `path`."""
+    import onnx
+
+    graph = onnx.load(str(path))
+    entry = graph.metadata_props.add()
+    entry.key, entry.value = BOUND_LABELS, json.dumps(labels, ensure_ascii=False)
+    onnx.save(graph, str(path))

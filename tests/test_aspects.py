@@ -143,7 +143,7 @@ def test_an_aspect_model_answers_per_aspect_through_the_cli(absa_small, tmp_path
     source.write_text(json.dumps({"text": text, "aspect": "food", "id": 7}) + "\n")
     assert main(["predict", str(out), "--input", str(source)]) == 0
     [line] = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert line["id"] == 7 and line["aspect"] == "food"
+    assert line["id"] == 7 and line["aspect"] == line["prediction"]["aspect"] == "food"
     assert main(["predict", str(out), text, "--aspect", "decor"]) == 2
     assert "unknown aspect(s) 'decor'" in capsys.readouterr().err
     assert main(["explain", str(out), text, "--aspect", "service"]) == 0

@@ -51,7 +51,7 @@ def test_predict_streams_a_jsonl_file_keeping_its_fields(run_dir, tmp_path, caps
     capsys.readouterr()
     assert main(["predict", str(run_dir), "--input", str(source), "--batch-size", "3"]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert [line["id"] for line in lines] == list(range(7)) and all("label" in line for line in lines)
+    assert [line["id"] for line in lines] == list(range(7)) and all("label" in line["prediction"] for line in lines)
 
 
 def test_predict_checks_each_text_of_a_jsonl_file_once(run_dir, tmp_path, capsys, monkeypatch):
@@ -94,7 +94,7 @@ def test_bad_input_gets_a_one_line_error(args, expected, capsys):
     (["train", "--out", "x", "--dataset", "sst2_sample", "--set", "train.batch_size=0"],
      "error: --set train.batch_size=0: train.batch_size must be an integer ≥ 1, not 0"),
     (["train", "--out", "x", "--dataset", "sst2_sample", "--set", "pooler.heads=0"],
-     "error: --set pooler.heads=0: pooler.heads must be an integer ≥ 1, not 0"),
+     "error: --set pooler.heads=0: pooler.heads must be an integer ≥ 1 and ≤ 65536, not 0"),
     (["train", "--out", "x", "--dataset", "sst2_sample", "--recipe", "lama_pair", "--set", "head.type=gated_pair",
       "--set", "head.offset=abc"],
      "head.offset must be a number, not 'abc'"),
@@ -203,7 +203,7 @@ def test_a_pair_model_trains_saves_loads_and_predicts_through_the_same_cli(recip
     source = tmp_path / "pairs.jsonl"
     source.write_text(json.dumps({"text": "A dog runs", "text_pair": "An animal moves"}) + "\n")
     assert main(["predict", str(out), "--input", str(source)]) == 0
-    assert json.loads(capsys.readouterr().out)["label"] in line["probabilities"]
+    assert json.loads(capsys.readouterr().out)["prediction"]["label"] in line["probabilities"]
     assert main(["predict", str(out), "A man is sleeping"]) == 2  # a pair model needs the second text
     assert "second text" in capsys.readouterr().err
     assert main(["evaluate", str(out), "--file", str(sick_files["dev"]), "--text-column", "premise",

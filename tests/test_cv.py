@@ -18,6 +18,8 @@ from attentive.training import pipeline
 
 from .conftest import tiny_overrides
 
+pytestmark = pytest.mark.slow  # cross-validation trains a model per fold
+
 RECIPE = "default"
 FAST = tiny_overrides(RECIPE) + ["train.epochs=1"]
 # 300 rows, 30 labels flipped. A tiny model learns too little from 270 SST-2 sentences to tell a flipped label from

@@ -24,6 +24,8 @@ from attentive.training.log import LOG
 
 from .conftest import tiny_overrides
 
+pytestmark = pytest.mark.slow  # torchrun processes
+
 OVERRIDES = tiny_overrides("lama_ctx")
 MODEL_FOLDER = {*MODEL_FILES, LOG}
 TIMEOUT = 240  # seconds: a hang fails the test instead of the suite

@@ -99,7 +99,7 @@ def test_the_runtime_runs_without_pytorch(exported_run):
 def test_int8_graph_is_smaller_and_answers(exported_run):
     folder = exported_run / "onnx"
     assert (folder / "model.int8.onnx").stat().st_size < (folder / "model.onnx").stat().st_size
-    quantised, full = runtime.load(folder, int8=True), runtime.load(folder)
+    quantised, full = runtime.load(folder, int8=True), runtime.load(folder, int8=False)
     agree = (quantised.predict_proba(TEXTS).argmax(1) == full.predict_proba(TEXTS).argmax(1)).mean()
     assert agree >= 0.75
 
@@ -107,8 +107,8 @@ def test_int8_graph_is_smaller_and_answers(exported_run):
 def test_the_cli_predicts_and_explains_from_an_exported_folder(exported_run, capsys):
     folder = exported_run / "onnx"
     capsys.readouterr()
-    assert main(["predict", str(folder), "a gorgeous , witty film", "dull"]) == 0
-    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert main(["predict", str(folder), "a gorgeous , witty film", "dull", "--fp32"]) == 0  # the int8 graph's
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]  # answers are close, not equal
     torch_lines = attentive.load(exported_run / "run").predict(["a gorgeous , witty film", "dull"])
     assert [line["label"] for line in lines] == [p.label for p in torch_lines]
     assert main(["explain", str(folder), "a gorgeous , witty film"]) == 0

@@ -19,6 +19,8 @@ from attentive.cli import main
 
 from .conftest import tiny_overrides
 
+pytestmark = pytest.mark.slow  # fuzzing
+
 
 @pytest.fixture(scope="module")
 def model(sst2_small, tmp_path_factory):
@@ -29,13 +31,17 @@ def model(sst2_small, tmp_path_factory):
 
 def good(line: bytes, first: bool) -> bool:
     """Whether a JSONL line can be answered: a JSON object (after a byte order mark on the first line) with a
-    non-empty "text" string, every string in it valid Unicode (no lone surrogate from a \\ud800 escape)."""
+    non-empty "text" string, every string in it valid Unicode (no lone surrogate from a \\ud800 escape), no key
+    given twice, no "prediction" field (where its answer goes)."""
     try:
-        record = json.loads(line.decode("utf-8").removeprefix("\ufeff" if first else ""))
+        text = line.decode("utf-8").removeprefix("\ufeff" if first else "")
+        record = json.loads(text)
         json.dumps(record, ensure_ascii=False).encode("utf-8")
+        keys = [key for key, _ in json.loads(text, object_pairs_hook=list)] if isinstance(record, dict) else []
     except (ValueError, RecursionError):  # not UTF-8, not JSON, a number too long; a lone surrogate
         return False
-    return isinstance(record, dict) and isinstance(record.get("text"), str) and bool(record["text"].strip())
+    return (isinstance(record, dict) and isinstance(record.get("text"), str) and bool(record["text"].strip())
+            and len(set(keys)) == len(keys) and "prediction" not in record)
 
 
 texts = st.text(st.characters(codec="utf-8"), max_size=30)
@@ -49,6 +55,8 @@ records = st.one_of(
     st.builds(lambda t, s: json.dumps({"text": t, "id": s}).encode(), texts, surrogates),
     st.integers(1, 3000).map(lambda depth: b'{"text": "deep", "x": ' + b"[" * depth + b"]" * depth + b"}"),
     st.integers(4000, 5000).map(lambda digits: b'{"text": "long", "id": ' + b"7" * digits + b"}"),
+    st.builds(lambda t, key: b'{"text": %s, "%s": 1, "id": 2}' % (json.dumps(t).encode(), key), texts,
+              st.sampled_from([b"id", b"text", b"prediction", b"label"])),  # a key twice, the answer's key
 )
 files = st.one_of(st.lists(records, max_size=8).map(lambda lines: b"\n".join(lines)), st.binary(max_size=200))
 

@@ -25,6 +25,8 @@ from attentive.export import export
 
 from .conftest import memory_bound, tiny_overrides
 
+pytestmark = pytest.mark.slow  # fuzzing
+
 CASES = int(os.environ.get("ATTENTIVE_FUZZ_CASES", 2000))  # per folder kind; more on demand
 FUZZ = settings(max_examples=CASES, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])

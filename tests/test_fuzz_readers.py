@@ -18,6 +18,8 @@ from attentive.data.example import Dataset
 from attentive.data.registry import load_files
 from attentive.errors import AttentiveError, DataError
 
+pytestmark = pytest.mark.slow  # fuzzing
+
 FUZZ = settings(deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 
 # characters that matter to the parsers, mixed into arbitrary unicode so that they turn up often

@@ -18,6 +18,8 @@ from attentive.serving.server import create_app
 
 from .conftest import tiny_overrides
 
+pytestmark = pytest.mark.slow  # fuzzing a running server
+
 MAX_BODY, MAX_TEXTS, KEY = 6000, 8, "s3cret"
 
 

@@ -129,7 +129,7 @@ def test_a_damaged_folder_is_a_one_line_error(run, tmp_path, capsys):
     (lambda c: c.update(labels="positive"), "'labels' must be a list of at least two different strings"),
     (lambda c: c.update(vocab_size=10**10), "does not match the weights (embedder.table.weight: config gives "
                                              "(10000000000,"),
-    (lambda c: c["recipe"]["pooler"].update(heads=10**6), "does not match the weights"),
+    (lambda c: c["recipe"]["pooler"].update(heads=10**6), "recipe.pooler.heads must be an integer ≥ 1 and ≤ 65536"),
 ])
 def test_a_hostile_config_is_refused_before_anything_is_allocated(run, tmp_path, capsys, change, message):
     folder = copy_of(run, tmp_path)
@@ -217,6 +217,7 @@ def test_a_sparse_weights_file_claiming_a_huge_tensor_is_refused_before_allocati
     path = folder / "model.safetensors"
     data = path.read_bytes()
     header = json.loads(data[8:8 + int.from_bytes(data[:8], "little")])
+    metadata = header.pop("__metadata__")  # the label order, kept as it is
     rows = 4 * 2**30 // (4 * header["embedder.table.weight"]["shape"][1])
     grown = rows * 4 * header["embedder.table.weight"]["shape"][1] - header["embedder.table.weight"]["data_offsets"][1]
     for name, entry in header.items():
@@ -224,7 +225,7 @@ def test_a_sparse_weights_file_claiming_a_huge_tensor_is_refused_before_allocati
             entry["shape"][0], entry["data_offsets"][1] = rows, entry["data_offsets"][1] + grown
         else:
             entry["data_offsets"] = [offset + grown for offset in entry["data_offsets"]]
-    raw = json.dumps(header).encode()
+    raw = json.dumps({"__metadata__": metadata, **header}).encode()
     path.write_bytes(len(raw).to_bytes(8, "little") + raw)
     os.truncate(path, 8 + len(raw) + max(entry["data_offsets"][1] for entry in header.values()))
     edit_config(folder, lambda c: (c.update(vocab_size=rows), c.pop("checksums", None)))
@@ -382,9 +383,16 @@ def truncate_graph(folder):
     (folder / "model.onnx").write_bytes(data[: len(data) // 3])
 
 
+def truncate_graph_without_digest(folder):
+    """A cut-short graph in a folder exported before digests were recorded: onnxruntime's reading finds it."""
+    truncate_graph(folder)
+    edit_config(folder, lambda c: c.pop("checksums"))
+
+
 @pytest.mark.parametrize("damage, message", [
     (lambda f: (f / "model.onnx").unlink(), "model.onnx: missing"),
-    (truncate_graph, "model.onnx: not a graph onnxruntime can run"),
+    (truncate_graph, "model.onnx does not match the digest config.json records"),
+    (truncate_graph_without_digest, "model.onnx: not a graph onnxruntime can run"),
     (lambda f: edit_config(f, lambda c: c.pop("graphs")), "config.json: no 'graphs' entry"),
     (lambda f: (f / "tokenizer.json").unlink(), "tokenizer.json: missing"),
     (lambda f: edit_config(f, lambda c: c.update(labels=["a", "b", "c"])),
@@ -418,4 +426,5 @@ def test_an_exported_folder_recording_digests_is_checked_against_them(exported, 
     tokenizer["model"]["vocab"]["film"], tokenizer["model"]["vocab"]["fine"] = (tokenizer["model"]["vocab"]["fine"],
                                                                                 tokenizer["model"]["vocab"]["film"])
     (folder / "tokenizer.json").write_text(json.dumps(tokenizer))  # still a tokenizer, but with two words swapped
-    refused(folder, capsys, "tokenizer.json: its bytes are not the ones saved with config.json")
+    refused(folder, capsys, "tokenizer.json does not match the digest config.json records: the folder was changed "
+                            "after export; export again")

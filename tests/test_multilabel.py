@@ -29,13 +29,15 @@ def write(path, text: str):
 
 # --- reading label sets ---------------------------------------------------------------------------------------------
 
-def test_jsonl_lists_and_plain_labels_are_read_as_sets(tmp_path):
+def test_jsonl_lists_and_plain_labels_are_read_as_sets_with_a_separator(tmp_path):
     rows = [{"text": "good food", "label": ["food", "service"]}, {"text": "slow", "label": "service"},
             {"text": "nothing", "label": []}, {"text": "n", "label": [1, "food"]}]
     path = write(tmp_path / "a.jsonl", "".join(json.dumps(row) + "\n" for row in rows))
-    examples = read_table(path).examples
+    examples = read_table(path, label_separator="|").examples
     assert [ex.labels for ex in examples] == [("food", "service"), ("service",), (), ("1", "food")]
     assert all(ex.label is None for ex in examples)
+    with pytest.raises(DataError, match="a.jsonl:2: column 'label' holds a single label here but a list"):
+        read_table(path)  # without one, a plain label among lists is refused (tests/test_hostile_inputs.py)
 
 
 def test_a_separator_cuts_csv_and_tsv_labels(tmp_path):

@@ -17,6 +17,8 @@ from attentive.export import export
 from .conftest import tiny_overrides
 from .test_server import CHROMIUM, start
 
+pytestmark = pytest.mark.slow  # a headless Chromium
+
 TEXT = "the movie yucks , an unapologetic mess"
 SPLIT = ("yucks", "unapologetic")  # words the tokenizer splits into pieces
 OVERRIDES = [*tiny_overrides("default"), "tokenizer.pieces=true", "wide.buckets=4096"]

@@ -18,6 +18,8 @@ from attentive.cli import main
 
 from .conftest import tiny_overrides
 
+pytestmark = pytest.mark.slow  # worker processes
+
 
 @pytest.fixture(scope="module")
 def run_dir(sst2_small, tmp_path_factory):
@@ -54,7 +56,7 @@ def test_two_jobs_write_the_same_bytes_as_one_in_input_order(run_dir, sst2_small
     assert written == one_job.encode("utf-8")
     answers = [json.loads(line) for line in written.decode().splitlines()]
     assert [a["id"] for a in answers] == list(range(300)) and all(a["note"] == "é" for a in answers)
-    assert all(set(a["probabilities"]) == {"negative", "positive"} for a in answers)
+    assert all(set(a["prediction"]["probabilities"]) == {"negative", "positive"} for a in answers)
     progress = json.loads((tmp_path / "two.jsonl.progress").read_text())
     assert progress["input_line"] == 300 and progress["output_lines"] == 300 and progress["complete"] is True
     assert progress["model_id"] == json.loads((run_dir / "config.json").read_text())["model_id"]
@@ -141,6 +143,13 @@ def test_resume_refuses_another_input_or_model_and_output_is_never_replaced_unas
     status, _, err = cli(capsys, "predict", run_dir, "--input", source, "--output", out, "--resume")
     assert status == 2 and len(err) == 1 and "another model" in err[0]
     assert out.read_bytes() == first
+
+    progress.write_text(json.dumps(recorded))
+    for other_options in (["--top-k", "2"], ["--answer-key", "answer"]):  # a resume answers as the run it continues
+        status, _, err = cli(capsys, "predict", run_dir, "--input", source, "--output", out, "--resume",
+                             *other_options)
+        assert status == 2 and len(err) == 1 and "was written with other answer options (answer_key prediction, " \
+            "top_k 5, threshold None, graph None" in err[0] and out.read_bytes() == first
 
     status, _, err = cli(capsys, "predict", run_dir, "--input", source, "--output", out)
     assert status == 2 and len(err) == 1 and "--overwrite" in err[0] and out.read_bytes() == first

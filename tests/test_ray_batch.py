@@ -19,6 +19,8 @@ from attentive.export import export
 
 from .conftest import tiny_overrides
 
+pytestmark = pytest.mark.slow  # a Ray cluster
+
 ray = pytest.importorskip("ray", reason="attentive[ray] is not installed")
 
 ROWS = 300
@@ -56,24 +58,28 @@ def test_a_jsonl_file_is_answered_in_order_as_the_runtime_and_predict_jobs_answe
     texts = [*texts[:5], texts[5] + " \u2028 \x85 \r and after", *texts[6:]]  # no line ends there, for JSON
     source = write_input(tmp_path / "in.jsonl", texts)
     written = batch.predict(source, exported, output=tmp_path / "ray.jsonl", batch_size=BATCH, concurrency=1)
-    lines = [json.loads(line) for line in written.read_text(encoding="utf-8").split("\n")[:-1]]
+    raw = written.read_text(encoding="utf-8").split("\n")[:-1]
+    given = source.read_text(encoding="utf-8").split("\n")[:-1]
+    assert all(line.startswith(own[:-1] + ', "prediction": {') for line, own in zip(raw, given, strict=True))
+    lines = [json.loads(line) for line in raw]
     assert [line["id"] for line in lines] == [f"{i:04d}" for i in range(ROWS)]  # in order, "0007" kept a string
     assert all(line["note"] == "é" and line["text"] == text for line, text in zip(lines, texts))
 
     model = runtime.load(exported)
     expected = model.predict_proba(texts, batch_size=BATCH)
-    got = np.array([[line["probabilities"][label] for label in model.labels] for line in lines])
+    got = np.array([[line["prediction"]["probabilities"][label] for label in model.labels] for line in lines])
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-6)
-    assert [line["label"] for line in lines] == [model.labels[i] for i in expected.argmax(1)]
+    assert [line["prediction"]["label"] for line in lines] == [model.labels[i] for i in expected.argmax(1)]
 
     capsys.readouterr()
     assert main(["predict", str(exported), "--input", str(source), "--batch-size", str(BATCH), "--jobs", "2",
                  "--output", str(tmp_path / "jobs.jsonl")]) == 0
     jobs = [json.loads(line) for line in (tmp_path / "jobs.jsonl").read_text(encoding="utf-8").split("\n")[:-1]
             ]
-    assert [line["label"] for line in lines] == [line["label"] for line in jobs]
-    assert [{k: v for k, v in line.items() if k != "top_words"} for line in jobs] == [
-        {**line, "probabilities": pytest.approx(line["probabilities"], abs=1e-6)} for line in lines]
+    assert [line["prediction"]["label"] for line in lines] == [line["prediction"]["label"] for line in jobs]
+    assert [{**line, "prediction": {k: v for k, v in line["prediction"].items() if k != "top_words"}}
+            for line in jobs] == [{**line, "prediction": {**line["prediction"], "probabilities": pytest.approx(
+                line["prediction"]["probabilities"], abs=1e-6)}} for line in lines]
     assert sorted(path.name for path in tmp_path.iterdir()) == ["in.jsonl", "jobs.jsonl", "jobs.jsonl.progress",
                                                                 "ray.jsonl"]  # no scratch file left
 
@@ -97,6 +103,23 @@ def test_a_bad_line_stops_the_run_with_one_line_and_writes_nothing(local_ray, ex
         batch.predict(source, exported, output=tmp_path / "out.jsonl", batch_size=8, concurrency=1)
     assert str(error.value) == f'{source}:21: "text" is empty: nothing to classify'
     assert sorted(path.name for path in tmp_path.iterdir()) == ["in.jsonl"]
+
+
+@pytest.mark.parametrize("line, problem", [
+    ('{"id": "x", "text": "a fine film", "prediction": 1}', "already has a field 'prediction': choose another answer_key"),
+    ('{"id": "x", "text": "a fine film", "id": "y"}', "the key 'id' is given twice: keep one"),
+])
+def test_a_line_holding_the_answer_key_or_a_key_twice_stops_the_run(local_ray, exported, texts, tmp_path, line,
+                                                                     problem):
+    source = write_input(tmp_path / "in.jsonl", texts[:5])
+    with open(source, "a", encoding="utf-8") as handle:
+        handle.write(line + "\n")
+    with pytest.raises(AttentiveError) as error:
+        batch.predict(source, exported, output=tmp_path / "out.jsonl", batch_size=8, concurrency=1)
+    assert str(error.value) == f"{source}:6: {problem}"
+    written = batch.predict(source, exported, output=tmp_path / "out.jsonl", batch_size=8, concurrency=1,
+                            answer_key="answer") if "prediction" in line else None
+    assert written is None or json.loads(written.read_text(encoding="utf-8").split("\n")[5])["answer"]["label"]
 
 
 def test_wrong_calls_are_refused_before_ray_runs(exported, tmp_path):

@@ -226,6 +226,18 @@ def test_registry_splits_and_labels(name):
         assert dataset.label_counts("dev")["grain"] in (4, 5)
 
 
+@needs_data
+def test_newsgroups20_and_banking77_keep_every_message_or_count_it():
+    news = load_dataset("newsgroups20")  # 18 train and 16 test messages have an empty body (PROVENANCE.md)
+    assert len(news.splits["train"]) + len(news.splits["dev"]) == 11_314 - 18
+    assert len(news.splits["test"]) == 7_532 - 16 and len(news.labels) == 20
+    assert "train: dropped 18 rows (18 empty text)" in news.notes
+    banking = load_dataset("banking77")  # quoted line breaks kept inside their texts
+    assert len(banking.splits["train"]) + len(banking.splits["dev"]) == 10_003
+    assert len(banking.splits["test"]) == 3_080 and len(banking.labels) == 77
+    assert set(banking.label_counts("test").values()) == {40}
+
+
 def test_sst2_sample_needs_no_data_dir(monkeypatch):
     monkeypatch.setenv("ATTENTIVE_DATA", "/nonexistent/folder")
     dataset = load_dataset("sst2_sample")
@@ -237,7 +249,7 @@ def test_sst2_sample_needs_no_data_dir(monkeypatch):
 def test_unknown_dataset_lists_names():
     with pytest.raises(AttentiveError, match="known:.*sst2"):
         load_dataset("nope")
-    assert len(DATASETS) == 17
+    assert len(DATASETS) == 19
 
 
 def test_data_dir_resolution(monkeypatch, tmp_path):

@@ -15,6 +15,8 @@ from attentive.recipes.loader import load_recipe
 from attentive.selection.tune import parse_budget, parse_size
 from .conftest import tiny_overrides
 
+pytestmark = pytest.mark.slow  # a study trains a model per trial
+
 RECIPE = "default"
 TINY = tiny_overrides(RECIPE)  # fixes train.lr and pooler.heads, among others: tune searches the rest
 SEARCHED = {"train.wide_lr", "embedder.dropout", "head.dropout"}

@@ -21,9 +21,10 @@ import numpy as np
 from tokenizers import Encoding, Tokenizer
 
 from .types import Explanation, Prediction
-from ..util.checks import as_list, texts_argument
+from ..util.checks import as_list, texts_argument, unicode_problem
 from ..errors import AttentiveError
-from ..text.encoding import Item, encode, encode_batch, truncated_ids
+from ..text.fast_ids import word_spans
+from ..text.encoding import IdsAndWords, Item, encode, encode_batch, truncated_ids
 from ..text.tokenizer import UNK_ID
 
 
@@ -124,13 +125,14 @@ class Inputs:
         self.check_aspects(aspects, unicode=Checked.ASPECTS not in checked)
         return texts, pairs, aspects
 
-    def items(self, texts: list[str], pairs: list[str] | None, aspects: list,
-              offsets: bool = True) -> tuple[list[Item], list[Encoding]]:
+    def items(self, texts: list[str], pairs: list[str] | None, aspects: list, offsets: bool = True,
+              words: bool = False) -> tuple[list[Item], list[Encoding | IdsAndWords]]:
         """The items to feed the network, and the first texts' encodings (for their words' character offsets, which
         only explanations need: without `offsets` the encodings hold ids alone); `texts`, `pairs` and `aspects` as
         `expand` returns them (one of each per answer, checked there and not here). A text longer than the model
-        reads is tokenized only as far as it reads (attentive.text.encoding.encode_batch)."""
-        encodings = encode_batch(self.tokenizer, texts, self.max_length, self.special_tokens, offsets)
+        reads is tokenized only as far as it reads (attentive.text.encoding.encode_batch). With `words` (predict's
+        top words) a text of the fast lane's encoding holds its whole words alone (`IdsAndWords`)."""
+        encodings = encode_batch(self.tokenizer, texts, self.max_length, self.special_tokens, offsets, words)
         ids = truncated_ids(encodings, self.max_length)
         second = encode(self.tokenizer, pairs, self.max_length, self.special_tokens) if pairs is not None \
             else [None] * len(ids)
@@ -147,17 +149,6 @@ def text_problem(text) -> str | None:
     if not text.strip():
         return "empty: nothing to classify"
     return unicode_problem(text)
-
-
-def unicode_problem(text: str) -> str | None:
-    """Where a string is not valid Unicode ("not valid Unicode: lone surrogate U+D800 at character 5 ..."), or
-    None."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        return (f"not valid Unicode: lone surrogate U+{ord(text[exc.start]):04X} at character {exc.start + 1} "
-                "(an undecodable byte, or half of a UTF-16 pair)")
-    return None
 
 
 def check_texts(texts: Sequence, what: str = "text") -> list:
@@ -204,6 +195,46 @@ def explanation(text: str, encoding: Encoding, item: Item, labels: list[str], pr
         order = np.argsort(-summed, kind="stable")[:top_k]
         prediction.top_words = [(words[i], float(summed[i])) for i in order]
     return result
+
+
+def prediction(text: str, encoding: Encoding | IdsAndWords, length: int, labels: list[str], probabilities: np.ndarray,
+               attention: np.ndarray | None, aspect: str | None = None, top_k: int = 5,
+               thresholds: dict[str, float] | None = None) -> Prediction:
+    """The Prediction `explanation` would give for the same text, made without the Explanation: `predict` answers
+    only the label, the probabilities and the `top_k` most attended whole words, so the word spans are found
+    (`word_starts`, or the fast lane's `IdsAndWords`) but only the top words' strings are cut from the text, and no
+    per-word array but the attention is merged. The attention is merged over pieces, summed over heads and renormalised in the order `explanation`
+    and `Explanation.summed` do it, so that the numbers are the same bit for bit (tests/test_answer_path.py)."""
+    answer = Prediction(labels[int(probabilities.argmax())], dict(zip(labels, probabilities.tolist())),
+                        aspect=aspect)
+    if thresholds is not None:
+        answer.labels = label_set(answer.probabilities, thresholds)
+        answer.label = answer.labels[0] if answer.labels else None
+    if attention is None or not top_k:
+        return answer
+    if isinstance(encoding, IdsAndWords):
+        starts, spans = encoding.starts, word_spans(text)
+    else:
+        offsets = encoding.offsets[:length]
+        starts = word_starts(encoding.word_ids[:length])
+        ends = starts[1:] + [length]
+        spans = [(offsets[start][0], offsets[end - 1][1]) for start, end in zip(starts, ends)]
+    if not starts:  # no token: fed as one unknown token, shown whole as one word
+        starts, spans = [0], [(0, len(text))]
+    if len(starts) < length:
+        attention = np.add.reduceat(attention, starts, axis=-1)
+    total = attention.sum(0)
+    summed = total / total.sum()
+    answer.top_words = [(text[spans[i][0]:spans[i][1]], float(summed[i]))
+                        for i in np.argsort(-summed, kind="stable")[:top_k].tolist()]
+    return answer
+
+
+def word_starts(word_ids: list[int | None]) -> list[int]:
+    """The first token position of each whole word (`whole_words`' spans' starts): a token starts a word unless it
+    continues the word of the token before it (the same `word_ids` entry, not None)."""
+    return [position for position, word in enumerate(word_ids)
+            if word is None or not position or word_ids[position - 1] != word]
 
 
 def whole_words(text: str, encoding: Encoding, length: int) -> tuple[list[str], list[tuple[int, int]]]:

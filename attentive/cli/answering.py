@@ -1,7 +1,6 @@
 """`attentive evaluate`, `predict` and `explain`: a model's answers, scores and reasons."""
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Optional
@@ -17,6 +16,7 @@ from .app import (
     InputOption,
     LabelSeparator,
     OnErrorOption,
+    Fp32Option,
     PairOption,
     ThreadsOption,
     _dataset,
@@ -63,12 +63,15 @@ def evaluate(
     aspect_column: Optional[str] = typer.Option(None, "--aspect-column", help="aspect column, for aspect models"),
     label_separator: Optional[str] = LabelSeparator,
     output: Optional[Path] = typer.Option(None, "--output", help="JSON file (default RUN/eval-DATASET-SPLIT.json)"),
+    overwrite: bool = typer.Option(False, "--overwrite", help="replace an existing --output file (an earlier "
+                                                            "result of evaluate, in RUN)"),
     threads: Optional[int] = ThreadsOption,
     data_dir: Optional[Path] = DataDir,
 ):
     """Accuracy, macro-F1, per-class report and confusion matrix; printed and written as JSON."""
     from ..api import load
-    from ..folders.saved import mark_stale_results
+    from ..folders.output_file import claim_file
+    from ..folders.saved import evaluate_writes, mark_stale_results
     from ..util.atomic import atomic_write_json
 
     _use_threads(threads)
@@ -83,23 +86,69 @@ def evaluate(
         data = _dataset(dataset or model.config.get("dataset"), None, None, None, text_column, label_column,
                         data_dir)
     _report_data(data)
+    # evaluating again replaces the earlier result the default name holds, as analyze replaces its earlier report;
+    # a file the user names, or anything at the default name that is not evaluate's result, needs --overwrite
+    again = output is None and evaluate_writes(run / f"eval-{data.name}-{split}.json")
+    output = output or run / f"eval-{data.name}-{split}.json"
+    target = claim_file(output, option="--output", overwrite=overwrite or again, inputs=[test_file], models=[run],
+                        own=evaluate_writes)  # its own results in RUN; nothing else of any model folder
     metrics = model.evaluate(data, split)
     print_metrics(metrics)
-    output = output or run / f"eval-{data.name}-{split}.json"
-    atomic_write_json(output, {**metrics, "model_id": model.config.get("model_id")})
-    if output.parent.resolve() == run.resolve() and output in mark_stale_results(run):
+    atomic_write_json(target, {**metrics, "model_id": model.config.get("model_id")})
+    if target.parent == run.resolve() and target in [path.resolve() for path in mark_stale_results(run)]:
         err.print(f"[yellow]the model in {run} was replaced while it was evaluated: {output} is marked stale[/]")
     console.print(f"written {output}")
 
 
-def _wanted(model, texts, pair, input_file, aspect):
-    from ..serving.input_lines import command_line_records, jsonl_records, with_aspects
+def _one_source(texts, pair, input_file) -> None:
+    """The texts come from the command line or from --input, never from both (one of them would be left out)."""
+    if input_file is not None and texts:
+        raise AttentiveError(f"give texts on the command line or --input {input_file}, not both")
+    if input_file is not None and pair:
+        raise AttentiveError('--pair goes with texts on the command line: an --input line gives its second text as '
+                             'its "text_pair" field')
 
+
+def _answer_key(answer_key: str | None, input_file) -> str | None:
+    """Where an --input line's answer goes (`--answer-key`, "prediction" by default); None for texts given on the
+    command line, which are answered flat."""
+    from ..answer.inputs import unicode_problem
+    from ..serving.input_lines import ANSWER_KEY, READ_FIELDS
+
+    if input_file is None:
+        if answer_key is not None:
+            raise AttentiveError("--answer-key names the field of an --input line's answer; texts given on the "
+                                 "command line are answered without one: drop --answer-key or give --input FILE")
+        return None
+    if answer_key is None:
+        return ANSWER_KEY
+    if not answer_key.strip() or unicode_problem(answer_key) is not None:
+        raise AttentiveError(f"--answer-key {answer_key!r}: give a name of valid Unicode text, not blank")
+    if answer_key in READ_FIELDS:
+        raise AttentiveError(f"--answer-key {answer_key}: predict reads that field of a line: choose another name")
+    return answer_key
+
+
+def _records(model, texts, pair, input_file, answer_key: str | None = None, threshold: float | None = None):
+    """The records to answer: an --input file's lines, or the texts given (with their --pair texts); refused where
+    the model has no use for --pair or --threshold."""
+    from ..serving.input_lines import command_line_records, jsonl_records
+
+    if pair and not model.is_pair:
+        raise AttentiveError("this model classifies single texts, not pairs: drop --pair")
+    if threshold is not None and model.thresholds is None:
+        raise AttentiveError("--threshold replaces a multi-label model's threshold of every label; this model gives "
+                             "one label per text: drop --threshold")
     if input_file is not None:
-        records = jsonl_records(input_file, ("text", "text_pair") if model.is_pair else ("text",))
-    else:
-        records = command_line_records(texts, pair)
-    return with_aspects(model, records, aspect, str(input_file) if input_file is not None else "text")
+        return jsonl_records(input_file, ("text", "text_pair") if model.is_pair else ("text",), answer_key)
+    return command_line_records(texts, pair)
+
+
+def _wanted(model, texts, pair, input_file, aspect, answer_key: str | None = None, threshold: float | None = None):
+    from ..serving.input_lines import with_aspects
+
+    return with_aspects(model, _records(model, texts, pair, input_file, answer_key, threshold), aspect,
+                        str(input_file) if input_file is not None else "text")
 
 
 @app.command()
@@ -119,12 +168,20 @@ def predict(
     output: Optional[Path] = typer.Option(None, "--output", help="write the JSON lines to this file (default: "
                                                                  "stdout), with its progress in FILE.progress"),
     resume: bool = typer.Option(False, "--resume", help="continue a killed run's --output FILE after its last "
-                                                        "complete line (same input and model)"),
+                                                        "whole line that FILE.progress covers (same input and "
+                                                        "model)"),
     overwrite: bool = typer.Option(False, "--overwrite", help="replace an existing --output FILE"),
+    answer_key: Optional[str] = typer.Option(None, "--answer-key", help='--input: the key of each line\'s answer '
+                                             '(default "prediction"), added to the line, whose own text comes back '
+                                             'byte for byte; a line holding it is a bad line'),
+    threshold: Optional[float] = typer.Option(None, "--threshold", min=0.0, max=1.0,
+                                              help="multi-label models: one threshold in place of every label's own"),
+    fp32: bool = Fp32Option,
     threads: Optional[int] = ThreadsOption,
 ):
-    """Label, probabilities and top attended words as JSON lines, one per text (per text and aspect), streamed."""
-    from ..serving.input_lines import answered_in_batches
+    """Label, probabilities and top attended words as JSON lines, one per text (per text and aspect), streamed: an
+    --input line comes back as it is, its answer under "prediction" (--answer-key)."""
+    from ..serving.input_lines import answer_line, answered_in_batches
 
     skipped = []
 
@@ -132,32 +189,32 @@ def predict(
         skipped.append(message)
         err.print(Text("warning: ", style="yellow") + Text(message), soft_wrap=True)
 
-    echo_record = input_file is not None  # a JSONL line's own fields come back with its answer
+    _one_source(texts, pair, input_file)
+    key = _answer_key(answer_key, input_file)
     if jobs > 1 or output is not None or resume:
-        _predict_to(run, texts, pair, input_file, aspect, jobs, threads, batch_size, on_error, warn, top_k,
-                    echo_record, output, resume, overwrite)
+        _predict_to(run, texts, pair, input_file, aspect, jobs, threads, batch_size, on_error, warn,
+                    {"top_k": top_k, "threshold": threshold}, key, output, resume, overwrite, fp32=fp32)
     else:
-        model = _load_any(run, threads)
-        answers = answered_in_batches(model, _wanted(model, texts, pair, input_file, aspect), batch_size, on_error,
-                                      "predict", warn, top_k=top_k)
+        model = _load_any(run, threads, fp32)
+        answers = answered_in_batches(model, _wanted(model, texts, pair, input_file, aspect, key, threshold),
+                                      batch_size, on_error, "predict", warn, top_k=top_k, threshold=threshold)
         for record, prediction in answers:
-            print(json.dumps({**(record if echo_record else {}), **prediction.as_dict()}, ensure_ascii=False),
-                  flush=True)
+            print(answer_line(record, prediction, key), flush=True)
     if skipped:
         err.print(f"[yellow]{len(skipped)} line(s) skipped[/]")
 
 
-def _predict_to(run, texts, pair, input_file, aspect, jobs, threads, batch_size, on_error, warn, top_k, echo_record,
-                output, resume, overwrite) -> None:
-    """predict with --jobs N (worker processes, attentive.serving.parallel_predict) or --output FILE (resumable)."""
-    from ..serving.input_lines import command_line_records, jsonl_records
+def _predict_to(run, texts, pair, input_file, aspect, jobs, threads, batch_size, on_error, warn, options, answer_key,
+                output, resume, overwrite, fp32: bool = False) -> None:
+    """predict with --jobs N (worker processes, attentive.serving.parallel_predict) or --output FILE (resumable);
+    `options`: predict's top_k and threshold; `fp32`: an export's model.onnx, not its int8 graph."""
     from ..serving.parallel_predict import predict as predict_records
     from ..util.threads import oversubscription_warning, usable_cores
 
     if resume and output is None:
         raise AttentiveError("--resume continues an --output FILE: give --output FILE")
     if jobs > 1:
-        model = _load_any(run, 1)  # this process reads and writes; the workers answer
+        model = _load_any(run, 1, fp32)  # this process reads and writes; the workers answer (the same graph)
         per_worker = threads or 1
         try:
             load = os.getloadavg()[0]
@@ -167,14 +224,11 @@ def _predict_to(run, texts, pair, input_file, aspect, jobs, threads, batch_size,
         if warning:
             err.print(Text("warning: ", style="yellow") + Text(warning), soft_wrap=True)
     else:
-        model = _load_any(run, threads)
-    if input_file is not None:
-        records = jsonl_records(input_file, ("text", "text_pair") if model.is_pair else ("text",))
-    else:
-        records = command_line_records(texts, pair)
+        model = _load_any(run, threads, fp32)
+    records = _records(model, texts, pair, input_file, answer_key, options["threshold"])
     predict_records(model, run, records, aspect, str(input_file) if input_file is not None else "text", jobs=jobs,
-                    threads=threads, batch_size=batch_size, on_error=on_error, warn=warn, top_k=top_k,
-                    echo_record=echo_record, output=output, input_file=input_file, resume=resume,
+                    threads=threads, batch_size=batch_size, on_error=on_error, warn=warn, options=options,
+                    answer_key=answer_key, output=output, input_file=input_file, resume=resume,
                     overwrite=overwrite)
 
 
@@ -189,15 +243,24 @@ def explain(
     per_word: bool = typer.Option(False, "--words", help="per word: attention score, weight and polarity score"),
     html_file: Optional[Path] = typer.Option(None, "--html", help="also write a self-contained HTML page"),
     png_file: Optional[Path] = typer.Option(None, "--png", help="also write a PNG heatmap (words x heads)"),
+    overwrite: bool = typer.Option(False, "--overwrite", help="replace an existing --html or --png file"),
+    fp32: bool = Fp32Option,
     threads: Optional[int] = ThreadsOption,
 ):
     """Prediction and an attention heatmap of each text: in the terminal, and as HTML and PNG files."""
     from ..answer.types import faithfulness_line
     from ..explain.terminal import explanation_table, word_table
+    from ..folders.output_file import claim_file
     from ..serving.input_lines import BadLine, answer
     from ..util.atomic import atomic_write_text
 
-    model = _load_any(run, threads)
+    _one_source(texts, pair, input_file)
+    html_target, png_target = (None if path is None else claim_file(path, option=option, overwrite=overwrite,
+                                                                    inputs=[input_file], models=[run])
+                               for path, option in ((html_file, "--html"), (png_file, "--png")))
+    if html_target is not None and html_target == png_target:
+        raise AttentiveError(f"--png {png_file} is the --html file too: name another file for one of them")
+    model = _load_any(run, threads, fp32)
     wanted = []
     for item in _wanted(model, texts, pair, input_file, aspect):  # the first bad line stops the reading
         if isinstance(item, BadLine):
@@ -214,10 +277,10 @@ def explain(
     if html_file is not None:
         from ..explain.html import explanation_html
 
-        atomic_write_text(html_file, explanation_html(explanations, faithfulness=faithful))
+        atomic_write_text(html_target, explanation_html(explanations, faithfulness=faithful))
         console.print(f"written {html_file}")
     if png_file is not None:
         from ..explain.png import save_png
 
-        save_png(explanations, png_file)
+        save_png(explanations, png_target)
         console.print(f"written {png_file}")

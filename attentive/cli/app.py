@@ -70,15 +70,19 @@ OnErrorOption = typer.Option("stop", "--on-error", help="a bad input line: stop 
                                                      "before it) or skip it with a warning")
 
 
-def _load_any(run: Path, threads: int | None = None):
-    """A saved model folder (PyTorch) or an exported one (ONNX Runtime, see `attentive export`), computing with
-    `threads` (None: attentive.util.threads.default_threads())."""
+Fp32Option = typer.Option(False, "--fp32", help="an export holding model.int8.onnx (exported with --int8): run "
+                                                  "model.onnx instead (default: the int8 graph, as exported)")
+
+
+def _load_any(run: Path, threads: int | None = None, fp32: bool = False):
+    """A saved model folder (PyTorch) or an exported one (ONNX Runtime, see `attentive export`: its int8 graph where
+    it has one, unless `fp32`), computing with `threads` (None: attentive.util.threads.default_threads())."""
     from ..runtime import is_exported
 
     if is_exported(run):
         from ..runtime import load as load_exported
 
-        return load_exported(run, threads=_use_threads(threads, torch_needed=False))
+        return load_exported(run, int8=False if fp32 else None, threads=_use_threads(threads, torch_needed=False))
     from ..api import load
 
     _use_threads(threads)

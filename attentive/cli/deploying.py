@@ -8,6 +8,7 @@ import typer
 
 from ..errors import AttentiveError
 from .app import (
+    Fp32Option,
     ThreadsOption,
     _load_any,
     _use_threads,
@@ -47,18 +48,21 @@ def serve(
                                           help="required on every request (X-API-Key header)"),
     max_texts: int = typer.Option(256, "--max-texts", min=1, help="texts a request may hold"),
     max_body: int = typer.Option(1_000_000, "--max-body", min=1, help="bytes a request body may hold"),
+    fp32: bool = Fp32Option,
     threads: Optional[int] = ThreadsOption,
 ):
     """An HTTP API (POST /predict, /explain; GET /health, /info, /metrics) and a page at / showing the attention."""
     import uvicorn
 
-    from ..serving.server import bound_socket, create_app
+    from ..serving.server import address, bound_socket, create_app
 
     if host not in ("127.0.0.1", "localhost", "::1") and not api_key:
         raise AttentiveError(f"--host {host} opens the server to other machines: give --api-key (or set "
                              "ATTENTIVE_API_KEY)")
     sock = bound_socket(host, port)  # a bad or busy port fails here, before anything says "serving"
     with sock:
-        app_ = create_app(_load_any(run, threads), api_key=api_key, max_body=max_body, max_texts=max_texts)
-        console.print(f"serving {run} on http://{host}:{port}/")
+        model = _load_any(run, threads, fp32)
+        app_ = create_app(model, api_key=api_key, max_body=max_body, max_texts=max_texts)
+        graph = f" ({model.graph})" if hasattr(model, "graph") else ""  # an export: the graph it runs
+        console.print(f"serving {run}{graph} on {address(host, port)}", markup=False)
         uvicorn.Server(uvicorn.Config(app_, host=host, port=port, log_level="warning")).run(sockets=[sock])

@@ -7,15 +7,18 @@
   `Dataset.warnings`.
 - `check_training_labels(data)`: what training needs (labelled rows of at least two classes); call it before training.
 - `check_labels_given(labels, name)`: labels given in memory (`train(labels=...)`, the estimator's `y`) that are
-  missing (None, NaN, pandas' NA) or blank, which would otherwise become a class 'None' or 'nan'.
+  missing (None, NaN, pandas' NA), blank, infinite or not valid Unicode, which would otherwise become a class 'None',
+  'nan' or 'inf' (or break config.json); `check_label_kinds`: a label set among single labels (or the reverse).
 """
 from __future__ import annotations
 
+import math
+import numbers
 from collections import Counter
 from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
 
-from attentive.util.checks import ArgumentError
+from attentive.util.checks import ArgumentError, unicode_problem
 from attentive.data.example import Dataset, Example
 from attentive.errors import AttentiveError, DataError
 
@@ -97,9 +100,14 @@ def is_missing(value) -> bool:
         return False
 
 
+LABEL_SETS = (list, tuple, set, frozenset)  # a label given in memory as one of these is a text's label set
+
+
 def check_labels_given(labels: list, name: str = "labels") -> None:
-    """ArgumentError naming the first missing or blank label (`name[i]`, counted from 0): as a string it would be a
-    class of its own ('None', 'nan', '')."""
+    """ArgumentError naming the first missing or blank label (`name[i]`, counted from 0), as a string it would be a
+    class of its own ('None', 'nan', ''); a number that is not finite (inf: a class 'inf'); a label that is not valid
+    Unicode (config.json could not hold it); and in a label set (multi-label) an item that is any of these. A label
+    set beside single labels is refused by `check_label_kinds`."""
     for index, label in enumerate(labels):
         if is_missing(label):
             raise ArgumentError(f"{name}[{index}] is {label!r}: every text needs a label (give it one or leave the "
@@ -107,3 +115,30 @@ def check_labels_given(labels: list, name: str = "labels") -> None:
         if not str(label).strip():
             raise ArgumentError(f"{name}[{index}] is blank ({label!r}): every text needs a label (give it one or "
                                 "leave the example out)")
+        for item in label if isinstance(label, LABEL_SETS) else (label,):
+            problem = _label_problem(item)
+            if problem is not None:
+                where = f"{name}[{index}]" + (" holds a label that" if isinstance(label, LABEL_SETS) else "")
+                raise ArgumentError(f"{where} is {problem}")
+
+
+def _label_problem(label) -> str | None:
+    """Why one label (or one item of a label set) is no label, or None."""
+    if is_missing(label) or not str(label).strip():
+        return f"{label!r}: each label of a set must be given (leave it out of the set instead)"
+    if isinstance(label, (numbers.Real, Decimal)) and not isinstance(label, bool) and not math.isfinite(label):
+        return f"{label}: not a label (a number label must be finite)"
+    return unicode_problem(str(label))
+
+
+def check_label_kinds(labels: list, name: str = "labels") -> None:
+    """ArgumentError naming the first label whose kind differs from the first one's: a label set (a list) among
+    single labels, or a single label among sets. Multi-label data gives every text a set; one set must not turn
+    single-label data into multi-label silently."""
+    kinds = [isinstance(label, LABEL_SETS) for label in labels]
+    differs = next((index for index, kind in enumerate(kinds) if kind != kinds[0]), None)
+    if differs is not None:
+        what = {True: "a label set (a list)", False: "a single label"}
+        raise ArgumentError(f"{name}[{differs}] is {what[kinds[differs]]} but {name}[0] is {what[kinds[0]]}: "
+                            "give every text one label, or, for multi-label data, every text a list of labels "
+                            "(['a'] for one)")

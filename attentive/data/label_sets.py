@@ -4,8 +4,9 @@ as one string cut by a separator (`--label-separator "|"`: `food|service`).
 A label set is a sorted tuple of distinct, stripped, non-empty label strings; it may be empty (a JSON `[]`: none of
 the labels applies). Numbers in a JSON list are read as their `str()`, as single labels are. Each bad set is a
 DataError naming the file, the line and the problem: an item that is not a string or number, an empty item (two
-separators in a row, a trailing separator), a label given twice. A file that holds label sets on some rows and
-plain labels on others is read as multi-label, the plain label a set of one (`as_label_sets`).
+separators in a row, a trailing separator), a label given twice; and lone surrogates (a `\\ud800` escape). A file is
+multi-label throughout or not at all: label sets on some rows beside single labels on others are refused
+(attentive/data/readers/generic.py), unless a separator is given (every label a set, a single one a set of one).
 """
 from __future__ import annotations
 
@@ -18,12 +19,15 @@ import numpy as np
 
 from attentive.data.example import Example
 from attentive.errors import DataError
+from attentive.util.checks import unicode_problem
 
 
 def _item(path: Path, item, column: str, number: int) -> str:
     """One label of a JSON list, as a string; else DataError."""
     if isinstance(item, float) and not math.isfinite(item):
         raise DataError(path, f"column {column!r} holds {json.dumps(item)} in its list, which is not a label", number)
+    if isinstance(item, str) and (problem := unicode_problem(item)) is not None:
+        raise DataError(path, f"column {column!r} holds a label in its list that is {problem}", number)
     if isinstance(item, (str, int, float)) and not isinstance(item, bool):
         return str(item).strip()
     kind = "null" if item is None else type(item).__name__
@@ -48,16 +52,6 @@ def label_set(path: Path, value, column: str, number: int, separator: str | None
     if twice:
         raise DataError(path, f"column {column!r} names label {twice[0]!r} twice", number)
     return tuple(sorted(items))
-
-
-def as_label_sets(examples: Sequence[Example]) -> list[Example]:
-    """`examples` with every plain label made a set of one, where any example holds a label set (multi-label data);
-    unchanged otherwise. Unlabelled examples stay unlabelled."""
-    if not any(ex.labels is not None for ex in examples):
-        return list(examples)
-    return [ex if ex.labels is not None or ex.label is None else
-            Example(text=ex.text, aspect=ex.aspect, text_pair=ex.text_pair, labels=(ex.label,))
-            for ex in examples]
 
 
 def multi_hot(examples: Sequence[Example], labels: Sequence[str]) -> np.ndarray:

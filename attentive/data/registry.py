@@ -13,11 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from attentive.util.checks import ArgumentError, as_list, check_strings
+from attentive.util.checks import ArgumentError, as_list, check_unicode_strings
 from attentive.data import readers as r
-from attentive.data.checks import check_labels_given, label_warnings, same_number
+from attentive.data.checks import LABEL_SETS, check_label_kinds, check_labels_given, label_warnings, same_number
 from attentive.data.example import Dataset, Example
-from attentive.data.label_sets import as_label_sets
 from attentive.data.paths import resolve_data_dir
 from attentive.data.splits import SPLITS, carve_dev
 from attentive.errors import AttentiveError
@@ -99,6 +98,11 @@ _SPECS = [
     DatasetSpec("news", "UCI News Aggregator headlines, 4 topics, 422,937 rows, split 80/10/10 by STORY", _news,
                 note="no official split: train/dev/test hold whole STORY clusters, 80/10/10 of the stories "
                      "of each category (seed {seed})"),
+    DatasetSpec("newsgroups20", "20 Newsgroups (bydate) message bodies, headers dropped, 20 topics, 11,314 train / "
+                "7,532 test", _splits(r.read_table, "newsgroups20/{split}.jsonl", ("train", "test"))),
+    DatasetSpec("banking77", "Banking77 customer queries (Casanueva et al. 2020), 77 intents, 10,003 train / 3,080 "
+                "test", _splits(lambda path: r.read_table(path, label_column="category"), "banking77/{split}.csv",
+                                ("train", "test"))),
     DatasetSpec("sick", "SICK sentence pairs, entailment 3-way, 4,439 / 495 / 4,906",
                 lambda root, seed: r.read_sick(root / "sick/SICK.txt.gz")),
 ]
@@ -119,8 +123,7 @@ def _assemble(name: str, loaded: Loaded, dev_fraction: float, seed: int, notes: 
                 notes.append(f"{split}: {rows.multiline} rows span several lines (quoted line breaks)")
             rows = rows.examples
         splits[split] = list(rows)
-    if any(ex.labels is not None for part in splits.values() for ex in part):  # multi-label: every label a set
-        splits = {split: as_label_sets(part) for split, part in splits.items()}
+    _check_label_kinds(name, splits)
     splits.setdefault("train", [])
     if "dev" not in splits:
         labelled = bool(splits["train"]) and all(ex.is_labelled for ex in splits["train"])
@@ -136,6 +139,17 @@ def _assemble(name: str, loaded: Loaded, dev_fraction: float, seed: int, notes: 
     dataset = Dataset(name=name, splits={s: splits[s] for s in SPLITS}, labels=labels, skipped=skipped, notes=notes)
     dataset.warnings.extend(label_warnings(dataset))
     return dataset
+
+
+def _check_label_kinds(name: str, splits: dict[str, list[Example]]) -> None:
+    """AttentiveError when one split holds label sets (multi-label) and another single labels: one split's sets
+    must not turn the others' labels into sets silently (each split is one kind throughout: its reader checked)."""
+    kinds = {split: ex.labels is not None for split, part in splits.items() for ex in part if ex.is_labelled}
+    if len(set(kinds.values())) > 1:
+        sets = next(split for split, is_set in kinds.items() if is_set)
+        single = next(split for split, is_set in kinds.items() if not is_set)
+        raise AttentiveError(f"{name}: {sets} holds label sets (multi-label) but {single} single labels: give every "
+                             "split's labels one way (--label-separator reads every label of every file as a set)")
 
 
 def _check_label_numbers(name: str, splits: dict[str, list[Example]]) -> None:
@@ -198,9 +212,10 @@ def load_texts(texts, labels, dev_texts=None, dev_labels=None, name: str = "text
                seed: int = 13) -> Dataset:
     """A Dataset from texts and labels in memory (any labels; they become strings); dev is carved from train when
     not given. Blank texts are dropped and counted, as the file readers do. A single string where a list belongs, a
-    text that is not a string, a missing label (None, NaN) or a blank one, and texts and labels of different lengths
-    are an ArgumentError naming the argument (and the index). A label that is a list, tuple or set is a text's
-    label set (multi-label; its items become strings, an empty one or one given twice is an ArgumentError)."""
+    text that is not a string or not valid Unicode, a missing label (None, NaN), a blank or infinite one, and texts
+    and labels of different lengths are an ArgumentError naming the argument (and the index). A label that is a
+    list, tuple or set is a text's label set (multi-label: every label of the split must be one; its items become
+    strings, an empty one or one given twice is an ArgumentError)."""
     splits = {"train": ("texts", texts, "labels", labels)}
     if dev_texts is not None or dev_labels is not None:
         splits["dev"] = ("dev_texts", dev_texts, "dev_labels", dev_labels)
@@ -212,14 +227,15 @@ def load_texts(texts, labels, dev_texts=None, dev_labels=None, name: str = "text
         if len(split_texts) != len(split_labels):
             raise ArgumentError(f"{split}: {len(split_texts)} texts but {len(split_labels)} labels "
                                 f"({texts_name} and {labels_name} must be as long)")
-        check_strings(split_texts, texts_name)
+        check_unicode_strings(split_texts, texts_name)
         check_labels_given(split_labels, labels_name)
+        check_label_kinds(split_labels, labels_name)
         rows = r.Rows([])
         for text, label in zip(split_texts, split_labels):
             if not text.strip():
                 rows.dropped["empty text"] += 1
                 continue
-            if isinstance(label, (list, tuple, set, frozenset)):
+            if isinstance(label, LABEL_SETS):
                 rows.examples.append(Example(text=text.strip(), labels=_label_set(label, labels_name)))
             else:
                 rows.examples.append(Example(text=text.strip(), label=str(label)))

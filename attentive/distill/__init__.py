@@ -29,15 +29,18 @@ from ..errors import AttentiveError
 from ..runtime.folder import GRAPH
 from ..util.atomic import atomic_write_bytes
 from ..model import Model, resolve_dataset
-from ..folders.output import check_destination
+from ..folders.output import check_contents, check_destination
 from ..recipes.loader import load_recipe
 from ..runtime import is_exported
 from ..folders.saved import CONFIG, TOKENIZER, WEIGHTS
 from ..text.embeddings import cache_dir
-from ..training.pipeline import chosen_recipe, train as train_dataset
+from ..training.pipeline import TRAINING_RUN, chosen_recipe, train as train_dataset
 from ..training.terms import SoftTargets
 
 SOFT_LABELS_VERSION = 1  # bump when the computation of soft labels changes, so that old caches are not reused
+# A student's folder is a trained model's, written by `attentive distill`, which has no --resume: a killed
+# distillation starts over (its soft labels are cached)
+DISTILL_RUN = replace(TRAINING_RUN, command="distill", alternatives="")
 
 
 @dataclass(frozen=True)
@@ -66,7 +69,7 @@ def load_teacher(folder: str | Path):
     if is_exported(folder):
         from ..runtime import load as load_exported
 
-        return load_exported(folder)
+        return load_exported(folder, int8=False)  # model.onnx: the graph teacher_digest reads
     from ..api import load
 
     return load(folder)
@@ -187,6 +190,8 @@ def distill(teachers: Sequence[str | Path] | str | Path, dataset: str | Dataset,
     how = how or Distillation()
     if out is not None:
         check_destination(Path(out), teachers)  # before any teacher is run: never over a teacher
+        if Path(out).is_dir():  # nor over what the folder holds (checked again once it is claimed)
+            check_contents(Path(out), DISTILL_RUN, overwrite)
     data = resolve_dataset(dataset, data_dir)
     extra = unlabelled_texts(unlabelled, data_dir) if isinstance(unlabelled, (str, Path)) else list(unlabelled or ())
     train = load_recipe(chosen_recipe(data, student), overrides, settings).train
@@ -197,4 +202,4 @@ def distill(teachers: Sequence[str | Path] | str | Path, dataset: str | Dataset,
     term = SoftTargets(soft, how.temperature, how.soft_weight, how.loss)
     described = {"distillation": {**asdict(how), "teachers": [str(t) for t in teachers], "transfer": counts}}
     return train_dataset(transfer, student, out, overrides, data_dir, device, show_progress, overwrite,
-                         settings=settings, terms=[term], described=described, reads=teachers)
+                         settings=settings, terms=[term], described=described, reads=teachers, kind=DISTILL_RUN)

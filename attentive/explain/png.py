@@ -2,16 +2,19 @@
 column; long texts are shown as several word columns side by side so that the picture stays readable."""
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import AttentiveError
+from ..util.atomic import atomic_write_bytes
 
 WORDS_PER_COLUMN = 40
 
 
 def save_png(explanations, path: str | Path) -> None:
+    """Draw the heatmaps and write them to `path` as a PNG, atomically (whatever its name ends with)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -35,5 +38,7 @@ def save_png(explanations, path: str | Path) -> None:
         ax.set_title(explanation.prediction.headline + (f", words {start + 1}-" if start else ""), fontsize=9)
         ax.set_xlabel("head (each column scaled to its maximum)", fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110)
     plt.close(fig)
+    atomic_write_bytes(path, buffer.getvalue())

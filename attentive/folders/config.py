@@ -4,6 +4,7 @@ is one line naming the file and the entry, never a KeyError or a model that answ
 Standard library only (the torch-free runtime uses it)."""
 from __future__ import annotations
 
+import json
 import re
 import reprlib
 from collections.abc import Callable
@@ -42,6 +43,8 @@ SAVED_OPTIONAL = {"aspects", "checksums", "model_id", "dataset"}  # folders save
 RECIPE_SECTIONS, RECIPE_OPTIONAL_SECTIONS = ("tokenizer", "embedder", "aspect", "encoder", "pooler", "head"), (
     "wide", "train")
 
+EXPORT_FORMAT = "attentive-onnx-1"  # an exported folder's config.json "format" (a saved folder's has none)
+BOUND_LABELS = "attentive.labels"  # the labels, as a JSON list, in the weights' or the graph's own metadata
 EXPORTED_INPUTS = ("ids", "mask", "pair_ids", "pair_mask", "aspect_ids", "aspect_mask")
 EXPORTED_ENTRIES: dict[str, Check] = {
     "labels": LABELS, "inputs": (lambda v: _strings(v) and set(v) <= set(EXPORTED_INPUTS) and "ids" in v,
@@ -84,13 +87,49 @@ def check_exported_config(path: Path, config: dict) -> None:
     check_entries(path, config, EXPORTED_ENTRIES, EXPORTED_OPTIONAL)
 
 
-def check_digest(config: dict, name: str, hexdigest: str, path: Path) -> None:
+def check_digest(config: dict, name: str, hexdigest: str, path: Path, changed: str | None = None) -> None:
     """The SHA-256 of the file `name` (at `path`) is the one config.json records for it under "checksums", if it
-    records one (folders written before digests were kept have none)."""
+    records one (folders written before digests were kept have none); else an AttentiveError saying so, or
+    `changed` where given."""
     expected = config.get("checksums", {}).get(name)
     if expected is not None and hexdigest != expected:
-        raise AttentiveError(f"{path}: its bytes are not the ones saved with config.json (SHA-256 differs: damaged or "
-                             "replaced since)")
+        raise AttentiveError(changed or f"{path}: its bytes are not the ones saved with config.json (SHA-256 differs: "
+                                        "damaged or replaced since)")
+
+
+def check_bound_labels(path: Path, labels: list[str], bound: str | None, source: Path, remedy: str) -> None:
+    """config.json's `labels` (at `path`) are the labels, in their order, that the file at `source` (the weights or
+    a graph) was written with: `bound`, the JSON list its metadata keeps under BOUND_LABELS (None for files written
+    before it was kept, which are taken as they are). A reordered label list would otherwise name every answer
+    wrongly without a word; `remedy` says what to do (train again, export again)."""
+    if bound is None:
+        return
+    try:
+        written = json.loads(bound)
+    except (TypeError, ValueError, RecursionError):
+        written = None
+    if not _strings(written):
+        raise AttentiveError(f"{source}: its metadata's {BOUND_LABELS} must be a JSON list of different label names, "
+                             f"not {shown(bound)}")
+    if written != labels:
+        raise AttentiveError(f"{path}: 'labels' {shown(labels)} are not the labels {source.name} was written with, in "
+                             f"their order ({shown(written)}): config.json was changed since; restore its labels or "
+                             f"{remedy}")
+
+
+def check_not_exported(path: Path, config: dict) -> None:
+    """A saved folder's config.json has no "format": one that has is an export's (read by attentive.runtime.load),
+    or of a format this version does not read."""
+    if "format" not in config:
+        return
+    if config["format"] == EXPORT_FORMAT:
+        raise AttentiveError(f"{path}: an exported model, which attentive.runtime.load reads (not attentive.load)")
+    raise AttentiveError(format_problem(path, config["format"]))
+
+
+def format_problem(path: Path, name) -> str:
+    """What is wrong with a config.json whose "format" is `name`, one this version does not read."""
+    return f"{path}: format {shown(name)} is not one this version reads ({EXPORT_FORMAT})"
 
 
 def shown(value) -> str:

@@ -65,17 +65,19 @@ def _identities(folder: Path, names: Sequence[str]) -> list[tuple[int, int, int]
 
 
 @contextmanager
-def open_in_folder(folder: Path, name: str, cap: int | None = None) -> Iterator[tuple[BinaryIO, int]]:
-    """The file `folder/name` opened for reading, and its size: a regular file inside `folder`, or a symbolic link
-    that resolves to one inside it, of at most `cap` bytes if given. Opened without blocking (a FIFO would wait for
-    a writer) and checked with fstat on the open file, so what is checked is what is read."""
+def open_in_folder(folder: Path, name: str, cap: int | None = None,
+                   holder: str = "the model folder") -> Iterator[tuple[BinaryIO, int]]:
+    """The file `folder/name` opened for reading, and its size: a regular file inside `folder` (`holder` in
+    messages), or a symbolic link that resolves to one inside it, of at most `cap` bytes if given. Opened without
+    blocking (a FIFO would wait for a writer) and checked with fstat on the open file, so what is checked is what
+    is read."""
     path = folder / name
     if not os.path.lexists(path):
         raise AttentiveError(f"{path}: missing")
     target = os.path.realpath(path)
     inside = os.path.realpath(folder)
     if os.path.islink(path) and not target.startswith(inside.rstrip(os.sep) + os.sep):
-        raise AttentiveError(f"{path}: a link to {target}, outside the model folder (copy the file in instead)")
+        raise AttentiveError(f"{path}: a link to {target}, outside {holder} (copy the file in instead)")
     try:
         fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:

@@ -6,12 +6,15 @@ it reads regular files inside the folder only, config.json and tokenizer.json up
 (attentive/folders/reading.py), checks config.json's entries (attentive/folders/config.py) and the weights' header
 against the file's real size and against the network config.json describes, shapes and dtypes, before allocating
 anything (attentive/folders/weights.py); weights must be finite, and match the SHA-256 digests config.json records
-for them. A damaged or hostile folder is a one-line error rather than a traceback, an endless read or a huge
-allocation.
+for them. The weights' header keeps the label list, in the order of the network's outputs (BOUND_LABELS in its
+metadata): a config.json whose labels were reordered since is refused, as it would name every answer wrongly
+(folders saved before have none, and load as they are). A damaged or hostile folder is a one-line error rather than
+a traceback, an endless read or a huge allocation.
 """
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import platform
 import uuid
@@ -25,7 +28,7 @@ from tokenizers import Tokenizer
 
 from ..version import __version__
 from ..errors import AttentiveError
-from .config import check_digest, check_saved_config, shown
+from .config import BOUND_LABELS, check_bound_labels, check_digest, check_not_exported, check_saved_config, shown
 from .reading import (CONFIG_CAP, TOKENIZER_CAP, last_line, open_in_folder, parse_json_object, parse_tokenizer,
                              read_consistently, read_in_folder, read_json_in_folder)
 from ..util.atomic import atomic_write_files, atomic_write_json, json_text
@@ -57,7 +60,9 @@ def save_folder(folder: Path, network: TextClassifier, tokenizer: Tokenizer, con
     computed from this model carry so that they can be told apart from results about an older one."""
     state = {name: tensor.detach().cpu().contiguous() for name, tensor in network.state_dict().items()}
     model_id = uuid.uuid4().hex
-    files = {WEIGHTS: safetensors.torch.save(packed(state)), TOKENIZER: tokenizer.to_str().encode("utf-8")}
+    labels = {BOUND_LABELS: json.dumps(config["labels"], ensure_ascii=False)}  # the order the outputs are in
+    files = {WEIGHTS: safetensors.torch.save(packed(state), metadata=labels),
+             TOKENIZER: tokenizer.to_str().encode("utf-8")}
     checksums = {name: hashlib.sha256(data).hexdigest() for name, data in files.items()}
     full_config = {"format_version": FORMAT_VERSION, **config, "model_id": model_id, "versions": versions(),
                    "checksums": checksums}
@@ -73,16 +78,33 @@ def mark_stale_results(folder: Path) -> list[Path]:
     replaced while it was evaluating)."""
     now = current_model_id(folder)
     marked = []
-    for path in sorted(folder.glob("eval-*.json")):
-        try:
-            result = read_json_in_folder(folder, path.name, RESULT_CAP)
-        except AttentiveError:  # not a result this package wrote
-            continue
-        if isinstance(result, dict) and result.get("model_id") != now and "stale" not in result:
+    for path in sorted(folder.glob(RESULTS)):
+        result = read_result(path)
+        if result is not None and result.get("model_id") != now and "stale" not in result:
             result["stale"] = f"computed from model {result.get('model_id')}, but {folder} now holds model {now}"
             atomic_write_json(path, result)
             marked.append(path)
     return marked
+
+
+RESULTS = "eval-*.json"  # evaluate's results, written into the model's folder
+RESULT_ENTRIES = frozenset({"dataset", "split", "n", "per_class"})  # what every result of evaluate holds
+
+
+def read_result(path: Path) -> dict | None:
+    """The result of `attentive evaluate` that `path` holds (a JSON object with its metrics' entries), or None for
+    any other file: a user's file, a damaged one."""
+    try:
+        result = read_json_in_folder(path.parent, path.name, RESULT_CAP)
+    except AttentiveError:
+        return None
+    return result if RESULT_ENTRIES <= result.keys() else None
+
+
+def evaluate_writes(target: Path) -> bool:
+    """Whether `attentive evaluate` may write `target`, a file in the folder of the model it evaluates: an
+    eval-*.json that is not there yet, or an earlier result of evaluate (replaced only with --overwrite)."""
+    return target.match(RESULTS) and (not os.path.lexists(target) or read_result(target) is not None)
 
 
 def current_model_id(folder: str | Path) -> str | None:
@@ -110,9 +132,10 @@ def _read(folder: Path) -> tuple[TextClassifier, Tokenizer, dict, Recipe]:
 
     check_present(CONFIG)
     config_data = read_in_folder(folder, CONFIG, CONFIG_CAP)  # a config.json that is no file says so first
+    config = parse_json_object(config_data, folder / CONFIG)
+    check_not_exported(folder / CONFIG, config)  # an export (of any format) is not "missing model.safetensors"
     check_present(WEIGHTS)
     check_present(TOKENIZER)
-    config = parse_json_object(config_data, folder / CONFIG)
     check_saved_config(folder / CONFIG, config)  # entries loading reads, with their types
     recipe = saved_recipe(config["recipe"], folder / CONFIG)
     tokenizer_data = read_in_folder(folder, TOKENIZER, TOKENIZER_CAP)
@@ -126,6 +149,8 @@ def _read(folder: Path) -> tuple[TextClassifier, Tokenizer, dict, Recipe]:
         network, shapes = _build_checked(recipe, config, weights, folder / CONFIG)
         tensors = unpacked(weights.tensors(), shapes, folder / WEIGHTS)
     check_digest(config, WEIGHTS, weights.digest.hexdigest(), folder / WEIGHTS)
+    check_bound_labels(folder / CONFIG, config["labels"], weights.metadata.get(BOUND_LABELS), folder / WEIGHTS,
+                       "train again")  # folders saved before the labels were bound to the weights have none
     try:
         network.load_state_dict(tensors)
     except Exception as exc:  # shapes and dtypes were compared already; anything else is a damaged file

@@ -42,12 +42,13 @@ class TensorEntry:
 
 class WeightsFile:
     """An open model.safetensors whose header has been read and checked (see the module's docstring): `entries`
-    describe its tensors; `tensors()` reads them."""
+    describe its tensors; `tensors()` reads them; `metadata` is the header's "__metadata__" (names to strings)."""
 
     def __init__(self, handle: BinaryIO, size: int, path: Path):
         self.fd, self.size, self.path = handle.fileno(), size, path  # read with pread: no file position to share
         self.digest = hashlib.sha256()
         self._check_stored()
+        self.metadata: dict = {}
         self.data_start, self.entries = self._read_header()
 
     def shapes(self) -> dict[str, tuple[int, ...]]:
@@ -90,6 +91,7 @@ class WeightsFile:
         metadata = header.pop("__metadata__", {})
         if not isinstance(metadata, dict):
             raise AttentiveError(f"{self.path}: the header's __metadata__ must be an object")
+        self.metadata = metadata
         entries = {name: self._entry(name, info) for name, info in header.items()}
         self._check_tiling(entries, self.size - 8 - length)
         return 8 + length, entries

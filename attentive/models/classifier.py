@@ -112,7 +112,9 @@ class TextClassifier(nn.Module):
             return Attribution(self._exact_parts(out.states, out.attention, first, second) * mask, margin, EXACT)
         if not isinstance(self.embedder, WordEmbedder):
             return None
-        with torch.enable_grad():
+        # cuDNN's RNN backward refuses a network in eval mode (answers are computed so, without dropout): the
+        # gradient pass of a recurrent encoder on a GPU runs on PyTorch's own RNN kernels instead
+        with torch.enable_grad(), torch.backends.cudnn.flags(enabled=False):
             aspect = self._aspect_vector(inputs.get("aspect_ids"), inputs.get("aspect_mask"))
             words = self.embedder(inputs["ids"]).detach().requires_grad_()
             given = aspect_input(words, aspect) if aspect is not None and self.aspect.append_to_words else words

@@ -28,6 +28,10 @@ MODEL_GIVES = ("input_dim", "classes", "rows", "aspect_dim", "kind", "aspects", 
 NOUNS = {bool: "true or false", int: "an integer", float: "a number", str: "text", dict: "a mapping",
          list: "a list", tuple: "a list", type(None): "null"}
 BOUNDS = {"ge": "≥", "gt": ">", "le": "≤", "lt": "<"}  # pydantic's (annotated_types') bounds, in words
+# The largest integer any part option may hold (a size: wide.buckets, a table's positions, a convolution's width),
+# where neither its constructor nor the recipe's shared options bound it: 2**24 buckets of a wide channel are already
+# hundreds of MB; a mistyped 10**11 is one line here instead of an allocation.
+MAX_SIZE = 2**24
 
 
 def accepts(hint, value) -> bool:
@@ -100,8 +104,9 @@ def options_of(constructor: Callable) -> list[str] | None:
 
 def part_problems(recipe, shared: dict) -> list[tuple[str, str]]:
     """(key, what it must be) for each part section (`type`, `options`) of a recipe_types.Recipe naming a type that
-    is none of its family's, each option its part's constructor does not take, and each option that does not fit the
-    type the constructor declares, or the recipe's type of an option every part `shared`s. A type that builds no
+    is none of its family's, each option its part's constructor does not take, each option that does not fit the
+    type the constructor declares, or the recipe's type of an option every part `shared`s, and each option holding
+    an integer above MAX_SIZE. A type that builds no
     part (aspect none, wide none) reads no option, and takes those of its section's other types: `--set
     wide.type=none` leaves wide.buckets. A constructor taking any keyword (`**options`) takes any option."""
     found = []
@@ -124,4 +129,15 @@ def part_problems(recipe, shared: dict) -> list[tuple[str, str]]:
                 found.append((key, left_out(taker, options)))
             elif (hint := shared.get(name, hints.get(name))) is not None and not accepts(hint, value):
                 found.append((key, describe(hint)))
+            elif largest_integer(value) > MAX_SIZE:
+                found.append((key, f"at most {MAX_SIZE:,} (a size no part allocates more of)"))
     return found
+
+
+def largest_integer(value) -> int:
+    """The largest integer in an option's value (itself, or the items of a list or tuple); 0 where it holds none."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, (list, tuple)):
+        return max((largest_integer(item) for item in value), default=0)
+    return 0

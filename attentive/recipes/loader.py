@@ -30,7 +30,8 @@ RECIPE_CAP = 2**20  # bytes of a recipe file
 
 
 class _NoAliasLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, refusing aliases (`*name`) where it would compose them."""
+    """PyYAML's safe loader, refusing aliases (`*name`) where it would compose them, and a key given twice in one
+    mapping (where PyYAML keeps the last silently: `lr: 0.1` and later `lr: 0.01` would train with 0.01)."""
 
     def compose_node(self, parent, index):
         if self.check_event(yaml.AliasEvent):
@@ -39,10 +40,28 @@ class _NoAliasLoader(yaml.SafeLoader):
                                               "write the value out", event.start_mark)
         return super().compose_node(parent, index)
 
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            first_line: dict = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key, line = self.construct_object(key_node, deep=True), key_node.start_mark.line + 1
+                try:
+                    given = key in first_line
+                except TypeError:  # an unhashable key: the safe loader's own error says so
+                    break
+                if given:
+                    where = f", first on line {first_line[key]}" if first_line[key] != line else ""
+                    raise yaml.constructor.ConstructorError(None, None, f"key {str(key)[:60]!r} given twice{where}: "
+                                                            "keep one", key_node.start_mark)
+                first_line[key] = line
+        return super().construct_mapping(node, deep)
+
 
 def safe_yaml(text: str):
-    """`text` parsed as YAML by the safe loader, without aliases; yaml.YAMLError (or RecursionError, for nesting
-    deeper than the parser's stack) on failure."""
+    """`text` parsed as YAML by the safe loader, without aliases or a key given twice in one mapping;
+    yaml.YAMLError (or RecursionError, for nesting deeper than the parser's stack) on failure."""
     return yaml.load(text, Loader=_NoAliasLoader)  # noqa: S506 (a SafeLoader subclass)
 
 

@@ -20,13 +20,20 @@ Sampler = Literal["shuffle", "balanced"]  # every row once, or classes drawn ali
 OPTIMIZERS, REGULARISERS, SAMPLERS = (typing.get_args(choice) for choice in (Optimizer, Regulariser, Sampler))
 
 Count = Annotated[int, Field(ge=1)]
+# The widest layer (and the most heads, hops, layers or feature maps) a recipe may ask for: wider than any published
+# model's (GPT-3's feed-forward is 49,152), so that a mistyped width is one line, not an allocation that exhausts the
+# machine. Widths below it can still make a network too large: training estimates its size first
+# (attentive/training/size.py).
+MAX_WIDTH = 2**16
+Width = Annotated[int, Field(ge=1, le=MAX_WIDTH)]
 Fraction = Annotated[float, Field(ge=0, lt=1)]
 Positive = Annotated[float, Field(gt=0)]
 D_MODEL = re.compile(r"\s*(?:(\d+)\s*\*\s*)?d_model\s*")  # the SSAN paper ties its models' widths and rate to d_model
 DModel = Annotated[str, Field(pattern=f"^{D_MODEL.pattern}$")]  # "d_model" or "k*d_model": a width tied to d_model
 # Options of the same name in every part, bounded alike (0 hidden units: no hidden layer)
-PART_OPTIONS = {"dropout": Fraction, "heads": Count, "hops": Count, "layers": Count, "maps": Count, "factors": Count,
-                "hidden": Annotated[int, Field(ge=0)] | DModel, "ff": Count | DModel, "d_model": Count | DModel}
+PART_OPTIONS = {"dropout": Fraction, "heads": Width, "hops": Width, "layers": Width, "maps": Width, "factors": Width,
+                "hidden": Annotated[int, Field(ge=0, le=MAX_WIDTH)] | DModel, "ff": Width | DModel,
+                "d_model": Width | DModel}
 
 
 def resolve_width(value, d_model: int):
@@ -79,11 +86,11 @@ class Embedder(Section):
     OPTIONAL = frozenset({"type", "glove_path"})
     type: Literal["none"] | None = Field(None, description="'none' or left out")
     vectors: str = "word2vec"
-    dim: Count = 100
+    dim: Width = 100
     dropout: Fraction = 0.0
     trainable: bool = True
     scale: float | None = Field(None, gt=0)
-    distilled_dim: Count = 256
+    distilled_dim: Width = 256
     word2vec_extra: str | None = None
     word2vec_epochs: Count = 5
     word2vec_seed: int = 0

@@ -11,27 +11,31 @@ from pathlib import Path
 import numpy as np
 
 from ..answer.answerer import Answerer, Looked, Need
-from ..util.checks import check_folder
+from ..util.checks import check_folder, check_threads
 from ..errors import AttentiveError
+from ..folders.config import EXPORT_FORMAT
 from ..answer.inputs import Inputs, thresholds_of
 from .lanes import Lanes
 from ..text.encoding import Item, batch_order, pad_numpy
 from ..util.threads import default_threads
 
-FORMAT = "attentive-onnx-1"
+FORMAT = EXPORT_FORMAT
 
 
 class RuntimeModel(Answerer):
-    """An exported model run by ONNX Runtime. `int8` picks the quantised graph (exported with --int8); `threads` is
-    how many threads answer a call, each running whole batches on one ONNX Runtime thread (attentive/runtime/lanes.py;
-    None: attentive.util.threads.default_threads(), the usable cores or OMP_NUM_THREADS)."""
+    """An exported model run by ONNX Runtime. `int8`: True runs the quantised graph (exported with --int8), False
+    the float32 one, None the quantised one where the export has it (what `attentive serve` and `predict` run);
+    `graph` names the one it runs. `threads` is how many threads answer a call, each running whole batches on one
+    ONNX Runtime thread (attentive/runtime/lanes.py; None: attentive.util.threads.default_threads(), the usable cores
+    or OMP_NUM_THREADS)."""
 
-    def __init__(self, folder: str | Path, int8: bool = False, threads: int | None = None):
+    def __init__(self, folder: str | Path, int8: bool | None = None, threads: int | None = None):
         from .folder import read_exported
 
         check_folder(folder)
+        check_threads(threads)  # 0 or -1 refused before the folder is read, as the CLI's --threads refuses them
         self.folder = Path(folder)
-        self.config, self.session, self.tokenizer = read_exported(self.folder, FORMAT, int8)
+        self.config, self.session, self.tokenizer, self.graph = read_exported(self.folder, FORMAT, int8)
         self.lanes = Lanes(threads or default_threads())
         self.graph_inputs = {node.name for node in self.session.get_inputs()}  # an unused input is not in the graph
         self.labels: list[str] = self.config["labels"]
@@ -101,6 +105,7 @@ def is_exported(folder: str | Path) -> bool:
         return False
 
 
-def load(folder: str | Path, int8: bool = False, threads: int | None = None) -> RuntimeModel:
-    """Read an exported model folder (see `attentive export`)."""
+def load(folder: str | Path, int8: bool | None = None, threads: int | None = None) -> RuntimeModel:
+    """Read an exported model folder (see `attentive export`): its int8 graph where it has one (exported with
+    --int8), unless `int8` is False; `int8=True` requires it."""
     return RuntimeModel(folder, int8, threads)

@@ -1,11 +1,14 @@
 """An exported model's folder (config.json, model.onnx and maybe model.int8.onnx, tokenizer.json), read and checked
 for the torch-free runtime (attentive/runtime/__init__.py): the files through attentive/folders/reading.py (regular files
 inside the folder; config.json and tokenizer.json capped; each matching the SHA-256 config.json records under
-"checksums", where it records one), config.json's entries through attentive/folders/config.py, and the graph by
-running it once, at load, on a small ragged batch built as the runtime builds its batches: it must take the inputs
-config.json describes and answer one finite probability per label and attention per token. A missing, cut-short or
-foreign graph, or labels that do not match its outputs, is then one line naming the file, never an onnxruntime
-traceback at the first prediction.
+"checksums": `attentive export` records the graphs' and the tokenizer's, exports written before have none and are
+read as they are), config.json's entries through attentive/folders/config.py, and the graph by running it once, at
+load, on a small ragged batch built as the runtime builds its batches: it must take the inputs config.json describes
+and answer one finite probability per label and attention per token, and config.json's labels must be the ones, in
+their order, the graph's metadata keeps (BOUND_LABELS; none in earlier exports). Only the graph that will run is
+read and checked (model.int8.onnx where the export has it, unless model.onnx is asked for). A missing, cut-short,
+swapped or foreign graph, or labels that do not match its outputs, is then one line naming the file, never an
+onnxruntime traceback or wrongly named answers at the first prediction.
 """
 from __future__ import annotations
 
@@ -15,7 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import AttentiveError
-from ..folders.config import EXPORTED_INPUTS, check_digest, check_exported_config
+from ..folders.config import (BOUND_LABELS, EXPORTED_INPUTS, check_bound_labels, check_digest, check_exported_config,
+                               format_problem)
 from ..folders.reading import (TOKENIZER_CAP, last_line, parse_tokenizer, read_consistently, read_in_folder,
                              read_json_in_folder)
 
@@ -23,20 +27,21 @@ CONFIG, TOKENIZER = "config.json", "tokenizer.json"
 GRAPH, GRAPH_INT8 = "model.onnx", "model.int8.onnx"
 
 
-def read_exported(folder: Path, format_name: str, int8: bool = False):
-    """(config, onnxruntime session, tokenizer) of an exported folder, all from the same export (an `export
-    --overwrite` may be replacing them: folder_reading.read_consistently). `int8` picks the quantised graph. The
-    session computes on one thread per `run`: a caller answers on more threads by running batches side by side
-    (attentive/runtime/lanes.py)."""
+def read_exported(folder: Path, format_name: str, int8: bool | None = None):
+    """(config, onnxruntime session, tokenizer, the graph's file name) of an exported folder, all from the same
+    export (an `export --overwrite` may be replacing them: folder_reading.read_consistently). `int8` picks the
+    quantised graph, False the float32 one, None the quantised one where the export has it (the graph `attentive
+    serve` and `predict` run unless given --fp32). The session computes on one thread per `run`: a caller answers on
+    more threads by running batches side by side (attentive/runtime/lanes.py)."""
     return read_consistently(folder, (CONFIG, TOKENIZER, GRAPH, GRAPH_INT8),
                              lambda: _read_exported(folder, format_name, int8))
 
 
-def _read_exported(folder: Path, format_name: str, int8: bool):
+def _read_exported(folder: Path, format_name: str, int8: bool | None):
     import onnxruntime
 
     config = read_exported_config(folder, format_name)  # every entry the runtime reads, checked
-    graph = GRAPH_INT8 if int8 else GRAPH
+    graph = GRAPH_INT8 if int8 or (int8 is None and GRAPH_INT8 in config["graphs"]) else GRAPH
     if graph not in config["graphs"]:
         raise AttentiveError(f"{folder}: no {graph} (export with --int8 for the quantised graph)")
     options = onnxruntime.SessionOptions()
@@ -47,13 +52,17 @@ def _read_exported(folder: Path, format_name: str, int8: bool):
     session = open_graph(folder, graph, options, config)
     tokenizer = read_exported_tokenizer(folder, config)
     check_graph(session, config, tokenizer.get_vocab_size(), folder / graph)
-    return config, session, tokenizer
+    check_bound_labels(folder / CONFIG, config["labels"], session.get_modelmeta().custom_metadata_map.get(BOUND_LABELS),
+                       folder / graph, "export again")
+    return config, session, tokenizer, graph
 
 
 def read_exported_config(folder: Path, format_name: str) -> dict:
     """config.json of an exported folder in `format_name` (runtime.FORMAT), with every entry the runtime reads
     checked."""
     config = read_json_in_folder(folder, CONFIG)
+    if "format" in config and config["format"] != format_name:
+        raise AttentiveError(format_problem(folder / CONFIG, config["format"]))
     if config.get("format") != format_name:
         raise AttentiveError(f"{folder}: not an exported attentive model (run `attentive export` first)")
     check_exported_config(folder / CONFIG, config)
@@ -64,8 +73,15 @@ def read_exported_tokenizer(folder: Path, config: dict):
     """tokenizer.json (at most TOKENIZER_CAP bytes), matching the SHA-256 config.json records for it, if any."""
     data = read_in_folder(folder, TOKENIZER, TOKENIZER_CAP)
     tokenizer = parse_tokenizer(data, folder / TOKENIZER)
-    check_digest(config, TOKENIZER, hashlib.sha256(data).hexdigest(), folder / TOKENIZER)
+    check_export_digest(folder, config, TOKENIZER, data)
     return tokenizer
+
+
+def check_export_digest(folder: Path, config: dict, name: str, data: bytes) -> None:
+    """`data`, the bytes of `folder/name`, match the SHA-256 config.json records for the file, if it records one."""
+    check_digest(config, name, hashlib.sha256(data).hexdigest(), folder / name,
+                 f"{folder}: {name} does not match the digest {CONFIG} records: the folder was changed after export; "
+                 "export again")
 
 
 def open_graph(folder: Path, graph: str, options, config: dict):
@@ -74,7 +90,7 @@ def open_graph(folder: Path, graph: str, options, config: dict):
     import onnxruntime
 
     data = read_in_folder(folder, graph)
-    check_digest(config, graph, hashlib.sha256(data).hexdigest(), folder / graph)
+    check_export_digest(folder, config, graph, data)
     try:
         return onnxruntime.InferenceSession(data, options, providers=["CPUExecutionProvider"])
     except Exception as exc:  # onnxruntime's own exception classes (InvalidProtobuf, Fail, ...)

@@ -25,7 +25,7 @@ import io
 import json
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +35,7 @@ from ..errors import AttentiveError
 from ..folders.output import OutputKind, check_contents, claim
 from ..recipes.types import Recipe
 from ..recipes.loader import load_recipe
+from .folds import Fold, check_fold_training, check_folds, fold_splits
 
 SUMMARY, OOF, ERRORS_CSV, ERRORS_HTML, FOLDS = "cv.json", "oof.jsonl", "label_errors.csv", "label_errors.html", "folds"
 MAX_FOLDS = 100
@@ -43,16 +44,6 @@ CV_FILES = frozenset({SUMMARY, OOF, ERRORS_CSV, ERRORS_HTML})
 CV_RUN = OutputKind(command="cv", output="a cross-validation", files=CV_FILES,
                     holds_output=lambda folder: (folder / SUMMARY).is_file(),
                     folders={FOLDS: frozenset(str(k) for k in range(1, MAX_FOLDS + 1))})
-
-
-@dataclass(frozen=True)
-class Fold:
-    """The row indices (into the cross-validated rows) of one fold's train, dev and test parts; `number` from 1."""
-
-    number: int
-    train: tuple[int, ...]
-    dev: tuple[int, ...]
-    test: tuple[int, ...]
 
 
 @dataclass
@@ -116,24 +107,31 @@ def cv(dataset: str | Dataset | None = None, recipe: str | dict | Recipe = "defa
     the fold models (folds/1 ... folds/K) there; without it the fold models live in a temporary folder and nothing
     is written. `jobs`: folds trained at once, each in its own process computing with `threads` threads (default
     1); with `jobs=1` the folds train in this process with `threads` (None: as it is). `on_fold(result, folds)` is
-    called as each fold finishes. One class, a class with fewer rows than `folds`, `folds` < 2 or rows without a
-    label are one line (AttentiveError)."""
-    from ..util.checks import overrides_argument
+    called as each fold finishes. One class, a class with fewer rows than `folds`, `folds` < 2, rows without a
+    label, multi-label data, a fold left without training rows of two labels or a dev row, and `threads` that is
+    not None or an integer ≥ 1 are one line (AttentiveError)."""
+    from ..util.checks import check_threads, overrides_argument
 
     if isinstance(folds, bool) or not isinstance(folds, int) or not 2 <= folds <= MAX_FOLDS:
         raise AttentiveError(f"folds: cross-validation needs between 2 and {MAX_FOLDS} folds (got {folds!r})")
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise AttentiveError(f"jobs: give 1 or more processes (got {jobs!r})")
+    check_threads(threads)
     if not 0 < dev_fraction < 1:
         raise AttentiveError(f"dev_fraction: give a fraction between 0 and 1 (got {dev_fraction!r})")
     data = _rows(dataset, texts, labels, train, text_column, label_column, pair_column, aspect_column, data_dir)
     examples = list(data.splits["train"])
+    if data.multi_label:
+        raise AttentiveError(f"{data.name}: its labels are sets (multi-label data), which cross-validation does not "
+                             "support (its folds are stratified by each row's one label): train with a dev split "
+                             "instead (attentive train)")
     check_folds(data.name, [ex.label for ex in examples], folds)
     overrides = overrides_argument(overrides) or []
     from ..training.pipeline import chosen_recipe
 
     load_recipe(chosen_recipe(data, recipe), overrides, settings)  # a bad recipe or setting fails before training
     splits = fold_splits([ex.label for ex in examples], folds, seed, dev_fraction)
+    check_fold_training(data.name, [ex.label for ex in examples], splits)
     if out is None:
         with tempfile.TemporaryDirectory(prefix="attentive-cv-") as scratch:
             return _run(data, examples, splits, recipe, overrides, settings, Path(scratch), None, seed, jobs, threads,
@@ -142,43 +140,6 @@ def cv(dataset: str | Dataset | None = None, recipe: str | dict | Recipe = "defa
     with claim(out, CV_RUN, overwrite=overwrite) as folder:
         return _run(data, examples, splits, recipe, overrides, settings, out / FOLDS, folder, seed, jobs, threads,
                     data_dir, device, overwrite, show_progress, on_fold)
-
-
-def check_folds(name: str, labels: Sequence[str | None], folds: int) -> None:
-    """What stratified `folds`-fold cross-validation needs of the rows' labels, else one line naming the problem."""
-    missing = sum(label is None for label in labels)
-    if missing:
-        raise AttentiveError(f"{name}: {missing} rows have no label; cross-validation needs every row labelled")
-    counts: dict[str, int] = {}
-    for label in labels:
-        counts[label] = counts.get(label, 0) + 1
-    if len(counts) < 2:
-        only = f"every row has the label {next(iter(counts))!r}" if counts else "no rows"
-        raise AttentiveError(f"{name}: {only}; cross-validation needs rows of two classes at least")
-    few = sorted((count, label) for label, count in counts.items() if count < folds)
-    if few:
-        count, label = few[0]
-        raise AttentiveError(f"{name}: label {label!r} has {count} rows, fewer than the {folds} folds (each fold "
-                             f"tests every class): give --folds {max(count, 2)} or fewer, or more rows of it"
-                             + (f" ({len(few)} labels are short)" if len(few) > 1 else ""))
-
-
-def fold_splits(labels: Sequence[str], folds: int, seed: int = 13, dev_fraction: float = 0.1) -> list[Fold]:
-    """Stratified k-fold (scikit-learn's StratifiedKFold, shuffled with `seed`) over rows with these labels; each
-    fold's dev is a stratified `dev_fraction` of its other rows (`carve_dev`, seed `seed` + the fold's number), its
-    train the rest. Test parts are disjoint and cover every row once; no fold's test row is in its train or dev."""
-    from sklearn.model_selection import StratifiedKFold
-
-    from ..data.splits import carve_dev
-
-    splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
-    result = []
-    for number, (rest, test) in enumerate(splitter.split(np.zeros(len(labels)), list(labels)), 1):
-        proxies = [Example(text=str(int(i)), label=labels[i]) for i in rest]  # carve_dev splits examples: carry indices
-        kept, dev = carve_dev(proxies, dev_fraction, seed + number)
-        result.append(Fold(number, tuple(sorted(int(ex.text) for ex in kept)),
-                           tuple(sorted(int(ex.text) for ex in dev)), tuple(int(i) for i in test)))
-    return result
 
 
 def _rows(dataset, texts, labels, train, text_column, label_column, pair_column, aspect_column, data_dir) -> Dataset:
@@ -206,7 +167,7 @@ def _run(data: Dataset, examples: list[Example], splits: list[Fold], recipe, ove
     for fold in splits:  # a fold folder the run may not write fails now, not after the folds before it trained
         fold_folder = folds_dir / str(fold.number)
         if fold_folder.is_dir():
-            check_contents(fold_folder, TRAINING_RUN, overwrite)
+            check_contents(fold_folder, replace(TRAINING_RUN, command="cv", alternatives=""), overwrite)  # no --resume
     jobs_ = [FoldJob(fold, _fold_data(data, examples, fold), recipe, overrides, settings, data_dir, device,
                      folds_dir / str(fold.number), overwrite, threads if jobs == 1 else threads or 1,
                      show_progress and jobs == 1) for fold in splits]

@@ -17,7 +17,8 @@ error, out of memory) is recorded as failed and the search goes on; Ctrl-C stops
 trial starts once the budget is spent; the running one finishes.
 
 The study lives in OUT/study.db (Optuna's SQLite storage), so a second call with the same OUT resumes it: more
-trials within a new budget, the earlier ones kept. The best trial's model is copied to OUT/best (a normal model
+trials within a new budget, the earlier ones kept. A study.db that is no regular file inside OUT, no SQLite database
+or a damaged one is one line (attentive/selection/study_file.py). The best trial's model is copied to OUT/best (a normal model
 folder), the trial table to OUT/trials.json and a plot (dev accuracy over trials, each setting's importance) to
 OUT/tune.png. The folder follows the folder rule (attentive/folders/output.py): `TUNE_RUN` names what tune writes;
 nothing else there is ever replaced or removed.
@@ -43,6 +44,7 @@ from ..recipes.loader import entry, load_recipe, setting_key
 from ..folders.saved import MODEL_FILES
 from ..training.checkpoint import FILES as CHECKPOINT_FILES, FOLDER as CHECKPOINT
 from ..training.pipeline import TRAINING_RUN
+from .study_file import check_study, damaged
 
 STUDY, TABLE, PLOT, BEST, TRIALS = "study.db", "trials.json", "tune.png", "best", "trials"
 STUDY_NAME = "attentive-tune"
@@ -267,6 +269,7 @@ def _study(data, base, spaces, fixed, folder, seconds, limit, max_trials, seed, 
     out = folder.path
     if overwrite:  # start over: only tune's own files go
         _remove_own(out)
+    check_study(out, STUDY)
     trials_dir = out / TRIALS
     _remove_trial_folders(trials_dir)  # a killed run's trial
     setup = _setup(data, base, spaces, fixed, limit)
@@ -274,8 +277,12 @@ def _study(data, base, spaces, fixed, folder, seconds, limit, max_trials, seed, 
         from optuna.pruners import MedianPruner
         from optuna.samplers import TPESampler
         from optuna.trial import TrialState
+        from sqlalchemy.exc import DatabaseError
 
-        storage = optuna.storages.RDBStorage(f"sqlite:///{(out / STUDY).resolve().as_posix()}")
+        try:
+            storage = optuna.storages.RDBStorage(f"sqlite:///{(out / STUDY).resolve().as_posix()}")
+        except DatabaseError as exc:
+            raise damaged(out / STUDY, exc) from None
         try:
             study = optuna.create_study(study_name=STUDY_NAME, storage=storage, direction="maximize",
                                         load_if_exists=True)
@@ -299,6 +306,8 @@ def _study(data, base, spaces, fixed, folder, seconds, limit, max_trials, seed, 
             rows = trial_table(study)
             importances = _importances(study, seed)
             best = study.user_attrs.get("best")
+        except DatabaseError as exc:
+            raise damaged(out / STUDY, exc) from None
         finally:
             with contextlib.suppress(Exception):
                 storage.remove_session()

@@ -1,13 +1,19 @@
 """The texts `predict` and `explain` answer: from the command line, or streamed from a JSONL file (or a named pipe,
-or /dev/stdin), as records ({"text", "text_pair"?, "aspect"?} plus the line's other fields) paired with the aspect to
-answer for. A line that cannot be answered (not UTF-8, not JSON, nested too deeply, a number too long, over
-`MAX_LINE_BYTES`, an empty text or one that is not valid Unicode, an aspect the model does not know) is yielded as a
-`BadLine` in its place, so that the caller answers every good line before it and then stops or skips it
-(`--on-error`); so is a command-line text that is empty or not valid Unicode (an undecodable byte). A text is
-checked here alone: the model is asked to answer the texts read as they are (`inputs.Checked.TEXTS`)."""
+or /dev/stdin), as records ({"text", "text_pair"?, "aspect"?}; a JSONL line's is a `Record`, which also keeps the
+line's own text) paired with the aspect to answer for. A line that cannot be answered (not UTF-8, not JSON, nested
+too deeply, a number too long, over `MAX_LINE_BYTES`, an empty text or one that is not valid Unicode, a key given
+twice, a field named as predict's answer key, an aspect the model does not know) is yielded as a `BadLine` in its
+place, so that the caller answers every good line before it and then stops or skips it (`--on-error`); so is a
+command-line text that is empty or not valid Unicode (an undecodable byte). A text is checked here alone: the model
+is asked to answer the texts read as they are (`inputs.Checked.TEXTS`).
+
+An answer never replaces a field of the user's (`answer_line`): a JSONL line comes back as its own text, byte for
+byte, with the answer spliced in before its closing brace under one key ("prediction", `--answer-key`); a text from
+the command line, which has no fields of its own, is answered flat (label, probabilities, top_words, aspect)."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +24,16 @@ from ..answer.inputs import Checked, Expanded, listed, text_problem
 
 MAX_LINE_BYTES = 10_000_000  # the most a line of `--input` may hold (10 MB); a longer line is a bad line
 UTF8_BOM = b"\xef\xbb\xbf"
+JSON_SPACE = " \t\n\r"  # the whitespace JSON allows around a value
+ANSWER_KEY = "prediction"  # the key of a JSONL line's answer (`predict --answer-key`)
+READ_FIELDS = ("text", "text_pair", "aspect")  # the fields of a line that predict reads
+
+
+class Record(dict):
+    """A JSONL line's fields that predict reads (`READ_FIELDS`), and in `line` the line's own JSON text (without
+    the whitespace around it), into which its answer is spliced: every field comes back as the user wrote it."""
+
+    line: str
 
 
 @dataclass(frozen=True)
@@ -35,11 +51,13 @@ class BadLine:
 Wanted = tuple[dict, "str | None"]  # a record and the aspect to answer it for (None: the model takes none)
 
 
-def jsonl_records(path: Path, fields: tuple[str, ...]) -> Iterator[tuple[int, dict] | BadLine]:
+def jsonl_records(path: Path, fields: tuple[str, ...],
+                  answer_key: str | None = None) -> Iterator[tuple[int, Record] | BadLine]:
     """(line number, record) for each non-blank line of a JSONL file (gzipped if it ends in .gz; a UTF-8 byte order
     mark before the first line is skipped), a BadLine for each line that is not a JSON object holding a valid,
-    non-empty string in every one of `fields`, or that is over `MAX_LINE_BYTES` (read no further than that). A file
-    that cannot be read at all is a DataError (attentive.util.user_files.iter_bounded_lines)."""
+    non-empty string in every one of `fields`, that gives a key twice or holds a field named `answer_key` (where
+    its answer goes), or that is over `MAX_LINE_BYTES` (read no further than that). A file that cannot be read at
+    all is a DataError (attentive.util.user_files.iter_bounded_lines)."""
     for number, raw in iter_bounded_lines(path, MAX_LINE_BYTES):
         if raw is None:
             yield BadLine(str(path), number, f"line over {MAX_LINE_BYTES:,} bytes, the most a line may hold")
@@ -47,22 +65,51 @@ def jsonl_records(path: Path, fields: tuple[str, ...]) -> Iterator[tuple[int, di
         if number == 1 and raw.startswith(UTF8_BOM):
             raw = raw[len(UTF8_BOM):]
         if raw.strip():
-            yield _record(path, number, raw, fields)
+            yield _record(path, number, raw, fields, answer_key)
 
 
-def _record(path: Path, number: int, raw: bytes, fields: tuple[str, ...]) -> tuple[int, dict] | BadLine:
+class LineProblem(ValueError):
+    """Why a line holding JSON is not a line predict can answer, in words."""
+
+
+def parsed_line(text: str, answer_key: str | None = None, key_option: str = "--answer-key") -> dict:
+    """The JSON object of a line's text. A json.JSONDecodeError or ValueError (a number too long) where it is not
+    JSON, a RecursionError where it is nested too deeply, a LineProblem where it is not an object, gives a key twice
+    (which of its values would be read?) or holds a field named `answer_key` (where its answer goes; the message
+    says to choose another `key_option`)."""
+    twice: list = [None]  # a key the object closed last gave twice: the line's own object is closed last
+
+    def unique(pairs: list[tuple[str, object]]) -> dict:
+        found = dict(pairs)
+        twice[0] = None if len(found) == len(pairs) else \
+            next(key for key, count in Counter(key for key, _ in pairs).items() if count > 1)
+        return found
+
+    record = json.loads(text, object_pairs_hook=unique)
+    if not isinstance(record, dict):
+        raise LineProblem("expected a JSON object")
+    if twice[0] is not None:
+        raise LineProblem(f"the key {twice[0]!r} is given twice: keep one")
+    if answer_key is not None and answer_key in record:
+        raise LineProblem(f"already has a field {answer_key!r}: choose another {key_option}")
+    return record
+
+
+def _record(path: Path, number: int, raw: bytes, fields: tuple[str, ...],
+            answer_key: str | None) -> tuple[int, Record] | BadLine:
     try:
-        record = json.loads(raw.decode("utf-8"))
+        line = raw.decode("utf-8").strip(JSON_SPACE)
+        record = parsed_line(line, answer_key)
     except UnicodeDecodeError:
         return BadLine(str(path), number, "not UTF-8 text")
     except json.JSONDecodeError as exc:
         return BadLine(str(path), number, f"malformed JSON ({exc.msg})")
+    except LineProblem as exc:
+        return BadLine(str(path), number, str(exc))
     except RecursionError:
         return BadLine(str(path), number, "JSON nested too deeply")
     except ValueError as exc:  # an integer over Python's digit limit for conversion
         return BadLine(str(path), number, f"unreadable JSON ({str(exc).split(';')[0]})")
-    if not isinstance(record, dict):
-        return BadLine(str(path), number, "expected a JSON object")
     for field in fields:
         text = record.get(field)
         if not isinstance(text, str) or not text.strip():
@@ -71,12 +118,14 @@ def _record(path: Path, number: int, raw: bytes, fields: tuple[str, ...]) -> tup
             return BadLine(str(path), number, f'"{field}" is {problem}')
     if b"\\u" in raw and (problem := _unencodable(record)) is not None:  # only a \u escape makes a lone surrogate
         return BadLine(str(path), number, problem)
-    return number, record
+    read = Record((field, record[field]) for field in READ_FIELDS if field in record)
+    read.line = line
+    return number, read
 
 
 def _unencodable(record: dict) -> str | None:
-    """Why a record cannot be written back as UTF-8 (its fields come back with its answer), or None: a string, or a
-    key, anywhere in it that is not valid Unicode."""
+    """Why a record is refused whole though its text is good, or None: a string, or a key, anywhere in it that is
+    not valid Unicode (a lone surrogate, from a \\u escape), as a text would be."""
     try:
         json.dumps(record, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError as exc:
@@ -101,6 +150,23 @@ def command_line_records(texts: list[str] | None, pairs: list[str]) -> Iterator[
             yield BadLine("text", number, f"its --pair text is {problem}")
         else:
             yield number, {"text": text, **({"text_pair": pair} if pairs else {})}
+
+
+def answer_line(record: dict, prediction, answer_key: str | None) -> str:
+    """The JSON line of one answer. With `answer_key`, the record's line (a `Record`) as its own text, byte for
+    byte, with the answer spliced in before its closing brace under `answer_key` (which the line does not hold:
+    `parsed_line`); without, the answer alone, flat (a command-line text has no fields of its own)."""
+    if answer_key is None:
+        return json.dumps(prediction.as_dict(), ensure_ascii=False)
+    return spliced(record.line, answer_key, prediction.as_dict())
+
+
+def spliced(line: str, key: str, answer: dict) -> str:
+    """A JSON object's text, byte for byte (without the whitespace around it), with `answer` added before its
+    closing brace under `key`, a key it does not hold."""
+    head = line.strip(JSON_SPACE)[:-1]  # the object without its closing brace
+    comma = "" if head.rstrip(JSON_SPACE) == "{" else ", "
+    return f"{head}{comma}{json.dumps(key, ensure_ascii=False)}: {json.dumps(answer, ensure_ascii=False)}}}"
 
 
 def with_aspects(model, records: Iterable[tuple[int, dict] | BadLine], aspect_option: list[str],

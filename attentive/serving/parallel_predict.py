@@ -2,7 +2,7 @@
 processes of one machine, writing the answers in input order, and continuing a killed run where its output ends.
 
 The input is read once, in this process, and cut into network batches exactly as `--jobs 1` cuts them
-(`cli_input.answered_in_batches`: `batch_size` good lines, a batch also ending at a bad line), so that every text is
+(`input_lines.answered_in_batches`: `batch_size` good lines, a batch also ending at a bad line), so that every text is
 answered in the same batch, and its probabilities printed with the same digits, whatever N is. `CHUNK_BATCHES`
 batches make a chunk; chunks go to a `ProcessPoolExecutor` of "spawn" workers (each loads the model once: a saved
 folder with PyTorch, an exported one with ONNX Runtime, computing with `threads` threads, 1 by default), at most
@@ -11,8 +11,9 @@ every answer before it is written, then its one-line error is raised; under "ski
 
 With `--output OUT` the answers are appended to OUT a chunk at a time, flushed to disk, and after each chunk the
 sidecar OUT.progress (predict's own file, written atomically) records {"input_line", "output_lines", "input",
-"model_id"}. `--resume` cuts a torn last line off OUT (only its bytes), counts OUT's complete lines, and answers the
-input from the start again without answering the lines already written (their batches are rebuilt, not run), so
+"model_id"}. `--resume` cuts OUT back to its last whole line that the progress record covers (a line torn by a
+kill, lines written after the last record; said on stderr where OUT was shorter than recorded or cut), and
+answers the input from the start again without answering the lines kept (their batches are rebuilt, not run), so
 the resumed OUT is the uninterrupted run's, byte for byte. It refuses another input file or another model.
 """
 from __future__ import annotations
@@ -26,19 +27,16 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .input_lines import BadLine, Wanted, answer, with_aspects
+from .input_lines import BadLine, Wanted, answer, answer_line, with_aspects
 from ..errors import AttentiveError
-from ..util.atomic import atomic_write_json
+from ..folders.output_file import claim_file
+from ..util.atomic import atomic_write_bytes, atomic_write_json
+from ..util.user_files import cut_to_lines
 
 CHUNK_BATCHES = 4  # network batches sent to a worker at a time
 IN_FLIGHT_PER_JOB = 2  # chunks waiting or being answered, per worker
 PROGRESS_SUFFIX = ".progress"
 MAX_PROGRESS_BYTES = 1 << 20
-
-
-def answer_line(record: dict, prediction, echo_record: bool) -> str:
-    """The JSON line of one answer: the input line's own fields (with `echo_record`) and the prediction's."""
-    return json.dumps({**(record if echo_record else {}), **prediction.as_dict()}, ensure_ascii=False)
 
 
 @dataclass
@@ -126,25 +124,27 @@ def batches(numbered: Iterable[tuple[int, Wanted | BadLine]], batch_size: int, o
 _MODEL = None
 
 
-def load_model(folder: str | Path, threads: int | None):
-    """A saved model folder (PyTorch) or an exported one (ONNX Runtime), computing with `threads` threads."""
+def load_model(folder: str | Path, threads: int | None, graph: str | None = None):
+    """A saved model folder (PyTorch) or an exported one (ONNX Runtime: running `graph`, the one the parent process
+    runs; None: the one `attentive.runtime.load` picks), computing with `threads` threads."""
     from ..runtime import is_exported
+    from ..runtime.folder import GRAPH_INT8
     from ..util.threads import use_threads
 
     if is_exported(folder):
         from ..runtime import load as load_exported
 
-        return load_exported(folder, threads=use_threads(threads))
+        return load_exported(folder, None if graph is None else graph == GRAPH_INT8, use_threads(threads))
     from ..api import load
 
     use_threads(threads, torch_needed=True)
     return load(folder)
 
 
-def _start_worker(folder: str, threads: int) -> None:
+def _start_worker(folder: str, threads: int, graph: str | None) -> None:
     global _MODEL
     _exit_with_parent(os.getppid())
-    _MODEL = load_model(folder, threads)
+    _MODEL = load_model(folder, threads, graph)
 
 
 def _exit_with_parent(parent: int, every: float = 0.5) -> None:
@@ -161,20 +161,20 @@ def _exit_with_parent(parent: int, every: float = 0.5) -> None:
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
-def answer_chunk(model, chunk: list[tuple[list[Wanted], int]], batch_size: int, top_k: int,
-                 echo_record: bool) -> list[str]:
-    """The output lines of a chunk: each batch answered as one network batch, its first `drop` answers left out."""
+def answer_chunk(model, chunk: list[tuple[list[Wanted], int]], options: dict, answer_key: str | None) -> list[str]:
+    """The output lines of a chunk (`input_lines.answer_line`): each batch answered as one network batch (`options`:
+    predict's batch_size, top_k and threshold), its first `drop` answers left out."""
     lines = []
     for items, drop in chunk:
-        predictions = answer(model, items, "predict", batch_size=batch_size, top_k=top_k)
-        lines.extend(answer_line(record, prediction, echo_record)
+        predictions = answer(model, items, "predict", **options)
+        lines.extend(answer_line(record, prediction, answer_key)
                      for (record, _), prediction in list(zip(items, predictions))[drop:])
     return lines
 
 
-def _worker_answer(chunk, batch_size: int, top_k: int, echo_record: bool) -> tuple[str, object]:
+def _worker_answer(chunk, options: dict, answer_key: str | None) -> tuple[str, object]:
     try:
-        return "lines", answer_chunk(_MODEL, chunk, batch_size, top_k, echo_record)
+        return "lines", answer_chunk(_MODEL, chunk, options, answer_key)
     except AttentiveError as exc:  # the user's mistake (a pair model without its second text): one line
         return "error", str(exc)
 
@@ -200,6 +200,7 @@ class FileSink:
     model_id: str
     output_lines: int
     input_line: int = 0
+    answers: dict | None = None  # how its lines answer (`answer_format`), so that a resume answers alike
     handle: object = field(default=None, repr=False)
 
     def __post_init__(self):
@@ -217,7 +218,7 @@ class FileSink:
     def record(self, complete: bool = False) -> None:
         atomic_write_json(progress_path(self.path), {
             "input_line": self.input_line, "output_lines": self.output_lines, "input": self.input,
-            "model_id": self.model_id, "complete": complete})
+            "model_id": self.model_id, "answers": self.answers, "complete": complete})
 
     def finish(self, last_line: int, complete: bool) -> None:
         self.input_line = max(self.input_line, last_line)
@@ -247,33 +248,21 @@ class Resumed:
     recorded_input_line: int
 
 
-def _count_lines_cutting_a_torn_end(path: Path) -> int:
-    """The complete lines of `path`, after cutting off the bytes after its last newline (a line torn by a kill)."""
-    lines, size, last_newline = 0, 0, -1
-    with open(path, "rb") as handle:
-        while block := handle.read(1 << 20):
-            lines += block.count(b"\n")
-            at = block.rfind(b"\n")
-            if at >= 0:
-                last_newline = size + at
-            size += len(block)
-    if last_newline + 1 < size:
-        os.truncate(path, last_newline + 1)
-    return lines
+def answer_format(model, answer_key: str | None, options: dict) -> dict:
+    """What decides how an output line answers: the answer's key, the top words and threshold asked for, and the
+    graph an export runs (int8 or fp32). A resumed run must answer as the run it continues."""
+    return {"answer_key": answer_key, "top_k": options.get("top_k"), "threshold": options.get("threshold"),
+            "graph": getattr(model, "graph", None)}
 
 
 def open_output(output: Path, input_file: Path | None, model_id: str, resume: bool,
-                overwrite: bool) -> tuple[FileSink, Resumed | None]:
-    """The sink writing OUT, and what a resumed run skips (None: a fresh start). Refused: OUT existing without
-    --resume or --overwrite, OUT being the input, --resume without a progress file beside a non-empty OUT, or with
-    another input or model than the run it continues."""
+                answers: dict | None = None) -> tuple[FileSink, Resumed | None]:
+    """The sink writing OUT (claimed by `claim_output`), and what a resumed run skips (None: a fresh start).
+    Refused: --resume without a progress file beside a non-empty OUT, or with another input, model or answer format
+    (`answer_format`; a progress file written before it was recorded is taken as it is) than the run it continues."""
     output = Path(output)
     progress = progress_path(output)
     where = str(Path(input_file).resolve()) if input_file is not None else "text"
-    if input_file is not None and output.exists() and output.resolve() == Path(input_file).resolve():
-        raise AttentiveError(f"--output {output} is the input file: name another file")
-    if output.is_dir():
-        raise AttentiveError(f"--output {output} is a folder: name a file")
     if resume:
         if input_file is None:
             raise AttentiveError("--resume reads the --input FILE again from its start: give --input")
@@ -287,23 +276,37 @@ def open_output(output: Path, input_file: Path | None, model_id: str, resume: bo
             if recorded["model_id"] != model_id:
                 raise AttentiveError(f"{output} was written by another model (model_id {recorded['model_id']}, this "
                                      f"one {model_id}): resume with that model, or give --overwrite to start again")
-            lines = _count_lines_cutting_a_torn_end(output) if output.exists() else 0
-            if lines < recorded["output_lines"]:
-                raise AttentiveError(f"{output} holds {lines} line(s), fewer than the {recorded['output_lines']} "
-                                     f"{progress.name} records: give --overwrite to start again")
-            return (FileSink(output, where, model_id, lines, recorded["input_line"]),
+            if recorded.get("answers") not in (None, answers):
+                raise AttentiveError(f"{output} was written with other answer options ({_options(recorded['answers'])}"
+                                     f"; now {_options(answers)}): resume with those, or give --overwrite to start "
+                                     "again")
+            lines, cut = cut_to_lines(output, recorded["output_lines"])
+            short = lines < recorded["output_lines"]  # its progress is known again once a chunk is written
+            if short or cut:
+                print(f"cut {output} back to line {lines}: continuing", file=sys.stderr, flush=True)
+            return (FileSink(output, where, model_id, lines, 0 if short else recorded["input_line"], answers),
                     Resumed(lines, recorded["output_lines"], recorded["input_line"]))
         if output.exists() and output.stat().st_size > 0:
             raise AttentiveError(f"{output} has no {progress.name}: predict did not write it, there is nothing to "
                                  "resume (give --overwrite to replace it)")
-    elif output.exists() and not overwrite:
-        raise AttentiveError(f"{output} exists: give --resume to continue it, or --overwrite to replace it")
-    output.parent.mkdir(parents=True, exist_ok=True)
-    with open(output, "wb"):
-        pass  # emptied (or made); the sink appends
-    sink = FileSink(output, where, model_id, 0)
+    atomic_write_bytes(output, b"")  # a new empty file, never one emptied in place; the sink appends
+    sink = FileSink(output, where, model_id, 0, answers=answers)
     sink.record()
     return sink, None
+
+
+def _options(answers) -> str:
+    return ", ".join(f"{key} {value}" for key, value in answers.items()) if isinstance(answers, dict) else str(answers)
+
+
+def claim_output(output: Path, input_file: Path | None, folder: Path, resume: bool, overwrite: bool) -> Path:
+    """OUT (links resolved) and its progress file, by the rule for output files (attentive/folders/output_file.py):
+    an existing one is replaced only with --overwrite, or continued with --resume."""
+    rule = dict(option="--output", overwrite=overwrite or resume, inputs=[input_file], models=[folder],
+                exists="give --resume to continue it, or --overwrite to replace it")
+    output = claim_file(output, **rule)
+    claim_file(progress_path(output), **rule)
+    return output
 
 
 def _read_progress(progress: Path) -> dict:
@@ -360,18 +363,19 @@ def _skipping(stream: Iterator[Batch | Stop], resumed: Resumed | None, output: P
 
 
 def run(stream: Iterator[Batch | Stop], sink, *, jobs: int, model=None, folder: Path | None = None,
-        threads: int = 1, batch_size: int, top_k: int, echo_record: bool) -> None:
-    """Answer the batches (here with `model` when `jobs` is 1, else in `jobs` spawned workers loading `folder`) and
-    write their lines in input order, a chunk at a time; then raise the Stop's error, if any, after every answer
-    before it is written."""
+        threads: int = 1, options: dict, answer_key: str | None) -> None:
+    """Answer the batches (here with `model` when `jobs` is 1, else in `jobs` spawned workers loading `folder`; with
+    `answer_chunk`'s `options` and `answer_key`) and write their lines in input order, a chunk at a time; then raise
+    the Stop's error, if any, after every answer before it is written."""
     inflight: deque = deque()  # (result or future, last input line)
     chunk: list[Batch] = []
     pool = None
     if jobs > 1:
         from concurrent.futures import ProcessPoolExecutor
 
+        graph = getattr(model, "graph", None)  # an export's: the workers run the graph this process loaded
         pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_start_worker, initargs=(str(folder), threads))
+                                   initializer=_start_worker, initargs=(str(folder), threads, graph))
 
     def submit() -> None:
         if not chunk:
@@ -379,9 +383,9 @@ def run(stream: Iterator[Batch | Stop], sink, *, jobs: int, model=None, folder: 
         payload = [(batch.items, batch.drop) for batch in chunk]
         last_line = chunk[-1].last_line
         if pool is None:
-            inflight.append((("lines", answer_chunk(model, payload, batch_size, top_k, echo_record)), last_line))
+            inflight.append((("lines", answer_chunk(model, payload, options, answer_key)), last_line))
         else:
-            inflight.append((pool.submit(_worker_answer, payload, batch_size, top_k, echo_record), last_line))
+            inflight.append((pool.submit(_worker_answer, payload, options, answer_key), last_line))
         chunk.clear()
 
     def write_oldest() -> None:
@@ -431,18 +435,21 @@ def _result(future) -> tuple[str, object]:
 
 
 def predict(model, folder: Path, records: Iterable[tuple[int, dict] | BadLine], aspect_option: list[str],
-            source: str, *, jobs: int, threads: int | None, batch_size: int, on_error: str, warn, top_k: int,
-            echo_record: bool, output: Path | None = None, input_file: Path | None = None, resume: bool = False,
+            source: str, *, jobs: int, threads: int | None, batch_size: int, on_error: str, warn, options: dict,
+            answer_key: str | None, output: Path | None = None, input_file: Path | None = None, resume: bool = False,
             overwrite: bool = False) -> None:
-    """Answer the records (`cli_input.jsonl_records` or `command_line_records`) as `attentive predict` does, in
+    """Answer the records (`input_lines.jsonl_records` or `command_line_records`) as `attentive predict` does (with
+    its `options`, top_k and threshold; each line's answer under `answer_key`, None for command-line texts), in
     `jobs` processes (each computing with `threads` threads, 1 by default) when `jobs` > 1, writing to stdout or to
     `output` (resumable, see the module's docstring); the first bad line under "stop" raises its error after every
     answer before it is written."""
     if resume and output is None:
         raise AttentiveError("--resume continues an --output FILE: give --output FILE")
+    if output is not None:
+        output = claim_output(output, input_file, folder, resume, overwrite)
     sink, resumed = (StdoutSink(), None) if output is None else open_output(
-        output, input_file, model_identity(model, folder), resume, overwrite)
+        output, input_file, model_identity(model, folder), resume, answer_format(model, answer_key, options))
     stream = _skipping(batches(numbered_wanted(model, records, aspect_option, source), batch_size, on_error, warn),
                        resumed, output)
-    run(stream, sink, jobs=jobs, model=model, folder=folder, threads=threads or 1, batch_size=batch_size,
-        top_k=top_k, echo_record=echo_record)
+    run(stream, sink, jobs=jobs, model=model, folder=folder, threads=threads or 1,
+        options={"batch_size": batch_size, **options}, answer_key=answer_key)

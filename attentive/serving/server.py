@@ -6,8 +6,11 @@
   up to `window_ms` for others, up to `max_batch` texts and `max_batch_chars` characters in all (a bound on their
   tokens; a request over it is answered alone), and the model answers them in one call.
 - `GET /health`, `GET /info` (labels, recipe, aspects, versions, a multi-label model's `thresholds`, the deletion test run at the end of training,
-  `faithfulness` with its `faithfulness_line`, where the model has it), `GET /metrics` (Prometheus text: requests by path
-  and status, errors, latency histogram), `GET /` (the page: attentive/page.html).
+  `faithfulness` with its `faithfulness_line`, where the model has it; an export's `graph`, the one answering),
+  `GET /metrics` (Prometheus text: requests by path and status, errors, latency histogram), `GET /` (the page:
+  attentive/page.html, self-contained), `GET /openapi.json` (the API's schema; FastAPI's /docs and /redoc pages,
+  which load their scripts from a CDN, are not served).
+- A body is read strictly (`Query`): an unknown field or a value of another type is 422 naming the field.
 - Limits with clear answers: a body over `max_body` bytes is 413, found while the body streams in (chunked too: no
   more than `max_body` bytes are ever read); a body that is not JSON, an empty text or one that is not valid Unicode
   (a `\\ud800` escape), more than `max_texts` texts or an unknown aspect are 422 with the reason. Every text of a
@@ -35,7 +38,7 @@ from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
-from pydantic import BaseModel, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect
 
@@ -50,6 +53,11 @@ log = logging.getLogger("attentive.serving.server")
 
 
 class Query(BaseModel):
+    """A request's body. Strict: a field it does not know (a misspelt "topk", a "threshold") and a value of another
+    type (`"top_k": true`, `"texts": "one text"`) are 422 naming the field, never ignored nor converted."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
     texts: list[str] = Field(min_length=1)
     pairs: list[str] | None = None
     aspects: list[str] | None = None
@@ -173,6 +181,11 @@ def _expanded(model, query: Query) -> tuple[list[str], list[str] | None, list]:
     return model.inputs.expand(query.texts, query.pairs, query.aspects, checked=Checked.TEXTS | Checked.ASPECTS)
 
 
+def address(host: str, port: int) -> str:
+    """The server's address as a URL: an IPv6 host in brackets (http://[::1]:8000/)."""
+    return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
+
+
 def bound_socket(host: str, port: int) -> socket.socket:
     """A TCP socket bound to `host`:`port` and listening, for uvicorn to serve on (bound here, before anything says
     it is serving, so that a bad port is one line: an AttentiveError)."""
@@ -260,7 +273,8 @@ async def _body_within(request: Request, max_body: int) -> bytes | None:
 def create_app(model, api_key: str | None = None, max_body: int = 1_000_000, max_texts: int = 256,
                window_ms: float = 5.0, max_batch: int = 64, max_batch_chars: int = MAX_BATCH_CHARS) -> FastAPI:
     """The app serving `model` (an `attentive.Model` or an exported `attentive.runtime.RuntimeModel`)."""
-    app = FastAPI(title="attentive", version=__version__)
+    app = FastAPI(title="attentive", version=__version__, docs_url=None, redoc_url=None)  # their pages load
+    #   scripts from a CDN: the API is described by /openapi.json alone
     registry = CollectorRegistry()
     requests = Counter("attentive_requests", "HTTP requests", ["path", "status"], registry=registry)
     errors = Counter("attentive_errors", "requests answered with an error status", ["path"], registry=registry)
@@ -341,6 +355,7 @@ def create_app(model, api_key: str | None = None, max_body: int = 1_000_000, max
         return {"labels": model.labels, "recipe": config["recipe"].get("name"), "is_pair": model.is_pair,
                 "uses_aspect": model.uses_aspect, "aspects": model.aspects, "model_id": config.get("model_id"),
                 "runtime": type(model).__name__, "versions": {"attentive": __version__},
+                **({"graph": model.graph} if hasattr(model, "graph") else {}),  # an export's: the one that answers
                 **({"multi_label": True, "thresholds": model.thresholds} if model.thresholds is not None else {}),
                 **({"faithfulness": config["faithfulness"], "faithfulness_line": line}
                    if (line := faithfulness_line(config)) is not None else {})}

@@ -11,7 +11,7 @@ word ids, the attention and type masks) per text, which is most of what `encode_
 The lane opens only for a tokenizer whose whole pipeline is that one (checked once per tokenizer from its JSON) and
 only for ASCII texts, or texts that the tokenizer's own normaliser makes ASCII (then the lane reads the normalised
 text); any other text or tokenizer takes the tokenizer's own path. tests/test_fast_ids.py checks that both give the
-same ids (and session 23 checked every Unicode code point, in a text, by hand: none differs).
+same ids (and every Unicode code point, in a text, was checked by hand at commit b758be7: none differs).
 """
 from __future__ import annotations
 
@@ -19,7 +19,9 @@ import json
 import re
 import unicodedata
 import weakref
+from bisect import bisect_right
 from collections.abc import Sequence
+from itertools import accumulate
 
 from tokenizers import Tokenizer
 
@@ -101,6 +103,37 @@ class FastIds:
         return ids[:keep]
 
 
+    def words(self, text: str, keep: int) -> tuple[list[int], list[int]] | None:
+        """The first `keep` ids of a plain ASCII `text`, and the first token position of each whole word they hold
+        (the starts of `attentive.answer.inputs.whole_words`' spans; `word_spans` gives the words' characters). None
+        where the lane does not take the text (as `ids`; a non-ASCII text, whose normalised characters would not be
+        the text's own; a text long enough for `ids` to read it word by word) or `keep` cuts a word of several tokens
+        (whose cut end only the tokenizer's offsets know)."""
+        if not text.isascii() or len(text) > keep * LONG_TEXT_CHARS_PER_TOKEN:
+            return None
+        lowered = text.lower()
+        if self.added and any(token in lowered for token in self.added):
+            return None
+        words = WORDS.findall(lowered if self.lowercase else text)
+        try:
+            pieces = [self.memo[word] for word in words]
+        except KeyError:  # a word not in the memo yet
+            pieces = [self.word_ids(word) for word in words]
+        ids = [i for word in pieces for i in word]
+        starts = list(accumulate(map(len, pieces[:-1]), initial=0)) if pieces else []
+        if len(ids) > keep:
+            kept = bisect_right(starts, keep - 1)
+            if len(pieces[kept - 1]) > 1 and starts[kept - 1] + len(pieces[kept - 1]) > keep:
+                return None
+            ids, starts = ids[:keep], starts[:kept]
+        return ids, starts
+
+
+def word_spans(text: str) -> list[tuple[int, int]]:
+    """The characters of each word of an ASCII text, as the fast lane cuts it (its case does not move a match)."""
+    return [match.span() for match in WORDS.finditer(text)]
+
+
 _LANES: weakref.WeakKeyDictionary[Tokenizer, FastIds | None] = weakref.WeakKeyDictionary()
 
 
@@ -121,6 +154,15 @@ def _lane_for(tokenizer: Tokenizer) -> FastIds | None:
     if tuple(steps[:2]) != _UNCHANGED_ON_ASCII or steps[2:] not in ([], [_LOWERCASE]):
         return None
     return FastIds(tokenizer, steps[2:] == [_LOWERCASE], [token["content"] for token in spec.get("added_tokens") or ()])
+
+
+def ascii_words(tokenizer: Tokenizer, texts: Sequence[str], keep: int) -> list[tuple | None]:
+    """Each text's first `keep` ids and whole words by the fast lane (`FastIds.words`), or None for a text the lane
+    does not take (every text, for a tokenizer outside attentive's pipeline)."""
+    lane = fast_lane(tokenizer)
+    if lane is None:
+        return [None] * len(texts)
+    return [lane.words(text, keep) for text in texts]
 
 
 def ascii_ids(tokenizer: Tokenizer, texts: Sequence[str], keep: int) -> list[list[int] | None]:

@@ -32,6 +32,7 @@ from ..runtime import is_exported
 from ..folders.saved import MODEL_FILES, holds_model
 from ..text.embeddings import WordVectors
 from ..text.sources import build_vocabulary, initial_vectors, vocabulary_report
+from .size import check_size
 from . import distributed
 from .calibration import fit_temperature
 from .checkpoint import FILES as CHECKPOINT_FILES, FOLDER as CHECKPOINT
@@ -120,14 +121,16 @@ def new_model(data: Dataset, recipe: Recipe, data_dir, device: str, rng) -> Mode
     texts_and_pairs = [ex.text for ex in train_examples] + [ex.text_pair for ex in train_examples
                                                             if ex.text_pair is not None]
     started = time.perf_counter()
-    if recipe.tokenizer.type == "pretrained":
+    pretrained = recipe.tokenizer.type == "pretrained"
+    if pretrained:
         tokenizer = pretrained_tokenizer(recipe.tokenizer.max_length)
         recipe = recipe.resolved(encoder_config=pretrained_config())  # saved with the model: loading needs no package
-        vectors = WordVectors(None, 1.0, "pretrained")
     else:
         tokenizer = build_vocabulary(recipe, texts_and_pairs)
-        vectors = initial_vectors(recipe, tokenizer, texts_and_pairs, data.name,
-                                  lambda extra: [ex.text for ex in resolve_dataset(extra, data_dir).splits["train"]], rng)
+    check_size(recipe, tokenizer.get_vocab_size(), len(data.labels), len(aspect_names), device)  # before any vector
+    vectors = WordVectors(None, 1.0, "pretrained") if pretrained else initial_vectors(
+        recipe, tokenizer, texts_and_pairs, data.name,
+        lambda extra: [ex.text for ex in resolve_dataset(extra, data_dir).splits["train"]], rng)
     vector_seconds = time.perf_counter() - started
     if vectors.matrix is not None:
         recipe = recipe.resolved(dim=int(vectors.matrix.shape[1]))  # GloVe 6B is 50-d whatever the recipe said
@@ -251,7 +254,7 @@ def train(dataset: str | Dataset, recipe: str | dict | Recipe = "default", out: 
           show_progress: bool = True, overwrite: bool = False, resume: bool = False,
           source: dict | None = None, settings: dict | None = None, terms: Sequence[LossTerm] = (),
           hooks: Sequence[StepHook] = (), described: dict | None = None, reads: Sequence[Path] = (),
-          on_epoch: Callable[[dict], None] | None = None) -> Model:
+          on_epoch: Callable[[dict], None] | None = None, kind: OutputKind = TRAINING_RUN) -> Model:
     """Train a recipe on a dataset's train split, select the epoch on dev, save to `out` (if given).
 
     A folder that holds a model is refused unless `overwrite` (the old model stays until the new one's first epoch
@@ -267,7 +270,8 @@ def train(dataset: str | Dataset, recipe: str | dict | Recipe = "default", out: 
     folders the run reads (a student's teachers): `out` is never one of them or a folder holding one. `on_epoch`
     gets each epoch's record (as metrics.jsonl logs it) once the epoch's checkpoint is written; an exception it
     raises stops the run there (attentive tune prunes a trial so), the folder holding the best epoch so far and
-    its checkpoint.
+    its checkpoint. `kind` is the output `out` is claimed as (a command that trains, as distill does, names itself
+    and the ways out it offers).
 
     Under torchrun (`torchrun --nproc-per-node N -m attentive train ...`, or a script calling `train` in each
     process it starts) the ranks train one model together (attentive/training/distributed.py): rank 0 builds the
@@ -276,11 +280,11 @@ def train(dataset: str | Dataset, recipe: str | dict | Recipe = "default", out: 
     every rank returns the same weights."""
     with distributed.session(distributed.local_device(pick_device(device))):
         return _train_claimed(dataset, recipe, out, overrides, data_dir, device, show_progress, overwrite, resume,
-                              source, settings, terms, hooks, described, reads, on_epoch)
+                              source, settings, terms, hooks, described, reads, on_epoch, kind)
 
 
 def _train_claimed(dataset, recipe, out, overrides, data_dir, device, show_progress, overwrite, resume, source,
-                   settings, terms, hooks, described, reads, on_epoch) -> Model:
+                   settings, terms, hooks, described, reads, on_epoch, kind) -> Model:
     """`train` inside its process group, if any."""
     data = resolve_dataset(dataset, data_dir)
     check_training_labels(data)  # one class is an error; labels only dev/test has are in data.warnings
@@ -296,7 +300,7 @@ def _train_claimed(dataset, recipe, out, overrides, data_dir, device, show_progr
     if out is None or not distributed.is_main():  # another rank than 0 reads a resumed run's checkpoint only
         return _train(data, recipe, out, overrides, data_dir, device, show_progress and distributed.is_main(),
                       resume, source, settings, terms, hooks, described, on_epoch, writes=False)
-    with claim(out, TRAINING_RUN, overwrite=overwrite, continuing=resume, inputs=reads):  # one writer, nothing of others replaced
+    with claim(out, kind, overwrite=overwrite, continuing=resume, inputs=reads):  # one writer, nothing of others replaced
         return _train(data, recipe, out, overrides, data_dir, device, show_progress, resume, source, settings,
                       terms, hooks, described, on_epoch)
 

@@ -51,6 +51,28 @@ def check_strings(texts: list, name: str = "texts") -> None:
             raise ArgumentError(f"{name}[{index}] is {_kind(text)}, not a string")
 
 
+def unicode_problem(text: str) -> str | None:
+    """Where a string is not valid Unicode ("not valid Unicode: lone surrogate U+D800 at character 5 ..."), or
+    None: a lone surrogate (an undecodable byte of a command-line argument, or a `\\ud800` escape in JSON), which UTF-8
+    cannot encode and the tokenizer refuses."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return (f"not valid Unicode: lone surrogate U+{ord(text[exc.start]):04X} at character {exc.start + 1} "
+                "(an undecodable byte, or half of a UTF-16 pair)")
+    return None
+
+
+def check_unicode_strings(texts: list, name: str = "texts") -> None:
+    """ArgumentError naming the first item of `texts` that is not a string or not valid Unicode (`name[i]`, counted
+    from 0), as `attentive.train` takes texts: blank ones are left to the caller, which drops and counts them."""
+    check_strings(texts, name)
+    for index, text in enumerate(texts):
+        problem = unicode_problem(text)
+        if problem is not None:
+            raise ArgumentError(f"{name}[{index}] is {problem}")
+
+
 def texts_argument(texts, name: str = "texts") -> str | list[str]:
     """What `predict`, `predict_proba` and `explain` take as texts (or second texts): one string, or a list (any
     iterable) of strings; returned as a string or a list. None, bytes and other values are an ArgumentError."""
@@ -77,6 +99,11 @@ def check_call(batch_size: int = 128, top_k: int = 5, threshold: float | None = 
     if threshold is not None and (isinstance(threshold, bool) or not isinstance(threshold, numbers.Real)
                                   or not 0 <= threshold <= 1):
         raise ArgumentError(f"threshold={threshold!r}: must be None or a number from 0 to 1")
+
+
+def check_threads(threads) -> int | None:
+    """`threads` (None: the default), or an ArgumentError unless it is an integer ≥ 1, as the CLI's --threads."""
+    return None if threads is None else _integer(threads, "threads", 1)
 
 
 def check_folder(folder) -> None:

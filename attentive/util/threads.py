@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 import sys
 
+from .checks import check_threads
+
 # The load average (work already running) plus our threads may exceed the cores by this fraction of them before
 # the machine counts as oversubscribed: a load average moves slowly and counts short jobs too.
 LOAD_MARGIN = 0.5
@@ -47,8 +49,9 @@ def default_threads() -> int:
 def use_threads(threads: int | None = None, torch_needed: bool = False) -> int:
     """Set PyTorch's intra-op threads to `threads` (None: default_threads()) when the command needs PyTorch or has
     imported it already (the torch-free runtime path does not import it); return the number, for an exported
-    model's lanes (attentive/runtime/lanes.py)."""
-    threads = threads or default_threads()
+    model's lanes (attentive/runtime/lanes.py). Any other `threads` than None or an integer ≥ 1 is an ArgumentError,
+    as the CLI's --threads refuses it."""
+    threads = check_threads(threads) or default_threads()
     if torch_needed or "torch" in sys.modules:
         import torch
 

@@ -2,11 +2,13 @@
 as bytes, gunzipped when the name ends in `.gz`; every failure a DataError naming the file (and the line reached).
 The readers (attentive/data/readers) decode the lines; `predict --input` (attentive/serving/input_lines.py) does it line by
 line, so that one bad line does not stop the others, and reads each line only up to a size (`iter_bounded_lines`),
-from a file, a named pipe or /dev/stdin.
+from a file, a named pipe or /dev/stdin. `cut_to_lines` cuts a JSONL file back to its whole lines (`predict
+--resume`).
 """
 from __future__ import annotations
 
 import gzip
+import os
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -75,3 +77,26 @@ def _numbered(path: Path, lines_of: Callable[[BinaryIO], Iterator]) -> Iterator[
         raise DataError(path, f"corrupt gzip data ({err})", number + 1) from None
     except OSError as err:
         raise DataError(path, f"cannot read the file ({err.strerror or err})", number + 1 if number else None) from None
+
+
+def cut_to_lines(path: str | Path, most: int) -> tuple[int, int]:
+    """Cut the file at `path` (a JSONL output; none is no line) back to its first `most` lines, or to its last whole
+    line where it holds fewer (a line torn by a kill is cut off): the lines kept, and the bytes cut off."""
+    path = Path(path)
+    if not path.exists():
+        return 0, 0
+    lines, size, end = 0, 0, 0  # end: the byte after the last line kept
+    with open(path, "rb") as handle:
+        while lines < most and (block := handle.read(1 << 20)):
+            if lines + (count := block.count(b"\n")) <= most:
+                lines, end = lines + count, (size + block.rfind(b"\n") + 1 if count else end)
+            else:
+                at = 0
+                for _ in range(most - lines):
+                    at = block.index(b"\n", at) + 1
+                lines, end = most, size + at
+            size += len(block)
+    cut = path.stat().st_size - end
+    if cut:
+        os.truncate(path, end)
+    return lines, cut

@@ -9,14 +9,16 @@
   characters (the csv module's own limit, 131,072, is raised to it).
 - TSV: split on TAB only, no quoting (as in most TSV exports and the benchmark files; a leading `"` is just text).
 - JSONL: one JSON object a line; blank lines are ignored. Numbers and booleans are read as their `str()`; NaN and
-  Infinity (which Python's json reads, though JSON has neither) are a DataError.
+  Infinity (which Python's json reads, though JSON has neither) are a DataError, as is a string that is not valid
+  Unicode (a lone surrogate, `\\ud800` escaped: no tokenizer or UTF-8 file takes it).
 The format comes from the extension (`.csv`, `.tsv`/`.tab`, `.jsonl`/`.ndjson`/`.json`, each optionally `.gz`) unless
 given. Text and label are `.strip()`ped. Rows whose text is empty are skipped and counted (`Rows.dropped["empty
 text"]`); blank lines are ignored; a missing column, a malformed line, an empty or null label, a carriage return in an
 unquoted CSV field, or two labels that are the same number written two ways (`1` and `1.0`) raise DataError naming the
 file and line. One column named for two roles (text and label both `label`) is a DataError before anything is read.
 Multi-label rows: a JSONL label that is a list, or any label field cut by `label_separator`, is a label set
-(attentive/data/label_sets.py); a file with any set is read as multi-label, its plain labels sets of one.
+(attentive/data/label_sets.py). Without a separator a file is single-label or multi-label throughout: a list among
+single labels (or a single label among lists) is a DataError naming its line and the first label's.
 """
 from __future__ import annotations
 
@@ -29,9 +31,10 @@ from pathlib import Path
 
 from attentive.data.checks import check_label_numbers
 from attentive.data.example import Example
-from attentive.data.label_sets import as_label_sets, label_set
+from attentive.data.label_sets import label_set
 from attentive.data.readers._common import Rows, check_file, iter_lines
 from attentive.errors import DataError
+from attentive.util.checks import unicode_problem
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl"}
 FIX_QUOTE = 'close or escape the quote ("" inside a quoted field)'
@@ -172,6 +175,8 @@ def _value(path: Path, row: Mapping, column: str, number: int) -> str | None:
     if column not in row:
         raise DataError(path, f"no column {column!r} (found: {_listing(row)})", number)
     value = row[column]
+    if isinstance(value, str) and (problem := unicode_problem(value)) is not None:  # a JSON \ud800 escape
+        raise DataError(path, f"column {column!r} is {problem}", number)
     if value is None or isinstance(value, str):
         return value
     if isinstance(value, float) and not math.isfinite(value):
@@ -211,7 +216,7 @@ def read_table(
     if rows is None:
         raise DataError(path, f"unknown format {format!r}; use csv, tsv or jsonl")
     columns = [c for c in (text_column, label_column, aspect_column, pair_column) if c]
-    result, first_line = Rows([], Counter()), {}
+    result, first_line, first_kind = Rows([], Counter()), {}, None  # first_kind: (line, a list?) of the first label
     for number, row, span in rows(path, columns):
         result.multiline += span > 1
         text = (_value(path, row, text_column, number) or "").strip()
@@ -219,6 +224,8 @@ def read_table(
             result.dropped["empty text"] += 1
             continue
         label, labels = None, None
+        if label_column and not label_separator:
+            first_kind = _same_kind(path, label_column, first_kind, number, isinstance(row.get(label_column), list))
         if label_column and isinstance(row.get(label_column), list) or label_column and label_separator:
             raw = row[label_column] if isinstance(row.get(label_column), list) else \
                 _value(path, row, label_column, number)
@@ -234,5 +241,18 @@ def read_table(
         pair = _value(path, row, pair_column, number) if pair_column else None
         result.examples.append(Example(text=text, label=label, aspect=aspect, text_pair=pair, labels=labels))
     check_label_numbers(path, first_line)
-    result.examples = as_label_sets(result.examples)
     return result
+
+
+def _same_kind(path: Path, column: str, first: tuple[int, bool] | None, number: int,
+               is_list: bool) -> tuple[int, bool]:
+    """(line, whether its label is a list) of the file's first label; DataError where row `number`'s label is the
+    other kind: a list (a label set) among single labels, or the reverse, would turn the file multi-label silently."""
+    if first is None:
+        return number, is_list
+    if first[1] != is_list:
+        what = {True: "a list of labels", False: "a single label"}
+        raise DataError(path, f"column {column!r} holds {what[is_list]} here but {what[first[1]]} on line {first[0]}: "
+                              "a file is single-label or multi-label; write every label as a list, or give "
+                              "--label-separator to read every label as a set (a single one as a set of one)", number)
+    return first
