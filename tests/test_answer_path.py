@@ -39,7 +39,7 @@ def counted(monkeypatch, name: str) -> list:
         calls.append(value)
         return original(value)
 
-    for module in (inputs_module, cli_input, server):
+    for module in (inputs_module, input_lines, server):
         if hasattr(module, name):
             monkeypatch.setattr(module, name, spy)
     return calls
@@ -52,6 +52,16 @@ def same_predictions(ours, theirs) -> None:
         assert all(abs(mine.probabilities[label] - other.probabilities[label]) < 1e-5 for label in mine.probabilities)
         assert [word for word, _ in mine.top_words] == [word for word, _ in other.top_words]
         assert np.allclose([w for _, w in mine.top_words], [w for _, w in other.top_words], atol=1e-5)
+
+
+@pytest.mark.parametrize("top_k", [0, 1, 3, 50])
+def test_predict_answers_bit_for_bit_what_the_explanations_hold(backends, top_k):
+    """predict builds its answers without the Explanations (inputs.prediction); they are the Explanations' own."""
+    texts = TEXTS + ["   x", "?!", "the the the film film", "a " * 400]
+    for model in backends:
+        for batch_size in (128, 2):  # batches pad differently, which moves the last bits of the numbers
+            explained = [e.prediction for e in model._answers(texts, None, top_k, batch_size, None, Need.ATTENTION)]
+            assert model.predict(texts, top_k=top_k, batch_size=batch_size) == explained
 
 
 @pytest.mark.parametrize("texts", [TEXTS, [], "a gorgeous , witty film"], ids=["texts", "none", "one string"])

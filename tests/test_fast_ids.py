@@ -107,3 +107,31 @@ def test_encode_batch_mixes_both_lanes_in_the_texts_order():
     assert encode(tokenizer, texts, max_length=2) == [ids[:2] or [1] for ids in _own_ids(tokenizer, texts, 2)]
     with_offsets = encode_batch(tokenizer, texts)  # explanations need offsets: the tokenizer's own encodings
     assert not any(isinstance(e, IdsOnly) for e in with_offsets)
+
+
+@pytest.mark.parametrize("name", sorted(TOKENIZERS))
+def test_the_lane_s_whole_words_are_the_tokenizer_s(name):
+    """`FastIds.words` gives the words `whole_words` finds from the tokenizer's offsets and word ids (predict's top
+    words), or None where a kept-token cut splits a word of several pieces."""
+    from attentive.answer.inputs import whole_words
+    from attentive.text.fast_ids import ascii_words, word_spans
+
+    tokenizer = TOKENIZERS[name]
+    texts = [row.text for row in load_dataset("sst2_sample").splits["test"]] + TRICKY
+    texts = [text for text in texts if text.isascii()]
+    taken = 0
+    for keep in (10_000, 7, 1):
+        for text, found in zip(texts, ascii_words(tokenizer, texts, keep)):
+            if found is None:
+                continue
+            taken += 1
+            ids, starts = found
+            spans = word_spans(text)[:len(starts)]
+            encoding = tokenizer.encode(text, add_special_tokens=False)
+            assert ids == encoding.ids[:keep]
+            if not ids:
+                continue
+            words, token_spans = whole_words(text, encoding, len(ids))
+            assert starts == [start for start, _ in token_spans]
+            assert [text[a:b] for a, b in spans] == words
+    assert taken > len(texts)

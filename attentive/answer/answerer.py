@@ -21,7 +21,7 @@ import numpy as np
 
 from .types import Explanation, Prediction
 from ..util.checks import ArgumentError, check_call
-from .inputs import Expanded, Inputs, apply_threshold, explanation
+from .inputs import Expanded, Inputs, apply_threshold, explanation, prediction
 from ..text.encoding import Item
 
 
@@ -86,8 +86,17 @@ class Answerer(ABC):
         the label None: the model abstains rather than guess. A multi-label model answers `labels`, each label at
         or above its threshold chosen on dev (with `threshold`: at or above that, for every label)."""
         check_call(batch_size=batch_size, top_k=top_k, threshold=threshold)
-        explanations = self._answers(texts, pairs, top_k, batch_size, aspects, Need.ATTENTION)
-        return apply_threshold([explanation.prediction for explanation in explanations], threshold)
+        texts, pairs, aspects = self._expanded(texts, pairs, aspects)
+        items, encodings = self.inputs.items(texts, pairs, aspects, offsets=bool(top_k), words=bool(top_k))
+        if not items:
+            return []
+        probabilities, looked = self._look(items, batch_size, Need.ATTENTION if top_k else Need.PROBABILITIES)
+        looked = looked or [Looked()] * len(items)
+        thresholds = self.thresholds
+        return apply_threshold([prediction(text, encoding, len(item.ids), self.labels, probs, seen.attention,
+                                           aspect, top_k, thresholds)
+                                for text, encoding, item, probs, seen, aspect in
+                                zip(texts, encodings, items, probabilities, looked, aspects)], threshold)
 
     def predict_proba(self, texts: list[str] | str | Expanded, pairs: list[str] | str | None = None,
                       aspects: list[str | None] | str | None = None, batch_size: int = 128) -> np.ndarray:
