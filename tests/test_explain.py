@@ -57,7 +57,7 @@ def test_analyze_writes_every_promised_file(tmp_path, capsys, sst2_small):
                  "--out", str(run), *overrides]) == 0
     report = tmp_path / "report"
     assert main(["analyze", str(run), "--file", str(files["dev"]), "--out", str(report), "--min-count", "2"]) == 0
-    promised = ["top_words", "word_weights", "redundancy", "polarity", "training_curves", "deletion"]
+    promised = ["top_words", "word_weights", "redundancy", "polarity", "training_curves", "deletion", "length"]
     for name in promised:
         assert (report / f"{name}.png").read_bytes()[:4] == b"\x89PNG", name
     page = (report / "index.html").read_text()
@@ -67,3 +67,9 @@ def test_analyze_writes_every_promised_file(tmp_path, capsys, sst2_small):
     assert {row["ranking"] for row in summary["deletion"]["rows"]} == {"attention", "random", "gradient"}
     top = (report / "top_words.csv").read_text().splitlines()
     assert top[0] == "class,rank,word,mean_weight,count" and len(top) > 1
+    by_length = summary["accuracy_by_length"]  # every text in one quartile and one side of the mean
+    assert [row["bucket"] for row in by_length["quartiles"]] == ["Q1", "Q2", "Q3", "Q4"]
+    for split in ("quartiles", "mean"):
+        assert sum(row["texts"] for row in by_length[split]) == summary["texts"]
+    assert "accuracy by length: Q1 (" in capsys.readouterr().out
+    assert (report / "length.csv").read_text().startswith("split,bucket,min_words,max_words,texts,accuracy")

@@ -42,6 +42,7 @@ def analyze(
 ):
     """What a model attends to over a whole split, and whether its attention explains its decisions."""
     from ..api import load
+    from ..explain.length import length_line
 
     _use_threads(threads)
     model = load(run)
@@ -55,6 +56,8 @@ def analyze(
     console.print(f"analysing up to {limit or 'all'} of the {len(data.splits.get(split) or [])} {data.name}/{split} "
                   "texts")
     summary = model.analyze(data, out, split, limit or None, words, min_count, compare, deletion, overwrite=overwrite)
+    if "accuracy_by_length" in summary:
+        console.print(length_line(summary["accuracy_by_length"]))
     if "deletion" in summary:
         console.print(f"deletion test: {summary['deletion']['verdict']}")
     console.print(f"written {out / 'index.html'}")

@@ -22,13 +22,14 @@ from ..folders.metrics_log import read_metrics_log
 from ..folders.output import OutputKind, claim
 from . import corpus
 from .deletion import deletion_test
+from .length import accuracy_by_length, text_length
 from .reliability import panel_title, plot_reliability, reliability
 
 INDEX, SUMMARY = "index.html", "summary.json"
 REPORT_FILES = frozenset({INDEX, SUMMARY, "top_words.csv", "top_words.png", "word_weights.csv", "word_weights.png",
                           "redundancy.json", "redundancy.png", "entropy.csv", "polarity.csv", "polarity.png",
                           "training_curves.csv", "training_curves.png", "deletion.json", "deletion.csv",
-                          "deletion.png", "reliability.png", "reliability.csv"})  # every file analyze may write;
+                          "deletion.png", "reliability.png", "reliability.csv", "length.csv", "length.png"})  # every file analyze may write;
 # the only names it replaces or removes
 REPORT = OutputKind(command="analyze", output="an analyze report", files=REPORT_FILES,
                     holds_output=lambda folder: (folder / INDEX).is_file() and (folder / SUMMARY).is_file(),
@@ -251,6 +252,12 @@ def _write_report(model, run: Path | None, examples: list, out: Path, words: Seq
         sections.append(("Training curves", "training_curves.png", ["training_curves.csv"],
                          "training loss and dev accuracy by epoch from each run's metrics.jsonl (LAMA paper Fig. 5)"))
 
+    if not model.config.get("multi_label"):  # label sets: no one answer per text to be right or wrong
+        summary["accuracy_by_length"] = _write_length(explanations, examples, out)
+        sections.append(("Accuracy by length", "length.png", ["length.csv"],
+                         "accuracy of the texts in each quartile of their lengths (whitespace words), and of those "
+                         "up to and longer than the mean length (the LAMA paper's YelpL split, §4.1.1)"))
+
     items = model.encode_examples(examples)
     if not model.config.get("multi_label"):  # label sets: independent sigmoids, no one confidence per text
         summary["calibration"] = _write_reliability(model, items, gold, out)
@@ -271,6 +278,26 @@ def _write_report(model, run: Path | None, examples: list, out: Path, words: Seq
     atomic_write_json(out / SUMMARY, summary)
     atomic_write_text(out / INDEX, index_html(title or "attentive analyze", sections, summary))
     return summary
+
+
+def _write_length(explanations, examples: list, out: Path) -> dict:
+    """length.csv and length.png: accuracy by length bucket (attentive.explain.length); the buckets."""
+    found = accuracy_by_length([text_length(ex.text) for ex in examples],
+                               [e.prediction.label == ex.label for e, ex in zip(explanations, examples)])
+    rows = [{"split": split, **row} for split in ("quartiles", "mean") for row in found[split]]
+    _write_csv(out / "length.csv", rows)
+    plt, fig, axes = _figure(1, 1, size=(7, 3.5))
+    ax = axes[0][0]
+    bars = ax.bar([row["bucket"] for row in rows], [row["accuracy"] for row in rows],
+                  color=["tab:blue" if row["split"] == "quartiles" else "tab:orange" for row in rows])
+    for bar, row in zip(bars, rows):
+        ax.annotate(f"n={row['texts']}\n{row['min_words']}-{row['max_words']}w",
+                    (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center", va="bottom", fontsize=7)
+    ax.set_ylim(0, 1.15)
+    ax.set_ylabel("accuracy")
+    ax.tick_params(labelsize=7)
+    _save(plt, fig, out / "length.png")
+    return found
 
 
 def _write_reliability(model, items: list, gold: Sequence[str], out: Path) -> dict:
