@@ -13,7 +13,7 @@ import time
 import pytest
 
 import attentive
-from attentive.serving import parallel_predict
+from attentive.serving import parallel_predict, predict_output
 from attentive.cli import main
 
 from .conftest import tiny_overrides
@@ -96,7 +96,7 @@ def test_a_run_killed_mid_chunk_resumes_to_the_uninterrupted_output(run_dir, sst
     whole = (tmp_path / "whole.jsonl").read_bytes()
 
     out = tmp_path / "out.jsonl"
-    write, calls = parallel_predict.FileSink.write, []
+    write, calls = predict_output.FileSink.write, []
 
     def killed_on_the_third_chunk(self, lines, last_line):
         calls.append(len(lines))
@@ -107,7 +107,7 @@ def test_a_run_killed_mid_chunk_resumes_to_the_uninterrupted_output(run_dir, sst
         self.handle.flush()
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(parallel_predict.FileSink, "write", killed_on_the_third_chunk)
+    monkeypatch.setattr(predict_output.FileSink, "write", killed_on_the_third_chunk)
     assert cli(capsys, *common, "--jobs", "2", "--output", out)[0] == 130
     monkeypatch.undo()
     progress = json.loads((tmp_path / "out.jsonl.progress").read_text())

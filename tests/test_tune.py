@@ -12,7 +12,8 @@ import attentive
 from attentive.cli import main
 from attentive.errors import AttentiveError
 from attentive.recipes.loader import load_recipe
-from attentive.selection.tune import parse_budget, parse_size
+from attentive.selection.limits import parse_budget, parse_size
+
 from .conftest import tiny_overrides
 
 pytestmark = pytest.mark.slow  # a study trains a model per trial

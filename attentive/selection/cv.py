@@ -33,8 +33,8 @@ import numpy as np
 from ..data.example import Dataset, Example
 from ..errors import AttentiveError
 from ..folders.output import OutputKind, check_contents, claim
-from ..recipes.types import Recipe
 from ..recipes.loader import load_recipe
+from ..recipes.types import Recipe
 from .folds import Fold, check_fold_training, check_folds, fold_splits
 
 SUMMARY, OOF, ERRORS_CSV, ERRORS_HTML, FOLDS = "cv.json", "oof.jsonl", "label_errors.csv", "label_errors.html", "folds"
@@ -232,10 +232,10 @@ def _train_folds(jobs: list[FoldJob], processes: int):
 
 def train_fold(job: FoldJob) -> FoldResult:
     """Train one fold into its folder (the pipeline's `train`) and test it on its held-out rows (a worker's task)."""
-    from ..answer.metrics import compute_metrics
     from ..answer.inference import predict_probabilities
-    from ..util.threads import use_threads
+    from ..answer.metrics import compute_metrics
     from ..training.pipeline import train
+    from ..util.threads import use_threads
 
     if job.threads is not None:
         use_threads(job.threads, torch_needed=True)

@@ -26,10 +26,7 @@ nothing else there is ever replaced or removed.
 from __future__ import annotations
 
 import contextlib
-import io
 import json
-import math
-import re
 import tempfile
 import time
 from collections.abc import Callable
@@ -39,12 +36,15 @@ from pathlib import Path
 from ..data.example import Dataset
 from ..errors import AttentiveError
 from ..folders.output import OutputKind, claim
-from ..recipes.types import Recipe
-from ..recipes.loader import entry, load_recipe, setting_key
 from ..folders.saved import MODEL_FILES
-from ..training.checkpoint import FILES as CHECKPOINT_FILES, FOLDER as CHECKPOINT
+from ..recipes.loader import entry, load_recipe, setting_key
+from ..recipes.types import Recipe
+from ..training.checkpoint import FILES as CHECKPOINT_FILES
+from ..training.checkpoint import FOLDER as CHECKPOINT
 from ..training.pipeline import TRAINING_RUN
+from .limits import human_size, parse_budget, parse_size
 from .study_file import check_study, damaged
+from .tune_report import setting_importances, trial_row, trial_table, tune_plot
 
 STUDY, TABLE, PLOT, BEST, TRIALS = "study.db", "trials.json", "tune.png", "best", "trials"
 STUDY_NAME = "attentive-tune"
@@ -54,51 +54,6 @@ TUNE_RUN = OutputKind(command="tune", output="a tuning study", files=frozenset({
                       holds_output=lambda folder: (folder / STUDY).is_file(),
                       folders={BEST: TRAINING_RUN.files, TRIALS: frozenset(str(k) for k in range(MAX_TRIALS))},
                       replacing_needs_overwrite=False)  # a study there is resumed; --overwrite starts over
-BUDGET = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(s|sec|m|min|h)?\s*", re.IGNORECASE)
-SIZE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(b|kb|mb|gb|kib|mib|gib|k|m|g)?\s*", re.IGNORECASE)
-SIZE_UNITS = {"b": 1, "k": 1e3, "kb": 1e3, "m": 1e6, "mb": 1e6, "g": 1e9, "gb": 1e9, "kib": 2**10, "mib": 2**20,
-              "gib": 2**30}
-
-
-def parse_budget(budget: str | float | int) -> float:
-    """Seconds of a budget: a number of seconds, or "30s", "10m", "1.5h"; else one line."""
-    if isinstance(budget, (int, float)) and not isinstance(budget, bool):
-        seconds = float(budget)
-    else:
-        found = BUDGET.fullmatch(str(budget))
-        if found is None:
-            raise AttentiveError(f"budget {str(budget)[:40]!r}: give a time such as 30s, 10m or 1h")
-        unit = (found.group(2) or "s").lower()[0]
-        seconds = float(found.group(1)) * {"s": 1, "m": 60, "h": 3600}[unit]
-    if not math.isfinite(seconds) or seconds <= 0:
-        raise AttentiveError(f"budget {budget!r}: give a time above zero, such as 30s, 10m or 1h")
-    return seconds
-
-
-def parse_size(size: str | int | None) -> int | None:
-    """Bytes of a size limit: a number of bytes, or "500KB", "5MB", "1GB" (powers of 1000; KiB, MiB, GiB of
-    1024); None for none; else one line."""
-    if size is None:
-        return None
-    if isinstance(size, int) and not isinstance(size, bool):
-        value = float(size)
-    else:
-        found = SIZE.fullmatch(str(size))
-        if found is None:
-            raise AttentiveError(f"max size {str(size)[:40]!r}: give a size such as 500KB, 5MB or 1GB")
-        value = float(found.group(1)) * SIZE_UNITS[(found.group(2) or "b").lower()]
-    if value < 1:
-        raise AttentiveError(f"max size {size!r}: give a size above zero, such as 5MB")
-    return int(value)
-
-
-def human_size(size: int | None) -> str:
-    if size is None:
-        return ""
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
-        if size >= scale:
-            return f"{size / scale:.1f} {unit}"
-    return f"{size} B"
 
 
 @dataclass
@@ -304,7 +259,7 @@ def _study(data, base, spaces, fixed, folder, seconds, limit, max_trials, seed, 
             interrupted = _search(study, data, base, spaces, trials_dir, seconds, limit, max_trials, data_dir,
                                   device, show_progress, on_trial, out)
             rows = trial_table(study)
-            importances = _importances(study, seed)
+            importances = setting_importances(study, seed)
             best = study.user_attrs.get("best")
         except DatabaseError as exc:
             raise damaged(out / STUDY, exc) from None
@@ -391,7 +346,7 @@ def _finish(study, trial, state, value, note, began, trial_folder, on_trial) -> 
     study.tell(trial, value if state.name == "COMPLETE" else None, state=state)
     _remove_trial(trial_folder)
     if on_trial is not None:
-        on_trial(_row(study.get_trials(deepcopy=False)[trial.number]))
+        on_trial(trial_row(study.get_trials(deepcopy=False)[trial.number]))
 
 
 def _copy_best(trial_folder: Path, best: Path) -> None:
@@ -440,70 +395,6 @@ def _remove_own(out: Path) -> None:
             best.rmdir()
 
 
-def _row(trial) -> dict:
-    reports = {int(step): float(value) for step, value in sorted(trial.intermediate_values.items())}
-    seconds = trial.user_attrs.get("seconds")
-    return {"number": trial.number, "state": trial.state.name.lower(), "params": dict(trial.params),
-            "dev_accuracy": trial.value if trial.value is not None else (max(reports.values()) if reports else None),
-            "epochs": reports, "seconds": seconds, "size": trial.user_attrs.get("size"),
-            "note": trial.user_attrs.get("note") or ("stopped before it finished (the run was killed)"
-                                                     if trial.state.name == "FAIL" else None)}
-
-
-def trial_table(study) -> list[dict]:
-    """trials.json's rows: each trial's number, state (complete, pruned, fail), settings, dev accuracy (a pruned
-    trial's: its best reported epoch's), dev accuracy per epoch, seconds, model folder size (bytes) and note."""
-    return [_row(trial) for trial in study.get_trials(deepcopy=False)]
-
-
-def _importances(study, seed: int) -> dict[str, float]:
-    """Each searched setting's importance (fANOVA, optuna.importance) over the completed trials; {} under two."""
-    from optuna.importance import FanovaImportanceEvaluator, get_param_importances
-    from optuna.trial import TrialState
-
-    if len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))) < 2:
-        return {}
-    try:
-        found = get_param_importances(study, evaluator=FanovaImportanceEvaluator(seed=seed))
-    except Exception:  # e.g. every completed trial drew the same settings: nothing to apportion
-        return {}
-    return {key: round(float(value), 4) for key, value in found.items()}
-
-
-def tune_plot(rows: list[dict], importances: dict[str, float], dataset: str, recipe: str) -> bytes:
-    """tune.png: dev accuracy over trials (completed, pruned, best so far) and each setting's importance."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
-    best, best_line = -1.0, []
-    for state, marker, colour in (("complete", "o", "tab:blue"), ("pruned", "x", "tab:orange")):
-        shown = [row for row in rows if row["state"] == state and row["dev_accuracy"] is not None]
-        left.scatter([row["number"] for row in shown], [row["dev_accuracy"] for row in shown], marker=marker,
-                     color=colour, label=state)
-    for row in rows:
-        if row["state"] == "complete" and row["dev_accuracy"] is not None:
-            best = max(best, row["dev_accuracy"])
-        best_line.append(best if best >= 0 else math.nan)
-    left.step([row["number"] for row in rows], best_line, where="post", color="tab:green", label="best so far")
-    left.set(xlabel="trial", ylabel="dev accuracy", title=f"attentive tune: {recipe} on {dataset}")
-    left.legend(loc="lower right")
-    if importances:
-        names = list(importances)[::-1]
-        right.barh(names, [importances[name] for name in names], color="tab:blue")
-        right.set(xlabel="importance (fANOVA)", title="each setting's importance")
-    else:
-        right.text(0.5, 0.5, "importance needs two completed trials", ha="center", va="center")
-        right.set_axis_off()
-    figure.tight_layout()
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=100)
-    plt.close(figure)
-    return buffer.getvalue()
-
-
 def _nothing_completed(rows: list[dict], limit: int | None, out: Path) -> str:
     large = [row for row in rows if (row["note"] or "").startswith("too large")]
     if large and len(large) == len(rows):
@@ -517,4 +408,4 @@ def _nothing_completed(rows: list[dict], limit: int | None, out: Path) -> str:
     return f"no trial completed within the budget: give a larger --budget (the trials are in {out / TABLE})"
 
 
-__all__ = ["TUNE_RUN", "TuneResult", "parse_budget", "parse_size", "search_space", "trial_table", "tune"]
+__all__ = ["TUNE_RUN", "TuneResult", "search_space", "tune"]

@@ -18,9 +18,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..answer.inputs import Checked, Expanded, listed, text_problem
 from ..errors import AttentiveError, DataError
 from ..util.user_files import iter_bounded_lines
-from ..answer.inputs import Checked, Expanded, listed, text_problem
 
 MAX_LINE_BYTES = 10_000_000  # the most a line of `--input` may hold (10 MB); a longer line is a bad line
 UTF8_BOM = b"\xef\xbb\xbf"

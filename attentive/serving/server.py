@@ -42,9 +42,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect
 
+from ..answer.inputs import Checked, Expanded, text_problem, unicode_problem
 from ..answer.types import faithfulness_line
 from ..errors import AttentiveError
-from ..answer.inputs import Checked, Expanded, text_problem, unicode_problem
 from ..version import __version__
 
 PAGE = Path(__file__).with_name("page.html")
