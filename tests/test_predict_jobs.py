@@ -13,7 +13,7 @@ import time
 import pytest
 
 import attentive
-from attentive.serving import parallel_predict, predict_output
+from attentive.serving import predict_output
 from attentive.cli import main
 
 from .conftest import tiny_overrides
