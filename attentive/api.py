@@ -10,14 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from .util.checks import check_folder, overrides_argument
 from .data.example import Dataset
 from .errors import AttentiveError
-from .recipes.types import Recipe
-from .model import Explanation, Model, Prediction, pick_device, resolve_dataset
 from .folders.saved import load_folder
+from .model import Explanation, Model, Prediction, pick_device, resolve_dataset
+from .recipes.types import Recipe
 from .training.pipeline import check_aspects
 from .training.pipeline import train as train_dataset
+from .util.checks import check_folder, overrides_argument
 
 __all__ = ["Explanation", "Model", "Prediction", "check_aspects", "load", "pick_device", "recipe_for",
            "resolve_dataset", "train"]
@@ -40,6 +40,23 @@ def load(folder: str | Path, device: str | None = None) -> Model:
     model = Model(network, tokenizer, config, device, recipe=recipe)
     model.folder = Path(folder)
     return model
+
+
+def open_model(folder: str | Path, threads: int | None = None, int8: bool | None = None):
+    """The model a folder holds, whichever kind: a saved one (PyTorch, `load`) or an exported one (ONNX Runtime,
+    `attentive.runtime.load`: its int8 graph where it has one, unless `int8` is False). The one place a command
+    decides which, so that predict, explain, serve, predict's workers and distillation's teachers open alike.
+    `threads`: what it computes with (an export's lanes; PyTorch's threads, set for the process), None: the process's
+    own setting for PyTorch, `attentive.util.threads.default_threads()` lanes for an export."""
+    from .runtime import is_exported
+    from .runtime import load as load_exported
+    from .util.threads import use_threads
+
+    if is_exported(folder):
+        return load_exported(folder, int8=int8, threads=threads)
+    if threads is not None:
+        use_threads(threads, torch_needed=True)
+    return load(folder)
 
 
 def train(dataset: str | Dataset | None = None, recipe: str | dict | Recipe = "default",

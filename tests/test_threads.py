@@ -108,3 +108,24 @@ def test_an_exported_model_runs_on_the_threads_given(run_dir, tmp_path, capsys, 
     capsys.readouterr()
     assert main(["predict", str(tmp_path / "onnx"), "--threads", "1", "a gorgeous film"]) == 0
     assert json.loads(capsys.readouterr().out)["label"] in ("negative", "positive")
+
+
+def test_open_model_is_the_one_way_to_a_saved_or_an_exported_model(run_dir, tmp_path, torch_threads_restored):
+    """The CLI, predict's workers and distillation's teachers all open a folder through attentive.api.open_model:
+    a saved model with PyTorch on the threads given (None: as the process is set), an export on that many lanes."""
+    from attentive import Model
+    from attentive.api import open_model
+    from attentive.distill import load_teacher
+    from attentive.runtime import RuntimeModel
+    from attentive.serving.parallel_predict import load_model
+
+    torch.set_num_threads(2)
+    assert isinstance(open_model(run_dir), Model) and torch.get_num_threads() == 2
+    assert isinstance(open_model(run_dir, 1), Model) and torch.get_num_threads() == 1
+    assert main(["export", str(run_dir), "--out", str(tmp_path / "onnx"), "--int8"]) == 0
+    exported = open_model(tmp_path / "onnx", 2)
+    assert isinstance(exported, RuntimeModel) and exported.lanes.count == 2 and exported.graph == "model.int8.onnx"
+    assert open_model(tmp_path / "onnx", 1, int8=False).graph == "model.onnx"
+    assert load_teacher(tmp_path / "onnx").graph == "model.onnx"  # the graph its digest reads
+    assert load_model(tmp_path / "onnx", 1, "model.int8.onnx").graph == "model.int8.onnx"
+    assert _load_any(tmp_path / "onnx", 1, fp32=True).graph == "model.onnx"

@@ -75,15 +75,9 @@ Fp32Option = typer.Option(False, "--fp32", help="an export holding model.int8.on
 
 
 def _load_any(run: Path, threads: int | None = None, fp32: bool = False):
-    """A saved model folder (PyTorch) or an exported one (ONNX Runtime, see `attentive export`: its int8 graph where
-    it has one, unless `fp32`), computing with `threads` (None: attentive.util.threads.default_threads())."""
-    from ..runtime import is_exported
+    """`attentive.api.open_model`: a saved model folder (PyTorch) or an exported one (ONNX Runtime, see `attentive
+    export`: its int8 graph where it has one, unless `fp32`), computing with `threads` (None:
+    attentive.util.threads.default_threads()), said on stderr where that oversubscribes the machine."""
+    from ..api import open_model
 
-    if is_exported(run):
-        from ..runtime import load as load_exported
-
-        return load_exported(run, int8=False if fp32 else None, threads=_use_threads(threads, torch_needed=False))
-    from ..api import load
-
-    _use_threads(threads)
-    return load(run)
+    return open_model(run, _use_threads(threads, torch_needed=False), int8=False if fp32 else None)

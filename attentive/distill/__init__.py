@@ -23,19 +23,20 @@ from pathlib import Path
 
 import numpy as np
 
-from ..text.augment import Augmentation, augment, glove_neighbours, words
 from ..data.example import Dataset, Example
 from ..errors import AttentiveError
-from ..runtime.folder import GRAPH
-from ..util.atomic import atomic_write_bytes
-from ..model import Model, resolve_dataset
 from ..folders.output import check_contents, check_destination
+from ..folders.saved import CONFIG, TOKENIZER, WEIGHTS
+from ..model import Model, resolve_dataset
 from ..recipes.loader import load_recipe
 from ..runtime import is_exported
-from ..folders.saved import CONFIG, TOKENIZER, WEIGHTS
+from ..runtime.folder import GRAPH
+from ..text.augment import Augmentation, augment, glove_neighbours, words
 from ..text.embeddings import cache_dir
-from ..training.pipeline import TRAINING_RUN, chosen_recipe, train as train_dataset
+from ..training.pipeline import TRAINING_RUN, chosen_recipe
+from ..training.pipeline import train as train_dataset
 from ..training.terms import SoftTargets
+from ..util.atomic import atomic_write_bytes
 
 SOFT_LABELS_VERSION = 1  # bump when the computation of soft labels changes, so that old caches are not reused
 # A student's folder is a trained model's, written by `attentive distill`, which has no --resume: a killed
@@ -64,15 +65,11 @@ class Distillation:
 
 
 def load_teacher(folder: str | Path):
-    """A saved model (PyTorch) or an exported one (ONNX Runtime): whatever answers `predict_proba` and `labels`."""
-    folder = Path(folder)
-    if is_exported(folder):
-        from ..runtime import load as load_exported
+    """A saved model (PyTorch) or an exported one (ONNX Runtime): whatever answers `predict_proba` and `labels`; an
+    export's model.onnx, the graph `teacher_digest` reads."""
+    from ..api import open_model
 
-        return load_exported(folder, int8=False)  # model.onnx: the graph teacher_digest reads
-    from ..api import load
-
-    return load(folder)
+    return open_model(folder, int8=False)
 
 
 def teacher_digest(folder: str | Path) -> str:

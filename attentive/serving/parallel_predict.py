@@ -118,20 +118,13 @@ _MODEL = None
 
 
 def load_model(folder: str | Path, threads: int | None, graph: str | None = None):
-    """A saved model folder (PyTorch) or an exported one (ONNX Runtime: running `graph`, the one the parent process
-    runs; None: the one `attentive.runtime.load` picks), computing with `threads` threads."""
-    from ..runtime import is_exported
+    """`attentive.api.open_model` in a worker: running `graph`, the one the parent process runs (None: the one
+    `attentive.runtime.load` picks), computing with `threads` threads."""
+    from ..api import open_model
     from ..runtime.folder import GRAPH_INT8
     from ..util.threads import use_threads
 
-    if is_exported(folder):
-        from ..runtime import load as load_exported
-
-        return load_exported(folder, None if graph is None else graph == GRAPH_INT8, use_threads(threads))
-    from ..api import load
-
-    use_threads(threads, torch_needed=True)
-    return load(folder)
+    return open_model(folder, use_threads(threads), None if graph is None else graph == GRAPH_INT8)
 
 
 def _start_worker(folder: str, threads: int, graph: str | None) -> None:
