@@ -11,9 +11,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .data.example import Dataset
-from .errors import AttentiveError
+from .data.source import DataSource, resolve_dataset
 from .folders.saved import load_folder
-from .model import Explanation, Model, Prediction, pick_device, resolve_dataset
+from .model import Explanation, Model, Prediction, pick_device
 from .recipes.types import Recipe
 from .training.pipeline import check_aspects
 from .training.pipeline import train as train_dataset
@@ -84,16 +84,10 @@ def train(dataset: str | Dataset | None = None, recipe: str | dict | Recipe = "d
     recipe's loss terms and step hooks; a resume must be given them again. `on_epoch(record)` is called after each
     epoch with its record (epoch, train_loss, train and dev accuracy, dev_macro_f1, seconds, lr); an exception it
     raises stops training there."""
-    given = [dataset is not None, texts is not None or labels is not None, train is not None]
-    if sum(given) != 1:
-        raise AttentiveError("give the data one way: a dataset name, texts= and labels=, or train= (a file)")
-    if texts is not None or labels is not None:
-        from .data.registry import load_texts
-
-        dataset = load_texts(texts, labels, dev_texts, dev_labels)
-    elif train is not None:
-        from .data.registry import load_files
-
-        dataset = load_files(train, dev=dev, test=test, text_column=text_column, label_column=label_column)
+    given = DataSource(dataset=dataset, texts=texts, labels=labels, dev_texts=dev_texts, dev_labels=dev_labels,
+                       train=train, dev=dev, test=test, text_column=text_column, label_column=label_column)
+    given.check()
+    if dataset is None:  # a name is resolved by the pipeline, which records it for a resume
+        dataset = given.load()
     return train_dataset(dataset, recipe, out, overrides_argument(overrides), data_dir, device, show_progress,
                          overwrite, resume, source, settings, terms, hooks, on_epoch=on_epoch)

@@ -10,36 +10,27 @@ import numpy as np
 import torch
 
 from .answer.answerer import Answerer, Looked, Need
+from .answer.inference import infer, predict_probabilities, temperature_of
+from .answer.inputs import Inputs, thresholds_of
+from .answer.metrics import compute_metrics, multilabel_metrics, predicted_sets, sigmoid
 from .answer.types import Explanation, Prediction
 from .data.batching import encode_items
 from .data.example import Dataset
-from .errors import AttentiveError
 from .data.label_sets import multi_hot
-from .answer.metrics import compute_metrics, multilabel_metrics, predicted_sets, sigmoid
+from .data.source import resolve_dataset
+from .errors import AttentiveError
+from .folders.saved import save_folder
 from .models.classifier import TextClassifier
 from .recipes.types import Recipe
-from .folders.saved import save_folder
 from .text.encoding import Item
-from .answer.inference import infer, predict_probabilities, temperature_of
-from .answer.inputs import Inputs, thresholds_of
 
-__all__ = ["Explanation", "Model", "Prediction", "pick_device", "resolve_dataset"]
+__all__ = ["Explanation", "Model", "Prediction", "pick_device"]
 
 
 def pick_device(device: str | None) -> str:
     if device in (None, "auto"):
         return "cuda" if torch.cuda.is_available() else "cpu"
     return device
-
-
-def resolve_dataset(dataset: str | Dataset, data_dir: str | Path | None = None) -> Dataset:
-    """`dataset` itself if it is a `Dataset`, else the named dataset loaded, splits train, dev and test (its files
-    under `data_dir`, by default $ATTENTIVE_DATA or ../shared/data)."""
-    if isinstance(dataset, Dataset):
-        return dataset
-    from .data.registry import load_dataset
-
-    return load_dataset(dataset, data_dir=data_dir)
 
 
 class Model(Answerer):

@@ -13,10 +13,10 @@ from ..errors import AttentiveError
 from .app import (
     AspectOption,
     DataDir,
+    Fp32Option,
     InputOption,
     LabelSeparator,
     OnErrorOption,
-    Fp32Option,
     PairOption,
     ThreadsOption,
     _dataset,

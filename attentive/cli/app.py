@@ -8,8 +8,6 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from ..errors import AttentiveError
-
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Train, evaluate, explain compact attention-based text classifiers.")
 console = Console()
@@ -36,18 +34,13 @@ def _use_threads(threads: int | None, torch_needed: bool = True) -> int:
 
 def _dataset(dataset, train_file, dev_file, test_file, text_column, label_column, data_dir, pair_column=None,
              aspect_column=None, label_separator=None):
-    """A registry name, or the user's own files (`label_separator`: their label fields hold label sets)."""
-    if train_file is not None or dataset is None:
-        if train_file is None:
-            raise AttentiveError("give --dataset NAME or --train FILE (see `attentive datasets`)")
-        from ..data.registry import load_files
+    """A registry name, or the user's own files (`label_separator`: their label fields hold label sets), given one
+    way (attentive.data.source)."""
+    from ..data.source import CLI, DataSource
 
-        return load_files(train_file, dev=dev_file, test=test_file, text_column=text_column,
-                          label_column=label_column, pair_column=pair_column, aspect_column=aspect_column,
-                          label_separator=label_separator)
-    from ..api import resolve_dataset
-
-    return resolve_dataset(dataset, data_dir)
+    return DataSource(dataset=dataset, train=train_file, dev=dev_file, test=test_file, text_column=text_column,
+                      label_column=label_column, pair_column=pair_column, aspect_column=aspect_column,
+                      label_separator=label_separator, data_dir=data_dir).load(spelling=CLI)
 
 
 def _report_data(data) -> None:

@@ -8,7 +8,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from ..errors import AttentiveError
+from ..data.source import CLI, DataSource
 from .app import (
     DataDir,
     ThreadsOption,
@@ -99,8 +99,7 @@ def cv(
         console.print(f"fold {found.number}/{total}: accuracy {found.metrics['accuracy']:.4f}  macro-F1 "
                       f"{found.metrics['macro_f1']:.4f}  (best epoch {found.best_epoch})")
 
-    if dataset is None and train_file is None:
-        raise AttentiveError("give --dataset NAME or --train FILE (see `attentive datasets`)")
+    DataSource(dataset=dataset, train=train_file).check(CLI)
     result = cross_validate(dataset, recipe, out, folds, set_, seed, jobs,
                             threads, data_dir, device, overwrite, show_progress=False, train=train_file,
                             text_column=text_column, label_column=label_column, pair_column=pair_column,
@@ -161,8 +160,6 @@ def tune(
     parse_budget(budget), parse_size(max_size)  # a bad budget, size, recipe or --set fails before the data is read
     load_recipe(recipe, set_)
     _use_threads(threads)
-    if dataset is None and train_file is None:
-        raise AttentiveError("give --dataset NAME or --train FILE (see `attentive datasets`)")
     data = _dataset(dataset, train_file, dev_file, None, text_column, label_column, data_dir, pair_column,
                     aspect_column)
     _report_data(data)

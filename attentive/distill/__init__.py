@@ -24,10 +24,11 @@ from pathlib import Path
 import numpy as np
 
 from ..data.example import Dataset, Example
+from ..data.source import resolve_dataset
 from ..errors import AttentiveError
 from ..folders.output import check_contents, check_destination
 from ..folders.saved import CONFIG, TOKENIZER, WEIGHTS
-from ..model import Model, resolve_dataset
+from ..model import Model
 from ..recipes.loader import load_recipe
 from ..runtime import is_exported
 from ..runtime.folder import GRAPH

@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from ..data.example import Dataset, Example
+from ..data.source import DataSource
 from ..errors import AttentiveError
 from ..folders.output import OutputKind, check_contents, claim
 from ..recipes.loader import load_recipe
@@ -144,19 +145,9 @@ def cv(dataset: str | Dataset | None = None, recipe: str | dict | Recipe = "defa
 
 def _rows(dataset, texts, labels, train, text_column, label_column, pair_column, aspect_column, data_dir) -> Dataset:
     """The data to cross-validate, as a Dataset whose train split holds every row (no dev carved from it)."""
-    given = [dataset is not None, texts is not None or labels is not None, train is not None]
-    if sum(given) != 1:
-        raise AttentiveError("give the data one way: a dataset name, texts= and labels=, or train= (a file)")
-    if isinstance(dataset, Dataset):
-        return dataset
-    from ..data import registry
-
-    if dataset is not None:
-        return registry.load_dataset(dataset, data_dir=data_dir, dev_fraction=0.0)
-    if train is not None:
-        return registry.load_files(train, text_column=text_column, label_column=label_column,
-                                   pair_column=pair_column, aspect_column=aspect_column, dev_fraction=0.0)
-    return registry.load_texts(texts, labels, dev_fraction=0.0)
+    return DataSource(dataset=dataset, texts=texts, labels=labels, train=train, text_column=text_column,
+                      label_column=label_column, pair_column=pair_column, aspect_column=aspect_column,
+                      data_dir=data_dir).load(dev_fraction=0.0)
 
 
 def _run(data: Dataset, examples: list[Example], splits: list[Fold], recipe, overrides, settings, folds_dir: Path,

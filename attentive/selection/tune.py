@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..data.example import Dataset
+from ..data.source import DataSource, Spelling
 from ..errors import AttentiveError
 from ..folders.output import OutputKind, claim
 from ..folders.saved import MODEL_FILES
@@ -48,6 +49,7 @@ from .tune_report import setting_importances, trial_row, trial_table, tune_plot
 
 STUDY, TABLE, PLOT, BEST, TRIALS = "study.db", "trials.json", "tune.png", "best", "trials"
 STUDY_NAME = "attentive-tune"
+TUNE = Spelling("a dataset name (or a Dataset)", None, "train= (a file)")  # tune takes no texts in memory
 SQLITE_FILES = frozenset({STUDY, f"{STUDY}-journal", f"{STUDY}-wal", f"{STUDY}-shm"})
 MAX_TRIALS = 10_000  # trials a study holds at most (trial N trains in trials/N)
 TUNE_RUN = OutputKind(command="tune", output="a tuning study", files=frozenset({*SQLITE_FILES, TABLE, PLOT}),
@@ -123,16 +125,8 @@ def tune(dataset: str | Dataset | None = None, recipe: str | dict = "default", o
 
 
 def _data(dataset, train, dev, text_column, label_column, pair_column, aspect_column, data_dir) -> Dataset:
-    if (dataset is None) == (train is None):
-        raise AttentiveError("give the data one way: a dataset name (or a Dataset), or train= (a file)")
-    if train is not None:
-        from ..data.registry import load_files
-
-        return load_files(train, dev=dev, text_column=text_column, label_column=label_column,
-                          pair_column=pair_column, aspect_column=aspect_column)
-    from ..model import resolve_dataset
-
-    return resolve_dataset(dataset, data_dir)
+    return DataSource(dataset=dataset, train=train, dev=dev, text_column=text_column, label_column=label_column,
+                      pair_column=pair_column, aspect_column=aspect_column, data_dir=data_dir).load(spelling=TUNE)
 
 
 def search_space(data: Dataset, recipe: str | dict | Recipe, overrides: list[str],

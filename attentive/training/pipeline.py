@@ -14,34 +14,36 @@ import numpy as np
 import torch
 from tokenizers import Tokenizer
 
-from ..data.checks import check_training_labels, given_labels
-from ..data.label_sets import multi_hot
-from ..data.batching import collate
-from ..data.example import Dataset
-from ..errors import AttentiveError
-from ..answer.metrics import DEFAULT_THRESHOLD
 from ..answer.inference import infer
 from ..answer.inputs import listed
-from ..model import Model, pick_device, resolve_dataset
+from ..answer.metrics import DEFAULT_THRESHOLD
+from ..data.batching import collate
+from ..data.checks import check_training_labels, given_labels
+from ..data.example import Dataset
+from ..data.label_sets import multi_hot
+from ..data.source import resolve_dataset
+from ..errors import AttentiveError
+from ..folders.output import OutputKind, claim
+from ..folders.saved import MODEL_FILES, holds_model
+from ..model import Model, pick_device
 from ..models.classifier import build_model
 from ..models.pretrained import pretrained_config, pretrained_tokenizer
-from ..folders.output import OutputKind, claim
-from ..recipes.types import Recipe, Train
 from ..recipes.loader import load_recipe
+from ..recipes.types import Recipe, Train
 from ..runtime import is_exported
-from ..folders.saved import MODEL_FILES, holds_model
 from ..text.embeddings import WordVectors
 from ..text.sources import build_vocabulary, initial_vectors, vocabulary_report
-from .size import check_size
 from . import distributed
 from .calibration import fit_temperature
-from .checkpoint import FILES as CHECKPOINT_FILES, FOLDER as CHECKPOINT
+from .checkpoint import FILES as CHECKPOINT_FILES
+from .checkpoint import FOLDER as CHECKPOINT
 from .checkpoint import TrainingState, read_checkpoint, remove_checkpoint, write_checkpoint
 from .hooks import StepHook
-from .multilabel import MicroF1, dev_scores
 from .log import LOG, start_run
 from .loop import fit
+from .multilabel import MicroF1, dev_scores
 from .seed import seed_everything
+from .size import check_size
 from .terms import UNLABELLED, BinaryCrossEntropy, LossTerm
 
 FIRST_BATCH = 64  # training texts whose token vectors give the parts their starting values
@@ -226,8 +228,8 @@ def measure_faithfulness(model: Model, dev_examples: Sequence, seed: int = 0) ->
     change when the 5% most attended words, 5% random words or the 5% words of most positive evidence are removed
     (attentive/explain/deletion.py faithfulness); set as config.json's `faithfulness` and returned. None (and no
     entry) when no dev text can be explained (none of at least two words)."""
-    from ..explain.deletion import faithfulness
     from ..answer.inputs import text_problem
+    from ..explain.deletion import faithfulness
 
     model.config.pop("faithfulness", None)
     usable = [ex for ex in dev_examples if text_problem(ex.text) is None
