@@ -37,7 +37,7 @@ Optional fields:
 
 ``epoch_times_s`` list of seconds per training epoch (neural runs); BENCHMARKS.md shows their mean
 ``best_epoch``    epoch whose checkpoint was kept (neural runs)
-``dev_curve``     dev accuracy after each epoch (neural runs from session 13 on)
+``dev_curve``     dev accuracy after each epoch (neural runs from commit 7ceed1b on)
 ``params``        number of trainable parameters (neural runs)
 ``device``        ``"cpu"`` or ``"cuda"``: where the run trained (neural runs); when absent, a run counts as a CPU
                   run if ``machine.cuda_device`` is ``None``
@@ -75,7 +75,7 @@ def variant_names(recipe: str, dataset: str, variant: str | None) -> list[str | 
 
 
 # Paths whose changes do not make a run "dirty": the outputs of the benchmarks themselves.
-_NOT_SOURCE = (":(exclude)benchmarks/results", ":(exclude)BENCHMARKS.md", ":(exclude)BENCHMARKS-appendix.md")
+_NOT_SOURCE = (":(exclude)benchmarks/results", ":(exclude)BENCHMARKS.md", ":(exclude)benchmarks/APPENDIX.md")
 
 
 def cpu_model() -> str | None:

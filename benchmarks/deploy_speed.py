@@ -51,8 +51,8 @@ PASSES = 5  # timed passes over the texts, after one untimed
 def docs_per_second(answer_batch: Callable[[list[str]], object], texts: list[str], passes: int = PASSES) -> float:
     """Texts a second of `answer_batch` over `texts` in batches of 128: the median of `passes` timed passes after one
     untimed pass (which meets every batch shape once). One pass over a test set of sentences lasts tens of
-    milliseconds, so a single pass is at the mercy of one pause (a collection, a thread waking): session 23 saw the
-    same student at 27,461 and at 7,285 texts/s from one pass each; four retimes with the median of five stayed
+    milliseconds, so a single pass is at the mercy of one pause (a collection, a thread waking): commit c189610 saw
+    the same student at 27,461 and at 7,285 texts/s from one pass each; four retimes with the median of five stayed
     within 36,070-41,428."""
     def one_pass() -> float:
         start = time.perf_counter()
@@ -81,7 +81,7 @@ def peers(model, folder: Path, trained: dict, threads: int) -> dict[str, tuple[C
     """name -> (answer one text, answer a batch), each set to `threads` threads (TF-IDF + LR and fastText's
     predict run on one thread whatever is asked)."""
     torch.set_num_threads(threads)
-    fp32, int8 = runtime.load(folder, threads=threads), runtime.load(folder, int8=True, threads=threads)
+    fp32, int8 = runtime.load(folder, int8=False, threads=threads), runtime.load(folder, int8=True, threads=threads)
     vectorizer, linear, fast = trained["vectorizer"], trained["linear"], trained["fasttext"]
     return {
         "pytorch": (lambda t: model.predict_proba([t]), lambda ts: model.predict_proba(ts, batch_size=128)),

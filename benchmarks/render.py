@@ -6,7 +6,7 @@ The top of the module tree: it assembles the sections, each built by its own mod
 ``benchmarks/results_io.py`` and formatted by ``benchmarks/formatting.py`` (no section module imports another, nor
 this one). BENCHMARKS.md answers which model, how good, how big and how fast: the summary (which model to use), the
 defaults table, the targets, one section per paper table (the variant dev chose per row), the analyses and the
-deployment figures. The appendix (``BENCHMARKS-appendix.md`` beside it) holds the rest: the hand-written notes
+deployment figures. The appendix (``benchmarks/APPENDIX.md`` below it) holds the rest: the hand-written notes
 (``benchmarks/notes.md``), "Appendix: every run" (every group of runs per dataset, each sweep variant included) and
 the numbered list of result files, each linked to its JSON. Result schema: ``benchmarks/common.py``; the papers'
 numbers: ``benchmarks/papers.json``.
@@ -29,6 +29,7 @@ from benchmarks.render_defaults import defaults_section
 from benchmarks.render_deploy import deploy_section
 from benchmarks.render_deployable import deployable_section, imdb_student_lines, pruned_default_lines
 from benchmarks.render_lama import heads_section, lama_section, parameters_section
+from benchmarks.render_long_texts import long_texts_section
 from benchmarks.render_multilabel import multilabel_section
 from benchmarks.render_practitioner import practitioner_section
 from benchmarks.render_pruned import pruned_section
@@ -69,9 +70,9 @@ class Rendered(NamedTuple):
 
 
 def appendix_path(output: str | Path) -> Path:
-    """Where the appendix of the main file `output` goes: beside it, ``BENCHMARKS.md`` -> ``BENCHMARKS-appendix.md``."""
-    output = Path(output)
-    return output.with_name(f"{output.stem}-appendix{output.suffix}")
+    """Where the appendix of the main file `output` goes: ``benchmarks/APPENDIX.md`` in the main file's folder, beside
+    the notes and the results it is rendered from."""
+    return Path(output).parent / "benchmarks" / "APPENDIX.md"
 
 
 def relative_link(target: Path, start: Path) -> str:
@@ -90,8 +91,8 @@ def appendix_link(appendix_name: str, lines: list[str]) -> list[str]:
 
 
 def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: Sequence[Target] = TARGETS,
-                    notes: str = "", appendix_name: str = "BENCHMARKS-appendix.md", main_name: str = "BENCHMARKS.md",
-                    results_link: str = "benchmarks/results") -> Rendered:
+                    notes: str = "", appendix_name: str = "benchmarks/APPENDIX.md", main_name: str = "../BENCHMARKS.md",
+                    results_link: str = "results") -> Rendered:
     """BENCHMARKS.md's text and its appendix's. `appendix_name`: the appendix as the main file links it; `main_name`:
     the main file as the appendix links it; `results_link`: the results folder as the appendix links it (each result
     file is linked from its entry in the list of runs)."""
@@ -104,6 +105,7 @@ def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: 
     peers = {r["name"]: r["test"]["accuracy"] for r in results if r.get("name") in IMDB_PEERS.values()}
     deployable += imdb_student_lines([r for r in results if r.get("kind") == "imdb_student"],
                                      {label: peers[name] for label, name in IMDB_PEERS.items() if name in peers})
+    long_texts = long_texts_section(results)  # before the filter below: its runs are a kind of their own
     class_weights = class_weights_section([r for r in results if r.get("kind") == "class_weights"])
     class_weights += practitioner_section(results) + multilabel_section(
         [r for r in results if r.get("kind") == "multilabel"]) + scaling_section(results)
@@ -114,7 +116,7 @@ def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: 
     top = ["# Benchmarks", "", generated, "", INTRO, ""]
     summary, defaults = summary_section(results), defaults_section(results, sizes)
     body = targets_section(results, targets)
-    body += lama_section(results) + heads_section(results)
+    body += lama_section(results) + heads_section(results) + long_texts
     for result in parameter_results:
         body += parameters_section(result)
     body += pruned_section(results) + absa_section(results) + ssan_section(results)
@@ -154,7 +156,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.render", description=__doc__.split("\n\n")[0])
     parser.add_argument("--results-dir", default=str(RESULTS_DIR))
     parser.add_argument("--output", default=str(REPO_ROOT / "BENCHMARKS.md"))
-    parser.add_argument("--appendix", default=None, help="default: beside --output, BENCHMARKS-appendix.md")
+    parser.add_argument("--appendix", default=None, help="default: benchmarks/APPENDIX.md beside --output")
     args = parser.parse_args(argv)
     appendix = appendix_path(args.output) if args.appendix is None else Path(args.appendix)
     render(args.results_dir, args.output, appendix=appendix)

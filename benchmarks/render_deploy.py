@@ -28,7 +28,7 @@ def deploy_section(results: list[dict]) -> list[str]:
         lines += [f"Model: recipe `{result['recipe']}` trained on {result['dataset']}; timed on the first "
                   f"{result['n_texts']:,} {result['texts']} test texts and on a {result['sentence_words']}-word sentence "
                   f"({machine_short(result)}; `{result['command']}`). Latency: one text per call, 1 thread, p50 / p99 "
-                  "in ms. Throughput: batches of 128, 2 threads (since session 23 the median of five passes; "
+                  "in ms. Throughput: batches of 128, 2 threads (since commit `c189610` the median of five passes; "
                   "earlier rows one pass). The TF-IDF + LR and fastText peers are trained in the "
                   f"same script on {result['texts']} train.", "",
                   "| | sentence p50 / p99 (ms) | review p50 / p99 (ms) | docs/s (2 threads) | test acc |",

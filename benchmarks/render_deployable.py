@@ -79,7 +79,7 @@ def deployable_section(results: list[dict]) -> list[str]:
              "int8 ONNX export (model.int8.onnx, tokenizer.json, config.json) and of the saved folder (fp32; for "
              "the peers, the pickled vectorizer and model, fastText's .bin); batched texts/s with 2 threads "
              "(calls of 128 texts, the median of five passes over the texts; ours answer a call's batches on two "
-             "lanes, attentive/runtime/lanes.py, since session 25) and p50 of one sentence with 1 thread, "
+             "lanes, attentive/runtime/lanes.py, since commit `052bf56`) and p50 of one sentence with 1 thread, "
              "all four in the same process on the same test texts; training time per seed (the student's excludes "
              "its teacher's). Issue 33's target: the student ≥ the better peer, ≥ the default − 0.5, int8 ≤ 5 MB, "
              "texts/s ≥ TF-IDF + LR's.", "",

@@ -25,12 +25,12 @@ for features in product difference; do
   $PY -m benchmarks.run --recipe default_pair --dataset sick --seeds 0 1 2 --set head.features=$features \
     --variant features-$features --results-dir benchmarks/results/sweeps "$@"
 done
-# Sessions 11 to 16: the gated encoder with 30 attention rows (Lin et al.'s r = 30), a 600-wide MLP, or no dropout in
-# it; then with offset factors (head.offset: F_h + c and F_p - c, whose product carries c (F_p - F_h)), alone and with
-# one or more options (session 13: the best of them on default_pair's 150-wide biGRU; session 15: the best with a
-# moving average of the weights, train.ema_epochs, attentive/training/averaging.py; session 16: that with batches of
-# 32, the only change above it on the held half of dev, benchmarks/sweep_pair.sh). The defaults section's gated
-# row takes the variant with the best mean dev accuracy (benchmarks/render_defaults.py).
+# Commits 558cf12 to 61f2ee3: the gated encoder with 30 attention rows (Lin et al.'s r = 30), a 600-wide MLP, or no
+# dropout in it; then with offset factors (6de4cd7; head.offset: F_h + c and F_p - c, whose product carries
+# c (F_p - F_h)), alone and with one or more options (7786bf8: the best of them on default_pair's 150-wide biGRU;
+# b972e8a: the best with a moving average of the weights, train.ema_epochs, attentive/training/averaging.py; fbb6d59:
+# that with batches of 32, the only change above it on the held half of dev, benchmarks/sweep_pair.sh). The defaults
+# section's gated row takes the variant with the best mean dev accuracy (benchmarks/render_defaults.py).
 GATED=(--set head.type=gated_pair --set head.factors=50 --set head.normalise=true --set head.same_start=true "${GLOVE[@]}")
 for options in "pooler.heads=30" "head.hidden=600" "head.dropout=0" \
                "head.offset=1" "head.offset=1 pooler.heads=30" "head.offset=2 pooler.heads=30" \

@@ -41,7 +41,7 @@ def test_render_shows_mean_and_std_over_seeds(tmp_path):
     text, appendix = render.render(results, output)
 
     assert output.read_text(encoding="utf-8") == text
-    assert (tmp_path / "BENCHMARKS-appendix.md").read_text(encoding="utf-8") == appendix
+    assert (tmp_path / "benchmarks" / "APPENDIX.md").read_text(encoding="utf-8") == appendix
     assert "Do not edit by hand" in text and "python -m benchmarks.render" in text
     assert "### imdb" in appendix  # the appendix's table of every run
     row = next(line for line in appendix.splitlines() if line.startswith("| model | lama_ctx |"))
@@ -680,10 +680,11 @@ def test_the_notes_and_every_run_go_to_the_appendix_and_every_number_leads_to_it
 
     for moved in ("sweep diary", "## Notes on these results", "## Appendix: every run", "## Runs", "### r8"):
         assert moved in appendix and moved not in text, moved
-    assert "](BENCHMARKS-appendix.md)" in text  # the main file links its appendix
-    assert _link_problems(output) == [] and _link_problems(output.parent / "BENCHMARKS-appendix.md") == []
+    assert "](benchmarks/APPENDIX.md)" in text  # the main file links its appendix
+    assert _link_problems(output) == [] and _link_problems(output.parent / "benchmarks" / "APPENDIX.md") == []
     entries = _run_entries(appendix)
-    assert len(entries) == 4 and all((output.parent / link).resolve().parent == results for link in entries.values())
+    assert len(entries) == 4 and all((output.parent / "benchmarks" / link).resolve().parent == results
+                                     for link in entries.values())
     cited = re.findall(r"\[(\d+)\](?!\()", text + appendix)  # every footnote number, in either file
     assert cited and set(cited) <= set(entries)
 
@@ -737,3 +738,8 @@ def test_the_variants_table_says_how_many_copies_the_budget_let_a_student_make()
     assert _distillation(asked) == "mse × 1.0, 8 copies"
     assert _distillation({**asked, "copies_made": [8, 8]}) == "mse × 1.0, 8 copies"
     assert _distillation({**asked, "copies_made": [0]}) == "mse × 1.0, 8 copies (0 made)"
+
+
+def test_the_repositorys_benchmarks_md_and_its_appendix_link_only_to_what_exists():
+    for path in (common.REPO_ROOT / "BENCHMARKS.md", common.REPO_ROOT / "benchmarks" / "APPENDIX.md"):
+        assert _link_problems(path) == [], path
