@@ -20,6 +20,7 @@ demo: $(STAMP)
 	$(BIN)/attentive demo --out runs/demo
 
 test: $(STAMP)
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 
 clean:

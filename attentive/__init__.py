@@ -26,7 +26,8 @@ from .version import __version__
 __all__ = ["AttentiveError", "DataError", "Dataset", "Example", "Explanation", "Model", "Prediction",
            "available_recipes", "compute_metrics", "cv", "load", "load_dataset", "load_recipe", "train", "tune",
            "__version__"]
-_FROM = {"Explanation": ".answer.types", "Prediction": ".answer.types", "Model": ".model", "load": ".api", "train": ".api",
+_FROM = {"Explanation": ".answer.types", "Prediction": ".answer.types", "Model": ".model", "load": ".api",
+         "train": ".api",
          "cv": ".selection.cv", "tune": ".selection.tune", "Dataset": ".data.example", "Example": ".data.example",
          "load_dataset": ".data.registry", "load_recipe": ".recipes.loader", "available_recipes": ".recipes.loader",
          "compute_metrics": ".answer.metrics"}

@@ -4,9 +4,9 @@ export`), through `Dataset.map_batches` and a pool of actors. Install `attentive
 need Ray, which is imported only when this module's functions run.
 
 Each actor (`Scorer`, a callable class) loads the exported model once with `attentive.runtime.load`, computing
-on `threads` threads (lanes of network batches, attentive/runtime/lanes.py; it asks Ray for as many CPUs), and answers each
-batch of `batch_size` rows as `attentive predict` answers one batch of its input: one `predict_proba` call with that
-batch size. The rows keep their input order (the dataset's `preserve_order` is set), so that row i of the answers
+on `threads` threads (lanes of network batches, attentive/runtime/lanes.py; it asks Ray for as many CPUs), and answers
+each batch of `batch_size` rows as `attentive predict` answers one batch of its input: one `predict_proba` call with
+that batch size. The rows keep their input order (the dataset's `preserve_order` is set), so that row i of the answers
 is row i of the input.
 
 A JSONL path is cut into lines at "\\n" (`file_lines`; each file read whole by one task, as Ray's own readers
@@ -35,8 +35,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import AttentiveError
 from .answer.inputs import Checked, Expanded, text_problem
+from .errors import AttentiveError
 from .serving.input_lines import ANSWER_KEY, LineProblem, parsed_line, spliced
 
 DEFAULT_BATCH_SIZE = 256  # as `attentive predict --batch-size`
@@ -175,7 +175,8 @@ def predict(data, model_dir: str | Path, *, output: str | Path | None = None, ov
 
 def file_lines(row: dict) -> list[dict]:
     """The non-blank lines of one file read whole (`read_binary_files`: its "bytes" and "path"; gunzipped where
-    the path ends in .gz, a UTF-8 byte order mark skipped), each as {RECORD: line, "path", "line": its number}. Lines end at "\\n" alone, as
+    the path ends in .gz, a UTF-8 byte order mark skipped), each as {RECORD: line, "path", "line": its number}. Lines
+    end at "\\n" alone, as
     `attentive predict --input` reads them; Ray's `read_text` would also cut at the U+2028, U+0085 or "\\r" a
     JSON string may hold raw."""
     data, path = row["bytes"], row["path"]

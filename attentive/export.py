@@ -29,15 +29,16 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from .runtime.folder import GRAPH, GRAPH_INT8
 from .answer.inference import temperature_of
-from .util.atomic import json_text
+from .folders.config import BOUND_LABELS
+from .folders.output import OutputKind, claim, read_config
+from .folders.saved import CONFIG, TOKENIZER, WEIGHTS
 from .model import Model
 from .models.folding import fold
-from .folders.output import OutputKind, claim, read_config
 from .runtime import FORMAT, is_exported
-from .folders.saved import CONFIG, TOKENIZER, WEIGHTS
-from .folders.config import BOUND_LABELS
+from .runtime.folder import GRAPH, GRAPH_INT8
+from .util.atomic import json_text
+
 
 def earlier_export(folder: Path) -> dict | None:
     """The config.json of the export `folder` holds, if it holds one."""

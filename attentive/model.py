@@ -55,8 +55,8 @@ class Model(Answerer):
 
     def _look(self, items: list[Item], batch_size: int, need: Need) -> tuple[np.ndarray, list[Looked]]:
         """The answer path's PyTorch backend (attentive.answer.answerer.Answerer): the network over `items` in
-        `attentive.answer.inference.infer`, computing no more than `need` asks; probabilities softmax(logits / T), or for
-        a multi-label model the sigmoid of each label's logit (not temperature-scaled)."""
+        `attentive.answer.inference.infer`, computing no more than `need` asks; probabilities softmax(logits / T), or
+        for a multi-label model the sigmoid of each label's logit (not temperature-scaled)."""
         inference = infer(self.network, items, batch_size, self.device, need, self.temperature)
         probabilities = sigmoid(inference.logits) if self.multi_label else inference.probabilities
         return probabilities, inference.looked or []

@@ -19,8 +19,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from .util.checks import ArgumentError, as_list, check_strings, overrides_argument
 from .data.checks import check_labels_given
+from .util.checks import ArgumentError, as_list, check_strings, overrides_argument
 
 SEEDS = 2**31 - 1  # a seed drawn for random_state=None (or a RandomState) is below this
 

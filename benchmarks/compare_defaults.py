@@ -6,7 +6,8 @@ changed; `--earlier-sweep DATASET=VARIANT` takes a dataset's earlier rows from `
 (the earlier recipe with one override, where that override is the only difference on that dataset). Seeds are paired:
 the gain of each seed is the mean over the sets of (current - earlier) dev accuracy.
 
-    python -m benchmarks.compare_defaults --earlier 70fe801 --earlier-sweep imdb=whole-texts --earlier-sweep r8=whole-texts
+    python -m benchmarks.compare_defaults --earlier 70fe801 --earlier-sweep imdb=whole-texts \\
+        --earlier-sweep r8=whole-texts
 """
 from __future__ import annotations
 

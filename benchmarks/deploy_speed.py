@@ -25,8 +25,8 @@ import torch
 
 import attentive
 from attentive import runtime
-from attentive.export import export
 from attentive.api import resolve_dataset
+from attentive.export import export
 from benchmarks.baselines import fasttext_text, logistic_regression, split_xy, tfidf_vectorizer
 from benchmarks.common import write_result
 
@@ -119,8 +119,10 @@ def main(argv=None) -> int:
         folder = export(model, Path(tmp) / "onnx", int8=True)
         sizes_mb = {p.name: round(p.stat().st_size / 1e6, 2) for p in sorted(folder.iterdir())}
         sizes_mb["pytorch_folder"] = round(sum(p.stat().st_size for p in Path(args.run).glob("*.*")
-                                                if p.name in ("model.safetensors", "tokenizer.json", "config.json")) / 1e6, 2)
-        latency = {name: {"sentence": latency_ms(one, [SENTENCE], args.repeats), "review": latency_ms(one, texts, args.repeats)}
+                                                if p.name in ("model.safetensors", "tokenizer.json",
+                                                              "config.json")) / 1e6, 2)
+        latency = {name: {"sentence": latency_ms(one, [SENTENCE], args.repeats),
+                          "review": latency_ms(one, texts, args.repeats)}
                    for name, (one, _) in peers(model, folder, trained, threads=1).items()}
         throughput = {name: docs_per_second(batch, texts)
                       for name, (_, batch) in peers(model, folder, trained, threads=2).items()}

@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+
 import attentive
 from attentive import runtime
 from attentive.distill import Augmentation, Distillation, distill

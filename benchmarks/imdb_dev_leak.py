@@ -22,6 +22,7 @@ from attentive.data.readers.imdb import read_imdb, read_imdb_train_dev
 from attentive.data.splits import carve_dev
 from benchmarks.common import RESULTS_DIR, write_result
 from benchmarks.imdb_id_adjacency import CAPITALISED
+
 NEAR = 0.25  # a held-out review "shares its movie" with train when its closest training review has this overlap
 TEST_SAMPLE, SEED = 2500, 0
 BLOCKS = (50, 100, 250)

@@ -10,7 +10,8 @@
 - `tune`: the default recipe's `tune:` space searched for `--budget` with Optuna's TPE (one study per seed, seeding the
   sampler and the networks); the best trial by dev accuracy is then scored on test, beside the default model of the
   same seed trained by benchmarks/deployable.py (runs/deployable/DATASET/default-sN, trained here if missing).
-  Writes results/tune-DATASET.json; a seed whose folder holds benchmark-record.json is read back, not rerun. The budget is wall-clock time: run it on a quiet machine.
+  Writes results/tune-DATASET.json; a seed whose folder holds benchmark-record.json is read back, not rerun. The
+  budget is wall-clock time: run it on a quiet machine.
 Nothing is chosen on test: cv's folds pick their epochs on their own dev rows; tune's trials are ranked on dev.
 """
 from __future__ import annotations

@@ -7,8 +7,8 @@ shrinks with pruning at equal dev accuracy").
 default as it ships keeps all 30,522 of them, whose 306-float rows are most of its folder. Both are trained with the
 same seeds (the shipped one is reused from runs/deployable/DATASET/default-sN, as benchmarks/deployable.py trained
 it), and both folders are measured as this version saves them (the n-gram table by its nonzero rows,
-attentive/folders/row_sparse.py): the older folder is saved again first. Reported per side: dev accuracy (which chose each
-run's epoch), test accuracy, the saved folder and the int8 ONNX export, in MB.
+attentive/folders/row_sparse.py): the older folder is saved again first. Reported per side: dev accuracy (which chose
+each run's epoch), test accuracy, the saved folder and the int8 ONNX export, in MB.
 Writes results/pruned-default-DATASET.json.
 """
 from __future__ import annotations

@@ -9,7 +9,8 @@ from __future__ import annotations
 import statistics
 
 from benchmarks.formatting import fmt_mean_std, fmt_seconds
-from benchmarks.results_io import DEFAULTS_DATASETS as DATASETS, METRICS, is_cpu_run, mean, model_name
+from benchmarks.results_io import DEFAULTS_DATASETS as DATASETS
+from benchmarks.results_io import METRICS, is_cpu_run, mean, model_name
 
 DEFAULT_RECIPE = "default"
 BASELINES = ("tfidf_lr", "fasttext")

@@ -26,7 +26,8 @@ def deploy_section(results: list[dict]) -> list[str]:
     for result in sorted((r for r in results if r["kind"] == "deploy"), key=lambda r: r["name"]):
         accuracy, sizes = result["test_accuracy"], result["sizes_mb"]
         lines += [f"Model: recipe `{result['recipe']}` trained on {result['dataset']}; timed on the first "
-                  f"{result['n_texts']:,} {result['texts']} test texts and on a {result['sentence_words']}-word sentence "
+                  f"{result['n_texts']:,} {result['texts']} test texts and on a {result['sentence_words']}-word "
+                  "sentence "
                   f"({machine_short(result)}; `{result['command']}`). Latency: one text per call, 1 thread, p50 / p99 "
                   "in ms. Throughput: batches of 128, 2 threads (since commit `c189610` the median of five passes; "
                   "earlier rows one pass). The TF-IDF + LR and fastText peers are trained in the "

@@ -141,8 +141,8 @@ def pruned_default_lines(results: list[dict]) -> list[str]:
         return []
     lines = ["The default model with a pruned vocabulary (`tokenizer.prune_pieces=true`: only the MiniLM pieces the "
              "training texts use) beside the default as it ships; both folders saved by this version, whose n-gram "
-             "table keeps only its nonzero rows (attentive/folders/row_sparse.py). Mean ± std over the seeds; dev chose "
-             "each run's epoch.", "",
+             "table keeps only its nonzero rows (attentive/folders/row_sparse.py). Mean ± std over the seeds; dev "
+             "chose each run's epoch.", "",
              "| dataset | default | vocabulary | dev acc | test acc | saved MB | int8 MB |",
              "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
     for result in sorted(results, key=_order):

@@ -4,8 +4,18 @@ files with the command, commit, machine and date that produced each, each linked
 from __future__ import annotations
 
 from benchmarks.formatting import fmt_label, fmt_mean_std, fmt_number, fmt_paper, fmt_times
-from benchmarks.results_io import (METRICS, group_results, groups_by_dataset, machine_short, mean, mean_by_machine,
-                                   model_name, paper_accuracy, runs_by_machine, values)
+from benchmarks.results_io import (
+    METRICS,
+    group_results,
+    groups_by_dataset,
+    machine_short,
+    mean,
+    mean_by_machine,
+    model_name,
+    paper_accuracy,
+    runs_by_machine,
+    values,
+)
 
 APPENDIX_TITLE = "Appendix: every run"
 RUNS_TITLE = "Runs"

@@ -53,7 +53,8 @@ def dropout_choices(results: list[dict]) -> dict[tuple[str, str], tuple[str, flo
 
 
 def table_accuracies(results: list[dict], variant: str = "",
-                     choices: dict[tuple[str, str], tuple[str, float]] | None = None) -> dict[tuple[str, str], list[float]]:
+                     choices: dict[tuple[str, str], tuple[str, float]] | None = None
+                     ) -> dict[tuple[str, str], list[float]]:
     """(row name, dataset) -> the test accuracies of that recipe's runs with `variant` (none: the recipe as shipped),
     or with the variant `choices` names for that cell."""
     cells: dict[tuple[str, str], list[float]] = {}
@@ -92,7 +93,8 @@ def claims(cells: dict[tuple[str, str], list[float]]) -> list[str]:
         return ["The paper's claims are checked once every SSAN row has a dataset in common."]
     average = {n: a for n, _ in ROWS if (a := average_over(cells, n, shared)) is not None}
     scope = ("the macro average over all six datasets" if len(shared) == len(DATASETS) else
-             f"averages over the {len(shared)} datasets every SSAN row has so far ({', '.join(COLUMN[d] for d in shared)})")
+             f"averages over the {len(shared)} datasets every SSAN row has so far "
+             f"({', '.join(COLUMN[d] for d in shared)})")
     best = max(average, key=average.get)
     top = sum(1 for d in shared if all(statistics.fmean(cells[("ssan_rpr", d)]) >= statistics.fmean(cells[(n, d)])
                                        for n, _ in ROWS if cells.get((n, d))))
@@ -110,9 +112,11 @@ def claims(cells: dict[tuple[str, str], list[float]]) -> list[str]:
     return [f"On {scope}.{noise}", "",
             f"- 1-Layer SSAN + RPR is best: {verdict(best == 'ssan_rpr')} (best: {best}, {pct[best]}; SSAN + RPR "
             f"{pct['ssan_rpr']}); it is top on {top} of {len(shared)} datasets (paper: {paper['ssan_rpr_top_on']}).",
-            f"- RPR beats PE and no positions: {verdict(average['ssan_rpr'] > max(average['ssan_pe'], average['ssan']))}"
+            f"- RPR beats PE and no positions: "
+            f"{verdict(average['ssan_rpr'] > max(average['ssan_pe'], average['ssan']))}"
             f" (RPR {pct['ssan_rpr']}, PE {pct['ssan_pe']}, none {pct['ssan']}: "
-            f"{(average['ssan_rpr'] - average['ssan_pe']) * 100:+.2f} over PE, {(average['ssan_rpr'] - average['ssan']) * 100:+.2f} "
+            f"{(average['ssan_rpr'] - average['ssan_pe']) * 100:+.2f} over PE, "
+            f"{(average['ssan_rpr'] - average['ssan']) * 100:+.2f} "
             f"over none; paper: +{paper['rpr_over_pe']} and +{paper['rpr_over_none']}).",
             f"- No positions beats PE: {verdict(average['ssan'] > average['ssan_pe'])}.",
             f"- A second SSAN layer does not help: {verdict(average['ssan2_rpr'] <= average['ssan_rpr'])} "

@@ -8,8 +8,16 @@ and the best figure a paper reports there (benchmarks/papers.json), its trainabl
 from __future__ import annotations
 
 from benchmarks.formatting import fmt_count, fmt_label, fmt_mean_std, fmt_number, fmt_paper, fmt_seconds
-from benchmarks.results_io import (DEV_SPLIT_SINCE, METRICS, groups_by_dataset, is_cpu_run, load_papers, mean,
-                                   on_current_dev, paper_best)
+from benchmarks.results_io import (
+    DEV_SPLIT_SINCE,
+    METRICS,
+    groups_by_dataset,
+    is_cpu_run,
+    load_papers,
+    mean,
+    on_current_dev,
+    paper_best,
+)
 
 TITLE = "Summary: which model to use, and how good it is"
 MIN_SEEDS = 3

@@ -55,7 +55,8 @@ def target_row(results: list[dict], target: Target) -> str:
     if isinstance(target.threshold, str):
         other = Target(target.dataset, target.threshold, target.metric, 0.0, "", cpu_only=target.cpu_only)
         _, threshold = target_measure(results, other)
-        shown_threshold = f"{target.threshold}: " + ("not run" if threshold is None else fmt_metric(target.metric, threshold))
+        shown_threshold = f"{target.threshold}: " + ("not run" if threshold is None
+                                                     else fmt_metric(target.metric, threshold))
     else:
         threshold = float(target.threshold)
         shown_threshold = fmt_metric(target.metric, threshold)

@@ -71,10 +71,10 @@ def test_a_labelled_lines_fields_come_back_byte_for_byte_with_the_answer_under_p
     status, out, _ = cli("predict", loaded_once.folder, "--input", source)
     assert status == 0
     lines = out.splitlines()
-    for line, given in zip(lines, LABELLED, strict=True):
-        assert line.startswith(given[:-1]) and line.endswith("}")  # the line's own text, then its answer
+    for line, given_line in zip(lines, LABELLED, strict=True):
+        assert line.startswith(given_line[:-1]) and line.endswith("}")  # the line's own text, then its answer
         answer = json.loads(line)
-        assert {k: v for k, v in answer.items() if k != "prediction"} == json.loads(given)
+        assert {k: v for k, v in answer.items() if k != "prediction"} == json.loads(given_line)
         assert set(answer["prediction"]) == {"label", "probabilities", "top_words"}
         assert answer["prediction"]["label"] in ("negative", "positive")
     assert '"score": 1.50' in lines[0] and '"caf\\u00e9 é"' in lines[0]  # not re-serialised

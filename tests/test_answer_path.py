@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 
 import attentive
-from attentive import runtime
-from attentive.serving import input_lines, server
-from attentive.answer import inputs as inputs_module
 from attentive import model as model_module
+from attentive import runtime
+from attentive.answer import inputs as inputs_module
 from attentive.answer.answerer import Answerer, Need
-from attentive.util.checks import ArgumentError
-from attentive.export import export
 from attentive.answer.inputs import Expanded
+from attentive.export import export
+from attentive.serving import input_lines, server
+from attentive.util.checks import ArgumentError
 
 from .conftest import tiny_overrides
 
@@ -31,8 +31,8 @@ def backends(sst2_small, tmp_path_factory):
 
 
 def counted(monkeypatch, name: str) -> list:
-    """The argument of every call of attentive.answer.inputs' `name` (text_problem or unicode_problem) from now on, in the
-    modules that import it too (the CLI's reading, the server's validation)."""
+    """The argument of every call of attentive.answer.inputs' `name` (text_problem or unicode_problem) from now on, in
+    the modules that import it too (the CLI's reading, the server's validation)."""
     calls, original = [], getattr(inputs_module, name)
 
     def spy(value):

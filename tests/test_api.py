@@ -8,7 +8,6 @@ import pytest
 
 import attentive
 from attentive.errors import AttentiveError
-
 from attentive.training.log import read_metrics_log
 
 from .conftest import tiny_overrides
@@ -17,7 +16,8 @@ from .conftest import tiny_overrides
 @pytest.fixture(scope="module")
 def trained(sst2_small, tmp_path_factory):
     out = tmp_path_factory.mktemp("run")
-    model = attentive.train(sst2_small, "lama_ctx", out, overrides=tiny_overrides("lama_ctx") + ["train.epochs=3"], show_progress=False)
+    model = attentive.train(sst2_small, "lama_ctx", out, overrides=tiny_overrides("lama_ctx") + ["train.epochs=3"],
+                            show_progress=False)
     return model, out
 
 

@@ -538,7 +538,8 @@ def test_the_held_part_of_dev_scores_candidates_and_chooses_nothing(sst2_small, 
     assert dev_scores(tmp_path, ("x",), "held_dev") == {"a": {"x": [pytest.approx(70.0)]}}  # b held nothing back
 
 
-@pytest.mark.parametrize("script, candidate, runs", [("sweep_defaults.sh", "base", 7), ("sweep_pair.sh", "pair-h150", 1),
+@pytest.mark.parametrize("script, candidate, runs", [("sweep_defaults.sh", "base", 7),
+                                                     ("sweep_pair.sh", "pair-h150", 1),
                                                      ("sweep_aspect.sh", "default_aspect", 2)])
 def test_a_sweep_with_held_set_holds_part_of_dev_back_in_its_own_folder(script, candidate, runs):
     import os

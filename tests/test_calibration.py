@@ -12,9 +12,9 @@ import pytest
 import attentive
 import attentive.export
 import attentive.runtime
-from attentive.errors import AttentiveError
-from attentive.answer.metrics import expected_calibration_error, negative_log_likelihood
 from attentive.answer.inference import infer
+from attentive.answer.metrics import expected_calibration_error, negative_log_likelihood
+from attentive.errors import AttentiveError
 from attentive.training.calibration import fit_temperature
 
 from .conftest import tiny_overrides

@@ -12,8 +12,8 @@ import torch
 
 import attentive
 from attentive.errors import AttentiveError
-from attentive.recipes.types import Train
 from attentive.recipes.loader import load_recipe
+from attentive.recipes.types import Train
 from attentive.training import pipeline
 from attentive.training.pipeline import class_weights
 from attentive.training.terms import UNLABELLED, CrossEntropy, terms_from
@@ -65,7 +65,8 @@ def test_balanced_weights_are_n_over_k_n_c_on_a_skewed_label_set():
     from sklearn.utils.class_weight import compute_class_weight
 
     known = [t for t in targets if t != UNLABELLED]
-    assert weights == pytest.approx(compute_class_weight("balanced", classes=np.arange(3), y=np.array(known)).tolist(), rel=1e-6)
+    assert weights == pytest.approx(compute_class_weight("balanced", classes=np.arange(3), y=np.array(known)).tolist(),
+                                    rel=1e-6)
 
 
 def test_a_mapping_weighs_the_labels_it_names_and_none_weighs_nothing():

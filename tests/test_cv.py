@@ -11,9 +11,9 @@ import pytest
 
 import attentive
 from attentive.cli import main
-from attentive.selection.cv import fold_splits, label_issues
 from attentive.data.example import Dataset, Example
 from attentive.errors import AttentiveError
+from attentive.selection.cv import fold_splits, label_issues
 from attentive.training import pipeline
 
 from .conftest import tiny_overrides

@@ -1,6 +1,6 @@
-"""Distillation (attentive/distill/__init__.py): the soft-label term pulls a student toward its teacher, soft labels are cached
-by content, unlabelled rows need a distillation term, and a student trains, exports, serves and explains like any
-model."""
+"""Distillation (attentive/distill/__init__.py): the soft-label term pulls a student toward its teacher, soft labels
+are cached by content, unlabelled rows need a distillation term, and a student trains, exports, serves and explains like
+any model."""
 from __future__ import annotations
 
 import json

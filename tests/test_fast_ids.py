@@ -11,7 +11,8 @@ from attentive.text.encoding import IdsOnly, encode, encode_batch, truncated_ids
 from attentive.text.fast_ids import ascii_ids, fast_lane
 from attentive.text.tokenizer import build_tokenizer
 
-TRICKY = ["", "[UNK] and [PAD] [pad]", "   ", "\t\n", "a_b c__d", "don't!!! stop...", "x" * 150, "ABC abc AbC", "3.14 + 2,000=?",
+TRICKY = ["", "[UNK] and [PAD] [pad]", "   ", "\t\n", "a_b c__d", "don't!!! stop...", "x" * 150, "ABC abc AbC",
+          "3.14 + 2,000=?",
           "#hashtag @user http://x.y/z?q=1&r=2", "\x00\x01 control", "\x0b\x0c\r", "a" * 20 + " " + "b" * 101,
           "unbelievable unbelievably believers", "Zebra-crossing (and) [brackets] {braces}"]
 

@@ -1,5 +1,5 @@
-"""Lanes (attentive/runtime/lanes.py): a call's batches answered on several threads at once, every batch exactly once, the
-largest first, an error of one batch raised after every lane stopped; and an exported model answering on several
+"""Lanes (attentive/runtime/lanes.py): a call's batches answered on several threads at once, every batch exactly once,
+the largest first, an error of one batch raised after every lane stopped; and an exported model answering on several
 lanes gives bitwise the answers of one."""
 from __future__ import annotations
 

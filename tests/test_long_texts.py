@@ -44,7 +44,8 @@ def test_the_section_sets_long_beside_short_with_the_papers_claim_and_a_computed
     assert "| LAMA+Ctx | 1 | 80.00 ± 0.00 (3) | 80.00 ± 0.20 (3) | 86.00 ± 0.00 (3) | 86.00 ± 0.20 (3) |" in text
     assert "| SAN | 10 | 80.00 (1) † | 80.00 (1) † | 80.00 (1) † | 80.00 (1) † |" in text  # fewer than 3 seeds
     assert "99.00" not in text  # the --limit smoke test is never shown
-    assert "231.8 whitespace-separated words" in text and "7,555 train" in text and "10% of the long train reviews" in text
+    assert ("231.8 whitespace-separated words" in text and "7,555 train" in text
+            and "10% of the long train reviews" in text)
     assert "more heads help on long texts" in text and "§5.2" in text  # the paper's claim, from papers.json
     verdict = lines[-2]
     assert verdict.startswith("Verdict: the paper's claim **holds** here for LAMA+Ctx")

@@ -16,11 +16,12 @@ import safetensors.torch
 
 import attentive
 from attentive import runtime
-from attentive.folders import reading as folder_reading, saved
 from attentive.cli import main
 from attentive.errors import AttentiveError
-from attentive.util.atomic import atomic_write_json
+from attentive.folders import reading as folder_reading
+from attentive.folders import saved
 from attentive.training.log import read_metrics_log
+from attentive.util.atomic import atomic_write_json
 
 from .conftest import memory_bound, tiny_overrides
 
@@ -362,8 +363,8 @@ def exported_copy(exported, tmp_path):
 def test_an_export_read_while_an_overwriting_export_replaces_it_is_read_again(run, exported, tmp_path, monkeypatch):
     """An export is committed file by file into its folder, like a save: a load that fails on a mix of the old and
     the new export's files is retried, not reported."""
-    from attentive.runtime import folder as exported_folder
     from attentive.export import export
+    from attentive.runtime import folder as exported_folder
 
     folder = exported_copy(exported, tmp_path)
     real_read, calls = exported_folder._read_exported, []

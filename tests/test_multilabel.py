@@ -11,12 +11,12 @@ import torch
 import torch.nn.functional as F
 
 import attentive
-from attentive.training.log import read_metrics_log
+from attentive.answer.metrics import choose_thresholds, multilabel_metrics
 from attentive.data.example import Dataset, Example
 from attentive.data.readers import read_table
 from attentive.data.registry import load_dataset, load_files
 from attentive.errors import AttentiveError, DataError
-from attentive.answer.metrics import choose_thresholds, multilabel_metrics
+from attentive.training.log import read_metrics_log
 from attentive.training.terms import BinaryCrossEntropy
 
 from .conftest import tiny_overrides

@@ -7,9 +7,9 @@ import pytest
 import torch
 
 from attentive.models.classifier import build_model
-from attentive.models.self_attention import RelativePositions, attend, sinusoidal_positions
 from attentive.models.heads import GatedPairHead, MatchingPairHead, PrunedMLPHead
 from attentive.models.poolers import StructuredSelfAttentionPooler
+from attentive.models.self_attention import RelativePositions, attend, sinusoidal_positions
 from attentive.recipes.loader import available_recipes, load_recipe
 from attentive.training.regularisers import attention_std, frobenius_norm_penalty, frobenius_penalty, negative_entropy
 
@@ -83,7 +83,8 @@ def test_gated_pair_head_from_one_start_scores_a_text_against_itself_highest():
         return (f_h * f_p).sum(-1)
 
     same, other = agreement(texts, texts), agreement(texts, texts.roll(1, 0))
-    assert (same > other).all() and torch.allclose(same, torch.full_like(same, 5.0), atol=1e-2)  # f, by Cauchy-Schwarz the most
+    # f, by Cauchy-Schwarz the most
+    assert (same > other).all() and torch.allclose(same, torch.full_like(same, 5.0), atol=1e-2)
 
 
 def test_gated_pair_head_with_offset_factors_reads_which_text_has_what():

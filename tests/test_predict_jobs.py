@@ -13,8 +13,8 @@ import time
 import pytest
 
 import attentive
-from attentive.serving import predict_output
 from attentive.cli import main
+from attentive.serving import predict_output
 
 from .conftest import tiny_overrides
 

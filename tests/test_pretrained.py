@@ -17,7 +17,8 @@ def test_frozen_minilm_learns_saves_and_loads_from_its_own_folder(sst2_small, tm
     trainable = [name for name, p in model.network.named_parameters() if p.requires_grad]
     assert trainable and all(name.startswith("head.") for name in trainable)  # frozen: only the head learns
     texts = ["a gorgeous , witty film", "a dull , lifeless mess"]
-    assert [p.probabilities for p in model.predict(texts)] == [p.probabilities for p in attentive.load(tmp_path).predict(texts)]
+    assert ([p.probabilities for p in model.predict(texts)]
+            == [p.probabilities for p in attentive.load(tmp_path).predict(texts)])
     [explanation] = model.explain(["Gorgeous film"])
     assert explanation.attention is None and "Gorgeous" in explanation.words
 

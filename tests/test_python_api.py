@@ -98,7 +98,8 @@ def test_texts_and_labels_in_memory_are_checked_before_training(data, message):
 
 def test_one_override_may_be_given_as_one_string(texts_and_labels):
     texts, labels = texts_and_labels
-    with pytest.raises(AttentiveError, match="train.bogus must be left out .train takes optimizer, lr, "):  # not taken apart into 't', 'r', ...
+    # not taken apart into 't', 'r', ...
+    with pytest.raises(AttentiveError, match="train.bogus must be left out .train takes optimizer, lr, "):
         attentive.train(texts=texts, labels=labels, recipe="lama_ctx", overrides="train.bogus=1")
 
 
@@ -154,9 +155,11 @@ def test_loading_nothing_is_one_line():
 
 
 def test_unknown_recipe_keys_are_errors_naming_them():
-    with pytest.raises(AttentiveError, match="--set train.epoch=3: train.epoch must be left out .train takes optimizer, "):
+    with pytest.raises(AttentiveError,
+                       match="--set train.epoch=3: train.epoch must be left out .train takes optimizer, "):
         load_recipe("lama_ctx", ["train.epoch=3"])
-    with pytest.raises(AttentiveError, match="tokenizer.min_freq must be left out .tokenizer takes type, min_frequency, "):
+    with pytest.raises(AttentiveError,
+                       match="tokenizer.min_freq must be left out .tokenizer takes type, min_frequency, "):
         load_recipe({**load_recipe("lama_ctx").as_dict(), "tokenizer": {"min_freq": 2}})
 
 

@@ -106,7 +106,8 @@ def test_a_bad_line_stops_the_run_with_one_line_and_writes_nothing(local_ray, ex
 
 
 @pytest.mark.parametrize("line, problem", [
-    ('{"id": "x", "text": "a fine film", "prediction": 1}', "already has a field 'prediction': choose another answer_key"),
+    ('{"id": "x", "text": "a fine film", "prediction": 1}',
+     "already has a field 'prediction': choose another answer_key"),
     ('{"id": "x", "text": "a fine film", "id": "y"}', "the key 'id' is given twice: keep one"),
 ])
 def test_a_line_holding_the_answer_key_or_a_key_twice_stops_the_run(local_ray, exported, texts, tmp_path, line,

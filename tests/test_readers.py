@@ -85,7 +85,8 @@ def test_r8():
 
 FIRST_TREE = ("The Rock is destined to be the 21st Century 's new `` Conan '' and that he 's going to make a splash "
               "even greater than Arnold Schwarzenegger , Jean-Claud Van Damme or Steven Segal .")
-SST_FINE = {"train": [1092, 2218, 1624, 2322, 1288], "dev": [139, 289, 229, 279, 165], "test": [279, 633, 389, 510, 399]}
+SST_FINE = {"train": [1092, 2218, 1624, 2322, 1288], "dev": [139, 289, 229, 279, 165],
+            "test": [279, 633, 389, 510, 399]}
 SST_BINARY = {"train": [3310, 3610], "dev": [428, 444], "test": [912, 909]}
 
 
@@ -133,7 +134,8 @@ def test_barnes_six_datasets(name):
 
 @needs_data
 def test_semeval2013_quoted_and_bare_labels():
-    assert {ex.label for ex in r.read_semeval2013(DATA / "barnes2017/semeval/test.tsv")} == {"positive", "negative", "neutral"}
+    assert ({ex.label for ex in r.read_semeval2013(DATA / "barnes2017/semeval/test.tsv")}
+            == {"positive", "negative", "neutral"})
 
 
 def _semeval14(reader, **kw):
@@ -351,7 +353,8 @@ def test_csv_stray_quote_that_swallows_rows_is_an_error(tmp_path):
     path = tmp_path / "stray.csv"
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(DataError, match=r"stray\.csv:102: a double quote opens a field here that runs to line 202, "
-                                        r"swallowing 100 lines that look like rows of their own; close or escape") as err:
+                                        r"swallowing 100 lines that look like rows of their own; "
+                                        r"close or escape") as err:
         r.read_table(path)
     assert err.value.line == 102
 
@@ -468,7 +471,8 @@ def test_training_label_checks(tmp_path):
     train, dev, test = tmp_path / "train.csv", tmp_path / "dev.csv", tmp_path / "test.csv"
     train.write_text("text,label\n" + "a,pos\n" * 300)
     dev.write_text("text,label\na,pos\nb,neutral\nc,neutral\nd,mixed\n")
-    with pytest.raises(AttentiveError, match=r"train has one label, 'pos' \(300 rows\): a classifier needs at least two"):
+    with pytest.raises(AttentiveError,
+                       match=r"train has one label, 'pos' \(300 rows\): a classifier needs at least two"):
         check_training_labels(load_files(train, dev=dev))
     train.write_text("text,label\n" + "a,pos\nb,neg\n" * 10)
     test.write_text("text,label\na,neg\n")

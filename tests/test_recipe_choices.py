@@ -16,8 +16,8 @@ from attentive.errors import AttentiveError
 from attentive.models.aspects import ASPECT_TYPES
 from attentive.models.registry import PARTS, register
 from attentive.models.wide import WIDE_TYPES
-from attentive.recipes.types import OPTIMIZERS, REGULARISERS, SAMPLERS
 from attentive.recipes.loader import available_recipes, load_recipe
+from attentive.recipes.types import OPTIMIZERS, REGULARISERS, SAMPLERS
 from attentive.text.sources import SOURCES
 from attentive.training import regularisers
 

@@ -8,9 +8,9 @@ from attentive.data.example import Dataset
 
 from .conftest import tiny_overrides
 
-
 RECIPES = ["lama", "lama_ctx", "san", "san_pruned", "bigru", "cnn", "te", "avg", "sunlu", "barnes_lstm",
-           "barnes_bilstm", "barnes_cnn", "ssan", "ssan_pe", "ssan_rpr", "ssan2_rpr", "transformer_pe", "transformer_rpr"]
+           "barnes_bilstm", "barnes_cnn", "ssan", "ssan_pe", "ssan_rpr", "ssan2_rpr", "transformer_pe",
+           "transformer_rpr"]
 # SSAN's training is ADADELTA on random batches with dropout 0.7 everywhere, made for 100,000 batches: the tiny
 # fixture keeps the random batches but takes Adam and light dropout, so that 24-d parts learn within 4 x 16 batches
 RANDOM_BATCHES = ["train.batches_per_epoch=16", "train.optimizer=adam", "embedder.dropout=0.1", "encoder.dropout=0.1",

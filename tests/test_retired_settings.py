@@ -11,8 +11,8 @@ import pytest
 
 import attentive
 from attentive.errors import AttentiveError
-from attentive.recipes.retired import RETIRED
 from attentive.recipes.loader import load_recipe
+from attentive.recipes.retired import RETIRED
 
 FORMAT_1 = Path(__file__).parent / "fixtures" / "model-format-1"
 

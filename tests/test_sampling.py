@@ -10,8 +10,8 @@ import pytest
 
 import attentive
 from attentive.errors import AttentiveError
-from attentive.recipes.types import Train
 from attentive.recipes.loader import load_recipe
+from attentive.recipes.types import Train
 from attentive.text.encoding import POOL_BATCHES
 from attentive.training import loop
 from attentive.training.sampling import balanced_batches, balanced_rows

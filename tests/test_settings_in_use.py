@@ -7,8 +7,8 @@ from pathlib import Path
 
 import yaml
 
-from attentive.recipes.types import PART_OPTIONS, section_fields
 from attentive.recipes.loader import RECIPE_DIR, SECTIONS
+from attentive.recipes.types import PART_OPTIONS, section_fields
 
 BENCHMARKS = Path(__file__).parent.parent / "benchmarks"
 

@@ -75,7 +75,8 @@ def test_texts_must_be_a_sequence_of_strings(texts, message):
 
 def test_one_string_is_one_override(texts_and_labels):
     texts, labels = texts_and_labels
-    with pytest.raises(AttentiveError, match="train.bogus must be left out .train takes optimizer, "):  # not taken apart into 't', 'r', ...
+    # not taken apart into 't', 'r', ...
+    with pytest.raises(AttentiveError, match="train.bogus must be left out .train takes optimizer, "):
         AttentiveClassifier(recipe="lama_ctx", overrides="train.bogus=1").fit(texts, labels)
 
 

@@ -1,5 +1,5 @@
-"""Threads (attentive/util/threads.py): the default divides the usable cores among the local processes, --threads reaches
-PyTorch and ONNX Runtime, and an oversubscribed machine gets one warning line."""
+"""Threads (attentive/util/threads.py): the default divides the usable cores among the local processes, --threads
+reaches PyTorch and ONNX Runtime, and an oversubscribed machine gets one warning line."""
 from __future__ import annotations
 
 import json
@@ -8,9 +8,9 @@ import os
 import pytest
 import torch
 
-from attentive.util import threads as threads_module
 from attentive.cli import main
 from attentive.cli.app import _load_any
+from attentive.util import threads as threads_module
 from attentive.util.threads import default_threads, oversubscription_warning, use_threads
 
 from .conftest import tiny_overrides
@@ -103,7 +103,8 @@ def test_an_exported_model_runs_on_the_threads_given(run_dir, tmp_path, capsys, 
     assert main(["export", str(run_dir), "--out", str(tmp_path / "onnx"), "--threads", "1"]) == 0
     model = _load_any(tmp_path / "onnx", 1)
     assert model.session.get_session_options().intra_op_num_threads == 1 and model.lanes.count == 1
-    two = _load_any(tmp_path / "onnx", 2)  # two lanes of batches, each on one ONNX Runtime thread (attentive/runtime/lanes.py)
+    # two lanes of batches, each on one ONNX Runtime thread (attentive/runtime/lanes.py)
+    two = _load_any(tmp_path / "onnx", 2)
     assert two.session.get_session_options().intra_op_num_threads == 1 and two.lanes.count == 2
     capsys.readouterr()
     assert main(["predict", str(tmp_path / "onnx"), "--threads", "1", "a gorgeous film"]) == 0

@@ -67,7 +67,8 @@ def test_the_recipe_gives_cross_entropy_and_its_regulariser_as_terms_and_its_ave
     assert [type(term) for term in terms_from(regularised)] == [CrossEntropy, AttentionPenalty]
     layer = torch.nn.Linear(2, 2)
     assert hooks_from(layer, plain, 10) == []
-    assert [type(hook) for hook in hooks_from(layer, plain.model_copy(update={"ema_epochs": 1.0}), 10)] == [MovingAverage]
+    assert ([type(hook) for hook in hooks_from(layer, plain.model_copy(update={"ema_epochs": 1.0}), 10)]
+            == [MovingAverage])
 
 
 def test_a_term_from_outside_the_package_changes_training_the_way_it_pushes(sst2_small):

@@ -102,7 +102,8 @@ def test_the_default_path_trains_on_the_bundled_sample_with_no_word_lost(sst2_sm
     report = model.config["vocabulary"]
     assert report["train"]["unknown"] == 0.0 and report["dev"]["unknown"] < 0.01 and report["dev"]["pieces"] > 0
     loaded = attentive.load(tmp_path)
-    assert loaded.predict("an unwatchablezzz mess")[0].probabilities == model.predict("an unwatchablezzz mess")[0].probabilities
+    assert (loaded.predict("an unwatchablezzz mess")[0].probabilities
+            == model.predict("an unwatchablezzz mess")[0].probabilities)
 
 
 def test_word2vec_vectors_are_cached_by_content_not_by_row_count(cache):

@@ -14,12 +14,12 @@ from tokenizers.processors import TemplateProcessing
 
 import attentive
 from attentive.answer.answerer import Need
+from attentive.answer.inference import infer
+from attentive.answer.inputs import explanation
 from attentive.answer.types import Explanation
 from attentive.cli import main
 from attentive.data.batching import Item
 from attentive.explain.deletion import deletion_test
-from attentive.answer.inference import infer
-from attentive.answer.inputs import explanation
 from attentive.text.tokenizer import build_tokenizer, is_piece
 
 from .conftest import tiny_overrides

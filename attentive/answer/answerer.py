@@ -4,8 +4,8 @@ A call is checked once (`call_checks.check_call`), its texts expanded and checke
 by `inputs.text_problem`, once) and encoded once (`Inputs.items`); then the backend is asked for no more than the
 call `Need`s, and the answers are built here (`inputs.explanation`, `inputs.apply_threshold`). A backend is a
 subclass that gives `labels`, `thresholds`, `inputs` and `_look`: `attentive.Model` runs the network with PyTorch
-(attentive/answer/inference.py), `attentive.runtime.RuntimeModel` the exported graph with ONNX Runtime. So both answer the
-same texts the same way, and a change to how answers are made is made once.
+(attentive/answer/inference.py), `attentive.runtime.RuntimeModel` the exported graph with ONNX Runtime. So both answer
+the same texts the same way, and a change to how answers are made is made once.
 
 A caller that has expanded and checked the texts itself (`Inputs.expand`, told what it had checked before: the server
 and `attentive predict` check each text where they read it, to name it in their own words) passes them `Expanded` in
@@ -19,10 +19,10 @@ from enum import IntEnum
 
 import numpy as np
 
-from .types import Explanation, Prediction
+from ..text.encoding import Item
 from ..util.checks import ArgumentError, check_call
 from .inputs import Expanded, Inputs, apply_threshold, explanation, prediction
-from ..text.encoding import Item
+from .types import Explanation, Prediction
 
 
 class Need(IntEnum):

@@ -16,17 +16,16 @@ no predicted label, and no attention.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import math
 
 import numpy as np
 import torch
 
-from .answerer import Looked, Need
 from ..data.batching import Item, collate, iterate
 from ..errors import AttentiveError
+from .answerer import Looked, Need
 
 
 @dataclass

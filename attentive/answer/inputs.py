@@ -20,12 +20,12 @@ from enum import Flag
 import numpy as np
 from tokenizers import Encoding, Tokenizer
 
-from .types import Explanation, Prediction
-from ..util.checks import as_list, texts_argument, unicode_problem
 from ..errors import AttentiveError
-from ..text.fast_ids import word_spans
 from ..text.encoding import IdsAndWords, Item, encode, encode_batch, truncated_ids
+from ..text.fast_ids import word_spans
 from ..text.tokenizer import UNK_ID
+from ..util.checks import as_list, texts_argument, unicode_problem
+from .types import Explanation, Prediction
 
 
 class Checked(Flag):
@@ -203,8 +203,9 @@ def prediction(text: str, encoding: Encoding | IdsAndWords, length: int, labels:
     """The Prediction `explanation` would give for the same text, made without the Explanation: `predict` answers
     only the label, the probabilities and the `top_k` most attended whole words, so the word spans are found
     (`word_starts`, or the fast lane's `IdsAndWords`) but only the top words' strings are cut from the text, and no
-    per-word array but the attention is merged. The attention is merged over pieces, summed over heads and renormalised in the order `explanation`
-    and `Explanation.summed` do it, so that the numbers are the same bit for bit (tests/test_answer_path.py)."""
+    per-word array but the attention is merged. The attention is merged over pieces, summed over heads and
+    renormalised in the order `explanation` and `Explanation.summed` do it, so that the numbers are the same bit for bit
+    (tests/test_answer_path.py)."""
     answer = Prediction(labels[int(probabilities.argmax())], dict(zip(labels, probabilities.tolist())),
                         aspect=aspect)
     if thresholds is not None:

@@ -18,9 +18,9 @@ from collections import Counter
 from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
 
-from attentive.util.checks import ArgumentError, unicode_problem
 from attentive.data.example import Dataset, Example
 from attentive.errors import AttentiveError, DataError
+from attentive.util.checks import ArgumentError, unicode_problem
 
 
 def same_number(labels: Iterable[str]) -> tuple[str, str] | None:

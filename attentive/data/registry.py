@@ -13,13 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from attentive.util.checks import ArgumentError, as_list, check_unicode_strings
 from attentive.data import readers as r
 from attentive.data.checks import LABEL_SETS, check_label_kinds, check_labels_given, label_warnings, same_number
 from attentive.data.example import Dataset, Example
 from attentive.data.paths import resolve_data_dir
 from attentive.data.splits import SPLITS, carve_dev
 from attentive.errors import AttentiveError
+from attentive.util.checks import ArgumentError, as_list, check_unicode_strings
 
 Loaded = dict[str, "list[Example] | r.Rows"]
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample"
@@ -84,14 +84,17 @@ _SPECS = [
     DatasetSpec("barnes_sst_binary", "Barnes et al. 2017 SST-binary from PTB trees (neutral roots dropped)",
                 _barnes_sst(True)),
     DatasetSpec("opener", "OpeNER opinion expressions, 4 classes strneg/neg/pos/strpos (Barnes et al. 2017)",
-                _splits(lambda p: r.read_label_folder(p, ["strneg", "neg", "pos", "strpos"]), "barnes2017/opener/{split}")),
+                _splits(lambda p: r.read_label_folder(p, ["strneg", "neg", "pos", "strpos"]),
+                        "barnes2017/opener/{split}")),
     DatasetSpec("sentube_auto", "SenTube automobiles YouTube comments, pos/neg (Barnes et al. 2017)", _sentube("auto")),
-    DatasetSpec("sentube_tablets", "SenTube tablets YouTube comments, pos/neg (Barnes et al. 2017)", _sentube("tablets")),
+    DatasetSpec("sentube_tablets", "SenTube tablets YouTube comments, pos/neg (Barnes et al. 2017)",
+                _sentube("tablets")),
     DatasetSpec("semeval2013", "SemEval-2013 Twitter sentiment, positive/negative/neutral (Barnes et al. 2017)",
                 _splits(r.read_semeval2013, "barnes2017/semeval/{split}.tsv")),
     DatasetSpec("semeval14_category", "SemEval-2014 restaurants aspect categories, 3-way (conflict dropped)",
                 _semeval14(r.read_semeval14_categories)),
-    DatasetSpec("semeval14_category_binary", "SemEval-2014 restaurants aspect categories, pos/neg (conflict, neutral dropped)",
+    DatasetSpec("semeval14_category_binary",
+                "SemEval-2014 restaurants aspect categories, pos/neg (conflict, neutral dropped)",
                 _semeval14(r.read_semeval14_categories, binary=True)),
     DatasetSpec("semeval14_term", "SemEval-2014 restaurants aspect terms, 3-way (conflict dropped)",
                 _semeval14(r.read_semeval14_terms)),

@@ -12,7 +12,8 @@ from attentive.data.example import Example
 SPLITS = ("train", "dev", "test")
 
 
-def carve_dev(examples: Sequence[Example], fraction: float = 0.1, seed: int = 13) -> tuple[list[Example], list[Example]]:
+def carve_dev(examples: Sequence[Example], fraction: float = 0.1,
+              seed: int = 13) -> tuple[list[Example], list[Example]]:
     """Hold out `fraction` of `examples` as dev, stratified by label, reproducibly for a given seed.
 
     Stratification needs every label at least twice; where that fails (tiny or unlabelled data) the split is a plain

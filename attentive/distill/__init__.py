@@ -4,8 +4,8 @@
     attentive distill runs/sst2 --dataset sst2 --out runs/sst2-student [--unlabelled more.jsonl]
 
 The student is trained on transfer texts: the training texts (with their labels), seeded augmentations of them
-(attentive/text/augment.py: word deletion, vector-neighbour replacement, n-gram sampling; Tang et al. 2019, §3.2; as many
-copies as the student's update budget reads, `affordable_copies`) and any unlabelled in-domain texts, each with the
+(attentive/text/augment.py: word deletion, vector-neighbour replacement, n-gram sampling; Tang et al. 2019, §3.2; as
+many copies as the student's update budget reads, `affordable_copies`) and any unlabelled in-domain texts, each with the
 teachers' averaged probabilities as its soft label. The loss is the hard-label cross-entropy on labelled rows plus
 the `SoftTargets` term (attentive/training/terms.py) on every row, so distillation is a loss term of the trainer
 and no branch of its loop. The student's epoch is chosen on dev, as any model's. Soft labels are computed once per

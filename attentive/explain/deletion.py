@@ -13,8 +13,8 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from ..data.batching import Item, collate, iterate
 from ..answer.inference import predict_probabilities
+from ..data.batching import Item, collate, iterate
 
 STEPS: tuple[int | str, ...] = (1, 2, 5, "10%")
 RANKINGS = ("attention", "random", "gradient")
@@ -107,7 +107,8 @@ def _removal_rows(network, items: Sequence[Item], spans: list, rankings: dict, s
             index = np.arange(len(items))
             rows.append({"ranking": ranking, "step": str(step), "k_mean": round(float(np.mean(counts)), 3),
                          "flip_rate": round(float((after.argmax(1) != predicted).mean()), 6),
-                         "probability_drop": round(float((before[index, predicted] - after[index, predicted]).mean()), 6)})
+                         "probability_drop": round(float((before[index, predicted]
+                                                          - after[index, predicted]).mean()), 6)})
     return rows
 
 

@@ -1,9 +1,10 @@
 """Accuracy by text length: does a model hold up on long texts?
 
 The LAMA paper argues that several attention heads pay on longer texts: it builds YelpL from the Yelp reviews longer
-than their mean length of 118 tokens (§4.1.1) and shows the heads helping there more than on IMDB (§5.2, Fig. 3). `attentive analyze` reports the same split (texts longer
-than the mean of the analysed texts, and the rest) and, finer, the quartiles of the lengths, for any model; a
-benchmark applies the same function to every model and peer on the same texts, so that their rows compare.
+than their mean length of 118 tokens (§4.1.1) and shows the heads helping there more than on IMDB (§5.2, Fig. 3).
+`attentive analyze` reports the same split (texts longer than the mean of the analysed texts, and the rest) and, finer,
+the quartiles of the lengths, for any model; a benchmark applies the same function to every model and peer on the same
+texts, so that their rows compare.
 
 A text's length is its count of whitespace-separated words: a measure every model and peer shares, whatever its
 tokenizer (a WordPiece model reads more tokens than words, and a truncating one fewer).

@@ -15,22 +15,22 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import AttentiveError
 from ..answer.inference import infer, temperature_of
-from ..util.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
+from ..errors import AttentiveError
 from ..folders.metrics_log import read_metrics_log
 from ..folders.output import OutputKind, claim
+from ..util.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
 from . import corpus
 from .deletion import deletion_test
 from .length import accuracy_by_length, text_length
 from .reliability import panel_title, plot_reliability, reliability
 
 INDEX, SUMMARY = "index.html", "summary.json"
+# every file analyze may write; the only names it replaces or removes
 REPORT_FILES = frozenset({INDEX, SUMMARY, "top_words.csv", "top_words.png", "word_weights.csv", "word_weights.png",
                           "redundancy.json", "redundancy.png", "entropy.csv", "polarity.csv", "polarity.png",
                           "training_curves.csv", "training_curves.png", "deletion.json", "deletion.csv",
-                          "deletion.png", "reliability.png", "reliability.csv", "length.csv", "length.png"})  # every file analyze may write;
-# the only names it replaces or removes
+                          "deletion.png", "reliability.png", "reliability.csv", "length.csv", "length.png"})
 REPORT = OutputKind(command="analyze", output="an analyze report", files=REPORT_FILES,
                     holds_output=lambda folder: (folder / INDEX).is_file() and (folder / SUMMARY).is_file(),
                     replacing_needs_overwrite=False)

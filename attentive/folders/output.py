@@ -26,10 +26,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import AttentiveError
-from .reading import read_json_in_folder
 from ..answer.inputs import listed
+from ..errors import AttentiveError
 from ..util.atomic import COMMITTED, STAGING, atomic_write_files
+from .reading import read_json_in_folder
 
 try:
     import fcntl

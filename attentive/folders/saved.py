@@ -26,16 +26,25 @@ import torch
 from pydantic import ValidationError
 from tokenizers import Tokenizer
 
-from ..version import __version__
 from ..errors import AttentiveError
-from .config import BOUND_LABELS, check_bound_labels, check_digest, check_not_exported, check_saved_config, shown
-from .reading import (CONFIG_CAP, TOKENIZER_CAP, last_line, open_in_folder, parse_json_object, parse_tokenizer,
-                             read_consistently, read_in_folder, read_json_in_folder)
-from ..util.atomic import atomic_write_files, atomic_write_json, json_text
 from ..models.classifier import TextClassifier, build_model
+from ..recipes.loader import entry
 from ..recipes.retired import drop_retired
 from ..recipes.types import Recipe, first_problem
-from ..recipes.loader import entry
+from ..util.atomic import atomic_write_files, atomic_write_json, json_text
+from ..version import __version__
+from .config import BOUND_LABELS, check_bound_labels, check_digest, check_not_exported, check_saved_config, shown
+from .reading import (
+    CONFIG_CAP,
+    TOKENIZER_CAP,
+    last_line,
+    open_in_folder,
+    parse_json_object,
+    parse_tokenizer,
+    read_consistently,
+    read_in_folder,
+    read_json_in_folder,
+)
 from .row_sparse import dense_shapes, packed, unpacked
 from .weights import DTYPE_NAMES, WeightsFile
 
@@ -182,8 +191,8 @@ def saved_recipe(recipe: dict, path: Path) -> Recipe:
 
 def _build_checked(recipe: Recipe, config: dict, weights: WeightsFile, path: Path) -> tuple[TextClassifier, dict]:
     """Build the network on the meta device (no memory), compare every parameter's shape and dtype with the file's
-    (a table stored by its nonzero rows as the dense table it stands for: attentive/folders/row_sparse.py), and only then
-    build it for real: a config.json asking for 10^10 rows fails here, before any allocation. Any failure to build
+    (a table stored by its nonzero rows as the dense table it stands for: attentive/folders/row_sparse.py), and only
+    then build it for real: a config.json asking for 10^10 rows fails here, before any allocation. Any failure to build
     is one line naming config.json. Returns the network and the tensors' dense shapes."""
     def build() -> TextClassifier:
         return build_model(recipe, config["vocab_size"], len(config["labels"]),

@@ -33,7 +33,8 @@ class AspectEmbedder(nn.Module):
             nn.init.uniform_(self.table.weight, -0.01, 0.01)  # Wang et al. §4.1: U(-ε, ε) for the aspect vectors
         self.output_dim = dim if kind == "learned" else word_dim
 
-    def forward(self, aspect_ids: torch.Tensor, aspect_mask: torch.Tensor, word_table: nn.Embedding | None) -> torch.Tensor:
+    def forward(self, aspect_ids: torch.Tensor, aspect_mask: torch.Tensor,
+                word_table: nn.Embedding | None) -> torch.Tensor:
         if self.table is not None:
             return self.table(aspect_ids[:, 0])  # B x d_a
         return masked_mean(word_table(aspect_ids), aspect_mask)

@@ -14,7 +14,6 @@ import re
 from pathlib import Path
 
 import yaml
-
 from pydantic import ValidationError
 
 from ..errors import AttentiveError

@@ -37,9 +37,9 @@ def drop_retired(recipe: dict, trained: bool = False) -> str | None:
     return None
 
 
-# The search spaces of a recipe's `tune:` section (attentive tune, attentive/selection/tune.py): each entry maps a setting
-# ("section.key") to one space. uniform and log_uniform draw a number between two bounds (log_uniform evenly in the
-# logarithm, bounds > 0), int an integer between two bounds (both included), choice one of a list of values.
+# The search spaces of a recipe's `tune:` section (attentive tune, attentive/selection/tune.py): each entry maps a
+# setting ("section.key") to one space. uniform and log_uniform draw a number between two bounds (log_uniform evenly in
+# the logarithm, bounds > 0), int an integer between two bounds (both included), choice one of a list of values.
 TUNE_SPACES = {"uniform": "[low, high]", "log_uniform": "[low, high] with low > 0", "int": "[low, high] (integers)",
                "choice": "[value, ...]"}
 

@@ -13,7 +13,6 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_serializer, model_validator
 from pydantic_core import PydanticCustomError
 
-
 Optimizer = Literal["adam", "adadelta", "adagrad"]  # train.optimizer, in any case (attentive/training/loop.py)
 Regulariser = Literal["frobenius", "frobenius_norm", "std", "neg_entropy"]  # training/regularisers.py's penalties
 Sampler = Literal["shuffle", "balanced"]  # every row once, or classes drawn alike (attentive/training/sampling.py)

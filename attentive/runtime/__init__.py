@@ -1,8 +1,8 @@
 """Exported models without PyTorch: `attentive.runtime.load(folder)` reads what `attentive export` wrote and offers
 the same `predict`, `predict_proba` and `explain` as `attentive.load`, with onnxruntime, tokenizers and numpy only
 (install `attentive[runtime]`). `RuntimeModel` is the answer path's ONNX Runtime backend: its calls are
-`attentive.answer.answerer.Answerer`'s, which the PyTorch model's are too, so both paths check, encode and answer the same
-texts the same way.
+`attentive.answer.answerer.Answerer`'s, which the PyTorch model's are too, so both paths check, encode and answer the
+same texts the same way.
 """
 from __future__ import annotations
 
@@ -11,13 +11,13 @@ from pathlib import Path
 import numpy as np
 
 from ..answer.answerer import Answerer, Looked, Need
-from ..util.checks import check_folder, check_threads
+from ..answer.inputs import Inputs, thresholds_of
 from ..errors import AttentiveError
 from ..folders.config import EXPORT_FORMAT
-from ..answer.inputs import Inputs, thresholds_of
-from .lanes import Lanes
 from ..text.encoding import Item, batch_order, pad_numpy
+from ..util.checks import check_folder, check_threads
 from ..util.threads import default_threads
+from .lanes import Lanes
 
 FORMAT = EXPORT_FORMAT
 
@@ -88,8 +88,8 @@ class RuntimeModel(Answerer):
         return probabilities, attention
 
     def _look(self, items: list[Item], batch_size: int, need: Need) -> tuple[np.ndarray, list[Looked]]:
-        """The answer path's ONNX Runtime backend (attentive.answer.answerer.Answerer): the graph's probabilities and, when
-        `need` asks for more than them, each item's attention (the graph computes nothing else of what explain
+        """The answer path's ONNX Runtime backend (attentive.answer.answerer.Answerer): the graph's probabilities and,
+        when `need` asks for more than them, each item's attention (the graph computes nothing else of what explain
         shows)."""
         probabilities, attention = self.run(items, batch_size, attention_wanted=need > Need.PROBABILITIES)
         return probabilities, [Looked(weights) for weights in attention]

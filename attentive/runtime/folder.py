@@ -1,6 +1,6 @@
 """An exported model's folder (config.json, model.onnx and maybe model.int8.onnx, tokenizer.json), read and checked
-for the torch-free runtime (attentive/runtime/__init__.py): the files through attentive/folders/reading.py (regular files
-inside the folder; config.json and tokenizer.json capped; each matching the SHA-256 config.json records under
+for the torch-free runtime (attentive/runtime/__init__.py): the files through attentive/folders/reading.py (regular
+files inside the folder; config.json and tokenizer.json capped; each matching the SHA-256 config.json records under
 "checksums": `attentive export` records the graphs' and the tokenizer's, exports written before have none and are
 read as they are), config.json's entries through attentive/folders/config.py, and the graph by running it once, at
 load, on a small ragged batch built as the runtime builds its batches: it must take the inputs config.json describes
@@ -18,10 +18,22 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import AttentiveError
-from ..folders.config import (BOUND_LABELS, EXPORTED_INPUTS, check_bound_labels, check_digest, check_exported_config,
-                               format_problem)
-from ..folders.reading import (TOKENIZER_CAP, last_line, parse_tokenizer, read_consistently, read_in_folder,
-                             read_json_in_folder)
+from ..folders.config import (
+    BOUND_LABELS,
+    EXPORTED_INPUTS,
+    check_bound_labels,
+    check_digest,
+    check_exported_config,
+    format_problem,
+)
+from ..folders.reading import (
+    TOKENIZER_CAP,
+    last_line,
+    parse_tokenizer,
+    read_consistently,
+    read_in_folder,
+    read_json_in_folder,
+)
 
 CONFIG, TOKENIZER = "config.json", "tokenizer.json"
 GRAPH, GRAPH_INT8 = "model.onnx", "model.int8.onnx"

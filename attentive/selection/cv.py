@@ -1,5 +1,6 @@
-"""`attentive cv` (`attentive.cv`): stratified k-fold cross-validation over a training split, with every row's out-of-fold
-probabilities and a report of the rows whose given label looks wrong (confident learning, Northcutt et al. 2021).
+"""`attentive cv` (`attentive.cv`): stratified k-fold cross-validation over a training split, with every row's
+out-of-fold probabilities and a report of the rows whose given label looks wrong (confident learning, Northcutt et al.
+2021).
 
     result = attentive.cv("mr", folds=10, out="runs/mr-cv")     # or train="data.csv", or texts=, labels=
     result.summary["accuracy"]          # {"mean": ..., "std": ...}

@@ -18,10 +18,10 @@ trial starts once the budget is spent; the running one finishes.
 
 The study lives in OUT/study.db (Optuna's SQLite storage), so a second call with the same OUT resumes it: more
 trials within a new budget, the earlier ones kept. A study.db that is no regular file inside OUT, no SQLite database
-or a damaged one is one line (attentive/selection/study_file.py). The best trial's model is copied to OUT/best (a normal model
-folder), the trial table to OUT/trials.json and a plot (dev accuracy over trials, each setting's importance) to
-OUT/tune.png. The folder follows the folder rule (attentive/folders/output.py): `TUNE_RUN` names what tune writes;
-nothing else there is ever replaced or removed.
+or a damaged one is one line (attentive/selection/study_file.py). The best trial's model is copied to OUT/best (a
+normal model folder), the trial table to OUT/trials.json and a plot (dev accuracy over trials, each setting's
+importance) to OUT/tune.png. The folder follows the folder rule (attentive/folders/output.py): `TUNE_RUN` names what
+tune writes; nothing else there is ever replaced or removed.
 """
 from __future__ import annotations
 

@@ -5,7 +5,8 @@
   at or above its threshold, and /explain its `label_words`). Concurrent requests are micro-batched: the first waits
   up to `window_ms` for others, up to `max_batch` texts and `max_batch_chars` characters in all (a bound on their
   tokens; a request over it is answered alone), and the model answers them in one call.
-- `GET /health`, `GET /info` (labels, recipe, aspects, versions, a multi-label model's `thresholds`, the deletion test run at the end of training,
+- `GET /health`, `GET /info` (labels, recipe, aspects, versions, a multi-label model's `thresholds`, the deletion test
+  run at the end of training,
   `faithfulness` with its `faithfulness_line`, where the model has it; an export's `graph`, the one answering),
   `GET /metrics` (Prometheus text: requests by path and status, errors, latency histogram), `GET /` (the page:
   attentive/page.html, self-contained), `GET /openapi.json` (the API's schema; FastAPI's /docs and /redoc pages,

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-
 _WORD = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 _BLOCK = 2048  # rows of the similarity matrix computed at a time: 2,048 x 20,000 floats is 160 MB
 

@@ -20,6 +20,7 @@ from ..errors import AttentiveError
 from ..util.atomic import atomic_write_bytes
 from .tokenizer import PAD_ID, words_of
 
+
 @dataclass
 class WordVectors:
     matrix: np.ndarray | None  # vocab_size x dim, row i = vector of token id i (None: the encoder embeds)

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from sklearn.metrics import f1_score
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from sklearn.metrics import f1_score
 
-from ..data.batching import Item, collate, iterate
 from ..answer.inference import predict_probabilities
-from ..errors import AttentiveError
 from ..answer.metrics import macro_f1
+from ..data.batching import Item, collate, iterate
+from ..errors import AttentiveError
 from ..recipes.types import Train
 from . import distributed, sampling
 from .checkpoint import TrainingState, capture_rng, restore_rng

@@ -15,9 +15,9 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from ..data.batching import Item
-from ..answer.metrics import choose_thresholds, multilabel_metrics, predicted_sets, sigmoid
 from ..answer.inference import infer
+from ..answer.metrics import choose_thresholds, multilabel_metrics, predicted_sets, sigmoid
+from ..data.batching import Item
 
 
 def dev_scores(network: torch.nn.Module, items: Sequence[Item], gold: np.ndarray, labels: Sequence[str],

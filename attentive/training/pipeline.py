@@ -302,7 +302,8 @@ def _train_claimed(dataset, recipe, out, overrides, data_dir, device, show_progr
     if out is None or not distributed.is_main():  # another rank than 0 reads a resumed run's checkpoint only
         return _train(data, recipe, out, overrides, data_dir, device, show_progress and distributed.is_main(),
                       resume, source, settings, terms, hooks, described, on_epoch, writes=False)
-    with claim(out, kind, overwrite=overwrite, continuing=resume, inputs=reads):  # one writer, nothing of others replaced
+    # one writer, nothing of others replaced
+    with claim(out, kind, overwrite=overwrite, continuing=resume, inputs=reads):
         return _train(data, recipe, out, overrides, data_dir, device, show_progress, resume, source, settings,
                       terms, hooks, described, on_epoch)
 

@@ -61,7 +61,8 @@ def check_size(recipe, vocab_size: int, classes: int, aspects: int, device: str)
         return count
     largest = max(parts, key=lambda section: sum(p.numel() for p in parts[section]))
     share = sum(p.numel() for p in parts[largest])
-    raise AttentiveError(f"{_setting(recipe, resolved, largest, vocab_size)}: the network would hold {count:,} parameters, "
+    raise AttentiveError(f"{_setting(recipe, resolved, largest, vocab_size)}: the network would hold "
+                         f"{count:,} parameters, "
                          f"{share:,} of them in the {largest}; training them takes at least {needed / GiB:,.1f} GiB "
                          f"(weights, gradients, optimizer state), more than the {memory / GiB:,.1f} GiB of "
                          f"{'the GPU' if str(device).startswith('cuda') else 'this machine'}: make it smaller")

@@ -1,7 +1,8 @@
 """Folders with one file per label, one text a line (Barnes et al. 2017): OpeNER and SenTube.
 
 - OpeNER: `opener/<split>/{strneg,neg,pos,strpos}.txt`, short opinion expressions; label = file stem.
-- SenTube auto / tablets: `SenTube/<domain>/<split>/{pos,neg}.txt`, YouTube comments (U+FEFF characters kept as in the source).
+- SenTube auto / tablets: `SenTube/<domain>/<split>/{pos,neg}.txt`, YouTube comments (U+FEFF characters kept as in
+  the source).
 """
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Readers for one-example-a-line files that start with the label: R8 (`label<TAB>text`) and SST `stsa.*` (`label text`)."""
+"""Readers for one-example-a-line files that start with the label: R8 (`label<TAB>text`) and SST `stsa.*`
+(`label text`)."""
 from __future__ import annotations
 
 from pathlib import Path

@@ -32,7 +32,8 @@ def read_news(path: str | Path) -> tuple[list[Example], list[str]]:
     for number, line in lines:
         fields = line.split("\t")
         if len(fields) != 7 or fields[3] not in categories or not fields[1].strip() or not fields[4]:
-            raise DataError(path, "expected 7 TAB-separated columns with a TITLE, a CATEGORY in b/t/e/m and a STORY", number)
+            raise DataError(path, "expected 7 TAB-separated columns with a TITLE, a CATEGORY in b/t/e/m and a STORY",
+                            number)
         examples.append(Example(text=fields[1].strip(), label=categories[fields[3]]))
         stories.append(fields[4])
     return examples, stories

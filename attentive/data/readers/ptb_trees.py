@@ -19,7 +19,8 @@ BINARY = {"0": "neg", "1": "neg", "3": "pos", "4": "pos"}
 
 
 def read_ptb_trees(path: str | Path, binary: bool = False) -> Rows:
-    """Fine-grained (labels "0".."4") or, with `binary=True`, SST-binary: root label 2 dropped, 0,1 -> neg, 3,4 -> pos."""
+    """Fine-grained (labels "0".."4") or, with `binary=True`, SST-binary: root label 2 dropped, 0,1 -> neg,
+    3,4 -> pos."""
     examples, dropped = [], Counter()
     for number, line in iter_lines(path):
         line = line.strip()

@@ -4,7 +4,8 @@
     <aspectTerms><aspectTerm term polarity from to/></aspectTerms>
     <aspectCategories><aspectCategory category polarity/></aspectCategories></sentence>...`
 
-One Example per (sentence, aspect): `aspect` is the category (food, service, ...) or the term string, `label` the polarity.
+One Example per (sentence, aspect): `aspect` is the category (food, service, ...) or the term string, `label` the
+polarity.
 `conflict` polarities are dropped (ATAE-LSTM setting, Wang et al. 2016); `binary=True` also drops `neutral`.
 """
 from __future__ import annotations

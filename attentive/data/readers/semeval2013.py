@@ -1,6 +1,7 @@
 """SemEval-2013 Task 2 Twitter sentiment as shipped by Barnes et al. (2017): `semeval/{train,dev,test}.tsv`.
 
-Four TAB-separated columns `tweet_id, user_id, label, text`. The label is in double quotes in train/dev and bare in test.
+Four TAB-separated columns `tweet_id, user_id, label, text`. The label is in double quotes in train/dev and bare in
+test.
 As in Barnes et al.'s loader, neutral / objective / objective-OR-neutral form one class "neutral" (3 classes).
 """
 from __future__ import annotations
