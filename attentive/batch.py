@@ -69,7 +69,7 @@ class Scorer:
     `record_column`: the column holding each row's JSON line (a path's rows), parsed here; otherwise the texts are
     the `text_column` (and `pair_column`, for a pair model) of the dataset's own rows."""
 
-    def __init__(self, model_dir: str, int8: bool, threads: int, batch_size: int, text_column: str,
+    def __init__(self, model_dir: str, int8: bool | None, threads: int, batch_size: int, text_column: str,
                  pair_column: str, record_column: str | None, source: str, answer_key: str = ANSWER_KEY):
         from .runtime import load
 
@@ -122,17 +122,20 @@ class Scorer:
 
 
 def predict(data, model_dir: str | Path, *, output: str | Path | None = None, overwrite: bool = False,
-            int8: bool = False, batch_size: int = DEFAULT_BATCH_SIZE, concurrency: int | tuple[int, int] | None = None,
-            threads: int = 1, text_column: str = "text", pair_column: str = "text_pair",
+            int8: bool | None = None, batch_size: int = DEFAULT_BATCH_SIZE,
+            concurrency: int | tuple[int, int] | None = None, threads: int = 1, text_column: str = "text",
+            pair_column: str = "text_pair",
             answer_key: str = ANSWER_KEY):
     """Answer every row of `data` with the exported model in `model_dir` on Ray Data, in input order.
 
     `data`: a `ray.data.Dataset` with a `text_column`, or a JSONL path (a file, a folder of them, or a list; any
-    storage Ray reads, `s3://...` included) of `attentive predict --input`'s form. `concurrency`: the actors'
-    pool, a number or (min, max) (None: Ray's autoscaling pool); each actor computes with `threads` threads and
-    asks Ray for `threads` CPUs. `answer_key`: where a written line's answer goes (a line or row holding it is
-    refused). A path's read tasks ask for no CPU (reading a block is light beside answering
-    it), so that actors filling every CPU cannot starve the reads; a Dataset's own reads need a CPU left over.
+    storage Ray reads, `s3://...` included) of `attentive predict --input`'s form. `int8`: the graph, as
+    `attentive.runtime.load` takes it (None: model.int8.onnx where the export has it, as `attentive predict` and
+    `serve` run). `concurrency`: the actors' pool, a number or (min, max) (None: Ray's autoscaling pool); each
+    actor computes with `threads` threads and asks Ray for `threads` CPUs. `answer_key`: where a written line's
+    answer goes (a line or row holding it is refused). A path's read tasks ask for no CPU (reading a block is light
+    beside answering it), so that actors filling every CPU cannot starve the reads; a Dataset's own reads need a CPU
+    left over.
 
     Returns the answers as a lazy `ray.data.Dataset` (see the module's docstring), or, with `output` (a JSONL
     file, refused where it exists unless `overwrite`), writes them there and returns its path."""

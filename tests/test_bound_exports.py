@@ -213,3 +213,23 @@ def test_an_export_of_an_unknown_format_says_so(exports, tmp_path, capsys):
         attentive.load(folder)
     with pytest.raises(AttentiveError, match="an exported model, which attentive.runtime.load reads"):
         attentive.load(exports["ours"])
+
+
+def test_evaluate_scores_an_export_on_the_graph_it_runs(exports, tmp_path, capsys):
+    """`attentive evaluate EXPORT` scores the int8 graph by default and model.onnx with --fp32, as the saved model
+    scores itself (the same texts, labels and metrics)."""
+    saved = attentive.load(SAVED_FORMAT_1, device="cpu").evaluate("sst2_sample", "dev")
+    scores = {}
+    for name, option in (("int8", []), ("fp32", ["--fp32"])):
+        output = tmp_path / f"{name}.json"
+        capsys.readouterr()
+        assert main(["evaluate", str(exports["ours"]), "--dataset", "sst2_sample", "--split", "dev", "--output",
+                     str(output), *option]) == 0
+        scores[name] = json.loads(output.read_text())
+        assert scores[name]["n"] == saved["n"] and set(scores[name]["per_class"]) == set(saved["per_class"])
+    assert scores["fp32"]["accuracy"] == pytest.approx(saved["accuracy"], abs=2 / saved["n"])
+    assert scores["int8"]["accuracy"] == pytest.approx(saved["accuracy"], abs=0.02)
+    folder = copy_of(exports["ours"], tmp_path)
+    (folder / "model.onnx").write_bytes(b"not a graph at all")
+    refused(capsys, ["evaluate", str(folder), "--dataset", "sst2_sample", "--output", str(tmp_path / "x.json"),
+                     "--fp32"], f"{folder}: model.onnx {CHANGED}")

@@ -110,6 +110,34 @@ class Answerer(ABC):
             return np.zeros((0, len(self.labels)), dtype=np.float32)
         return self._look(items, batch_size, Need.PROBABILITIES)[0]
 
+    def evaluate(self, dataset, split: str = "test", data_dir=None) -> dict:
+        """Accuracy, macro-F1, per-class precision/recall/F1, the confusion matrix and the expected calibration error
+        on one split of `dataset` (a name or a Dataset), from `predict_proba`: what `attentive evaluate` reports of an
+        exported model (`attentive.Model` computes the same with PyTorch, and label sets too). A single-label model
+        only; a label the model does not know is one line."""
+        from ..data.source import resolve_dataset
+        from ..errors import AttentiveError
+        from .metrics import compute_metrics
+
+        data = resolve_dataset(dataset, data_dir)
+        examples = data.splits.get(split) or []
+        if not examples:
+            raise AttentiveError(f"dataset {data.name!r} has no {split!r} examples")
+        if self.multi_label or data.multi_label:
+            raise AttentiveError(f"{data.name}/{split}: label sets (multi-label): evaluate the saved model, which "
+                                 "attentive.load reads, not its export")
+        unknown = sorted({ex.label for ex in examples} - set(self.labels))
+        if unknown:
+            raise AttentiveError(f"{data.name}/{split}: label(s) {', '.join(map(repr, unknown))} unknown to this model "
+                                 f"(it knows {', '.join(self.labels)})")
+        probabilities = self.predict_proba([ex.text for ex in examples],
+                                           [ex.text_pair or "" for ex in examples] if self.is_pair else None,
+                                           [ex.aspect for ex in examples] if self.uses_aspect else None)
+        predicted = [self.labels[i] for i in probabilities.argmax(1)]
+        metrics = compute_metrics([ex.label for ex in examples], predicted, self.labels, probabilities)
+        metrics.update(dataset=data.name, split=split)
+        return metrics
+
     def _explain(self, texts, pairs, top_k: int, batch_size: int, aspects, need: Need) -> list[Explanation]:
         """`explain`, its call checked, seeing as far as `need` (a backend's explain that takes more options picks
         it)."""

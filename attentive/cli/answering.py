@@ -22,7 +22,6 @@ from .app import (
     _dataset,
     _load_any,
     _report_data,
-    _use_threads,
     app,
     console,
     err,
@@ -53,7 +52,7 @@ def print_metrics(metrics: dict) -> None:
 
 @app.command()
 def evaluate(
-    run: Path = typer.Argument(..., help="a saved model folder"),
+    run: Path = typer.Argument(..., help="a saved or exported model folder"),
     dataset: Optional[str] = typer.Option(None, "--dataset"),
     split: str = typer.Option("test", "--split"),
     test_file: Optional[Path] = typer.Option(None, "--file", help="evaluate on your own labelled file"),
@@ -67,15 +66,14 @@ def evaluate(
                                                             "result of evaluate, in RUN)"),
     threads: Optional[int] = ThreadsOption,
     data_dir: Optional[Path] = DataDir,
+    fp32: bool = Fp32Option,
 ):
     """Accuracy, macro-F1, per-class report and confusion matrix; printed and written as JSON."""
-    from ..api import load
     from ..folders.output_file import claim_file
     from ..folders.saved import evaluate_writes, mark_stale_results
     from ..util.atomic import atomic_write_json
 
-    _use_threads(threads)
-    model = load(run)
+    model = _load_any(run, threads, fp32)  # an export answers from the graph predict and serve run
     if test_file is not None:
         from ..data.registry import load_test_file
 
