@@ -138,7 +138,9 @@ def predict(data, model_dir: str | Path, *, output: str | Path | None = None, ov
     left over.
 
     Returns the answers as a lazy `ray.data.Dataset` (see the module's docstring), or, with `output` (a JSONL
-    file, refused where it exists unless `overwrite`), writes them there and returns its path."""
+    file, claimed by the rule every output file follows: refused where it exists unless `overwrite`, and never an
+    input, a model's file, a folder or a device, nor in a missing folder), writes them there and returns its
+    path."""
     rd = ray_data()
     from .runtime import is_exported
 
@@ -149,12 +151,13 @@ def predict(data, model_dir: str | Path, *, output: str | Path | None = None, ov
             raise AttentiveError(f"{name} must be a whole number of at least 1, not {value!r}")
     if not isinstance(answer_key, str) or not answer_key.strip() or answer_key in (text_column, pair_column):
         raise AttentiveError(f"answer_key must name a field other than the texts', not {answer_key!r}")
-    if output is not None:
-        output = Path(output)
-        if output.is_dir():
-            raise AttentiveError(f"output {output} is a folder: name a file")
-        if output.exists() and not overwrite:
-            raise AttentiveError(f"output {output} exists: give overwrite=True to replace it")
+    if output is not None:  # the rule for every output file (attentive/folders/output_file.py)
+        from .folders.output_file import claim_file
+
+        local = [data] if isinstance(data, (str, Path)) else [item for item in data if isinstance(item, (str, Path))] \
+            if isinstance(data, Sequence) else []
+        output = claim_file(output, option="output", overwrite=overwrite, inputs=local, models=[model_dir],
+                            exists="give overwrite=True to replace it, or name another file")
     if isinstance(data, (str, Path)) or (isinstance(data, Sequence) and not isinstance(data, rd.Dataset)):
         paths = [str(data)] if isinstance(data, (str, Path)) else [str(path) for path in data]
         source = ", ".join(paths)
@@ -241,7 +244,6 @@ def write_jsonl(answers, output: Path, labels: list[str], record_column: str | N
     """Stream the answers, in order, into a scratch file beside `output`, then move it into place (so a killed
     run leaves no half-written `output`); the scratch file is removed if the run fails."""
     scratch = output.with_name(f".{output.name}.{os.getpid()}.partial")
-    output.parent.mkdir(parents=True, exist_ok=True)
     try:
         with open(scratch, "w", encoding="utf-8") as handle:
             for batch in answers.iter_batches(batch_size=None, batch_format="numpy"):

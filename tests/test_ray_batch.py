@@ -125,8 +125,15 @@ def test_a_line_holding_the_answer_key_or_a_key_twice_stops_the_run(local_ray, e
 
 def test_wrong_calls_are_refused_before_ray_runs(exported, tmp_path):
     (tmp_path / "there.jsonl").write_text("", encoding="utf-8")
-    with pytest.raises(AttentiveError, match="exists"):
+    with pytest.raises(AttentiveError, match="exists: give overwrite=True"):
         batch.predict(tmp_path / "in.jsonl", exported, output=tmp_path / "there.jsonl")
+    (tmp_path / "in.jsonl").write_text('{"text": "a fine film"}\n', encoding="utf-8")
+    for output, problem in ((tmp_path / "in.jsonl", "is the input file"),  # the file rule, even with overwrite
+                            (exported / "config.json", "is inside the folder of the model it reads"),
+                            (tmp_path / "missing" / "out.jsonl", "does not exist")):
+        with pytest.raises(AttentiveError, match=problem):
+            batch.predict(tmp_path / "in.jsonl", exported, output=output, overwrite=True)
+    assert not (tmp_path / "missing").exists() and (tmp_path / "in.jsonl").read_text() == '{"text": "a fine film"}\n'
     with pytest.raises(AttentiveError, match="not an exported model"):
         batch.predict(tmp_path / "in.jsonl", exported.parent / "run")
     with pytest.raises(AttentiveError, match="batch_size"):
