@@ -210,28 +210,76 @@ def answer(model, chunk: list[Wanted], method: str, **options) -> list:
     return getattr(model, method)(expanded, **options)
 
 
-def answered_in_batches(model, wanted: Iterable[Wanted | BadLine], batch_size: int, on_error: str, method: str,
-                        warn, **options) -> Iterator[tuple[dict, object]]:
-    """(record, answer) in input order, `batch_size` at a time (also the network's batch). At a bad line the answers
-    of every good line before it are given first; then `on_error` "stop" raises its one-line error, "skip" calls
-    `warn` with a line naming it and goes on."""
+@dataclass
+class Batch:
+    """One network batch: good (record, aspect) pairs, their input lines, and how many of its answers are in the
+    output already (a resumed run's first batch)."""
+
+    items: list[Wanted]
+    lines: list[int]  # each item's input line
+    drop: int = 0
+
+    @property
+    def last_line(self) -> int:
+        return self.lines[-1]
+
+
+@dataclass
+class Stop:
+    """The end of the input, or the error that ends it (a bad line under "stop")."""
+
+    last_line: int
+    error: AttentiveError | None = None
+
+
+def batches(numbered: Iterable[tuple[int, Wanted | BadLine]], batch_size: int, on_error: str,
+            warn) -> Iterator[Batch | Stop]:
+    """Network batches of `batch_size` good lines, a batch also ending at a bad line (the one cut of predict's
+    stream, for `answered_in_batches` and `predict --jobs` alike), then one Stop: at the end of the input, or at the
+    first bad line under "stop" (with its error), or at an AttentiveError while reading. Under "skip" a bad line is
+    given to `warn` and read past."""
     if on_error not in ("stop", "skip"):
         raise AttentiveError(f"--on-error {on_error!r}: use stop or skip")
-    chunk: list[Wanted] = []
+    items: list[Wanted] = []
+    lines: list[int] = []
+    line = 0
+    try:
+        for number, item in numbered:
+            if isinstance(item, BadLine):
+                if items:
+                    yield Batch(items, lines)
+                    items, lines = [], []
+                if on_error == "stop":
+                    yield Stop(line, item.error())
+                    return
+                warn(f"{item.source}:{item.number}: {item.problem} (skipped)")
+                line = number
+                continue
+            items.append(item)
+            lines.append(number)
+            line = number
+            if len(items) >= batch_size:
+                yield Batch(items, lines)
+                items, lines = [], []
+    except AttentiveError as exc:
+        if items:
+            yield Batch(items, lines)
+        yield Stop(line, exc)
+        return
+    if items:
+        yield Batch(items, lines)
+    yield Stop(line)
 
-    def answered() -> Iterator[tuple[dict, object]]:
-        answers = answer(model, chunk, method, batch_size=batch_size, **options) if chunk else []
-        yield from zip((record for record, _ in chunk), answers)
-        chunk.clear()
 
-    for item in wanted:
-        if isinstance(item, BadLine):
-            yield from answered()
-            if on_error == "stop":
-                raise item.error()
-            warn(f"{item.source}:{item.number}: {item.problem} (skipped)")
-            continue
-        chunk.append(item)
-        if len(chunk) >= batch_size:
-            yield from answered()
-    yield from answered()
+def answered_in_batches(model, wanted: Iterable[Wanted | BadLine], batch_size: int, on_error: str, method: str,
+                        warn, **options) -> Iterator[tuple[dict, object]]:
+    """(record, answer) in input order, a network batch (`batches`) at a time. At a bad line, or an error while
+    reading, the answers of every good line before it are given first; then `on_error` "stop" raises its one-line
+    error, "skip" calls `warn` with a line naming it and goes on."""
+    for batch in batches(((0, item) for item in wanted), batch_size, on_error, warn):
+        if isinstance(batch, Stop):
+            if batch.error is not None:
+                raise batch.error
+            return
+        answers = answer(model, batch.items, method, batch_size=batch_size, **options)
+        yield from zip((record for record, _ in batch.items), answers)

@@ -21,37 +21,14 @@ import multiprocessing
 import os
 from collections import deque
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import AttentiveError
-from .input_lines import BadLine, Wanted, answer, answer_line, with_aspects
+from .input_lines import BadLine, Batch, Stop, Wanted, answer, answer_line, batches, with_aspects
 from .predict_output import FileSink, Resumed, StdoutSink, answer_format, claim_output, model_identity, open_output
 
 CHUNK_BATCHES = 4  # network batches sent to a worker at a time
 IN_FLIGHT_PER_JOB = 2  # chunks waiting or being answered, per worker
-
-
-@dataclass
-class Batch:
-    """One network batch: good (record, aspect) pairs, their input lines, and how many of its answers are in the
-    output already (a resumed run's first batch)."""
-
-    items: list[Wanted]
-    lines: list[int]  # each item's input line
-    drop: int = 0
-
-    @property
-    def last_line(self) -> int:
-        return self.lines[-1]
-
-
-@dataclass
-class Stop:
-    """The end of the input, or the error that ends it (a bad line under "stop")."""
-
-    last_line: int
-    error: AttentiveError | None = None
 
 
 class _LineTracker:
@@ -72,44 +49,6 @@ def numbered_wanted(model, records: Iterable[tuple[int, dict] | BadLine], aspect
     tracker = _LineTracker(records)
     for item in with_aspects(model, tracker, aspect_option, source):
         yield (item.number if isinstance(item, BadLine) else tracker.line), item
-
-
-def batches(numbered: Iterable[tuple[int, Wanted | BadLine]], batch_size: int, on_error: str,
-            warn) -> Iterator[Batch | Stop]:
-    """Network batches as `answered_in_batches` makes them, then one Stop: at the end of the input, or at the first
-    bad line under "stop" (with its error), or at an AttentiveError while reading. Under "skip" a bad line is given
-    to `warn` and read past."""
-    if on_error not in ("stop", "skip"):
-        raise AttentiveError(f"--on-error {on_error!r}: use stop or skip")
-    items: list[Wanted] = []
-    lines: list[int] = []
-    line = 0
-    try:
-        for number, item in numbered:
-            if isinstance(item, BadLine):
-                if items:
-                    yield Batch(items, lines)
-                    items, lines = [], []
-                if on_error == "stop":
-                    yield Stop(line, item.error())
-                    return
-                warn(f"{item.source}:{item.number}: {item.problem} (skipped)")
-                line = number
-                continue
-            items.append(item)
-            lines.append(number)
-            line = number
-            if len(items) >= batch_size:
-                yield Batch(items, lines)
-                items, lines = [], []
-    except AttentiveError as exc:
-        if items:
-            yield Batch(items, lines)
-        yield Stop(line, exc)
-        return
-    if items:
-        yield Batch(items, lines)
-    yield Stop(line)
 
 
 # The worker processes
