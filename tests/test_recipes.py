@@ -160,3 +160,26 @@ def test_a_loaded_recipe_is_frozen_typed_and_its_dump_loads_back_equal():
     assert load_recipe(recipe.as_dict()) == recipe == load_recipe(recipe)
     assert load_recipe("lama_ctx") != recipe and hash(recipe) == hash(load_recipe("lama_ctx", ["pooler.heads=4"]))
     assert recipe.resolved(dim=7) != recipe and recipe.resolved(dim=7).embedder.dim == 7 and recipe.embedder.dim == 100
+
+
+@pytest.mark.parametrize("multi_label", [False, True])
+def test_attentive_train_parses_its_recipe_once(tmp_path, monkeypatch, multi_label, sst2_small):
+    """The CLI reads the data, then the recipe is resolved for it once (it was parsed twice, three times on
+    multi-label data); a Recipe given again is returned as it is."""
+    import json
+
+    from attentive.recipes import loader
+
+    from .conftest import tiny_overrides
+
+    rows = sst2_small.splits["train"][:120] + sst2_small.splits["dev"][:40]
+    path = tmp_path / "train.jsonl"
+    path.write_text("".join(json.dumps({"text": ex.text, "label": [ex.label] if multi_label else ex.label}) + "\n"
+                            for ex in rows))
+    overrides = [arg for item in tiny_overrides("default") + ["train.epochs=1"] for arg in ("--set", item)]
+    parsed, read = [], loader._read_recipe
+    monkeypatch.setattr(loader, "_read_recipe", lambda *args: parsed.append(args) or read(*args))
+    assert main(["train", "--train", str(path), "--out", str(tmp_path / "run"), *overrides]) == 0
+    assert len(parsed) == 1
+    recipe = load_recipe("lama_ctx")
+    assert load_recipe(recipe) is recipe and load_recipe(recipe, ["pooler.heads=2"]).pooler.heads == 2

@@ -67,10 +67,6 @@ def train(
         out = _check_resume(resume, out, set_, source)
     elif out is None:
         raise AttentiveError("give --out FOLDER for the model (or --resume RUN to continue a run)")
-    else:
-        from ..recipes.loader import load_recipe
-
-        load_recipe(recipe, set_)  # a bad recipe or --set fails before the data is read
     data = _dataset(source["dataset"], source["train_file"], source["dev_file"], source["test_file"],
                     source["text_column"], source["label_column"], source["data_dir"], source["pair_column"],
                     source["aspect_column"], source.get("label_separator"))

@@ -77,6 +77,8 @@ def load_recipe(name_or_path: str | dict | Recipe, overrides: list[str] | None =
     where several sections hold the key) applied, its defaults filled in and every setting checked for type, range
     and spelling: one line naming the key and the --set, keyword or recipe file that gave it."""
     if isinstance(name_or_path, Recipe):
+        if not overrides and not settings:  # typed and checked already, and frozen: parsed once is enough
+            return name_or_path
         name_or_path = name_or_path.as_dict()
     if isinstance(name_or_path, dict):
         check_shape(name_or_path, "recipe")  # before the copy: nothing unchecked is expanded

@@ -294,8 +294,10 @@ def _train_claimed(dataset, recipe, out, overrides, data_dir, device, show_progr
     if unlabelled and not any(term.uses_unlabelled for term in terms):
         raise AttentiveError(f"{data.name}: {unlabelled} training rows have no label, and only a distillation term "
                              "learns from unlabelled texts (attentive distill)")
-    if data.multi_label and not resume:  # refused before the folder is claimed (a resumed run was checked)
-        refuse_one_label_settings(load_recipe(chosen_recipe(data, recipe), overrides, settings).train)
+    if not resume:  # the run's one parse of its recipe, for this data (a resumed run reads its checkpoint's)
+        recipe, overrides, settings = load_recipe(chosen_recipe(data, recipe), overrides, settings), None, None
+        if data.multi_label:  # refused before the folder is claimed (a resumed run was checked)
+            refuse_one_label_settings(recipe.train)
     out = Path(out) if out is not None else None
     if resume and out is None:
         raise AttentiveError("resume needs the folder of the run to continue (--out / --resume RUN)")
