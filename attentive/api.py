@@ -42,23 +42,6 @@ def load(folder: str | Path, device: str | None = None) -> Model:
     return model
 
 
-def open_model(folder: str | Path, threads: int | None = None, int8: bool | None = None):
-    """The model a folder holds, whichever kind: a saved one (PyTorch, `load`) or an exported one (ONNX Runtime,
-    `attentive.runtime.load`: its int8 graph where it has one, unless `int8` is False). The one place a command
-    decides which, so that predict, explain, serve, predict's workers and distillation's teachers open alike.
-    `threads`: what it computes with (an export's lanes; PyTorch's threads, set for the process), None: the process's
-    own setting for PyTorch, `attentive.util.threads.default_threads()` lanes for an export."""
-    from .runtime import is_exported
-    from .runtime import load as load_exported
-    from .util.threads import use_threads
-
-    if is_exported(folder):
-        return load_exported(folder, int8=int8, threads=threads)
-    if threads is not None:
-        use_threads(threads, torch_needed=True)
-    return load(folder)
-
-
 def train(dataset: str | Dataset | None = None, recipe: str | dict | Recipe = "default",
           out: str | Path | None = None, overrides: list[str] | str | None = None,
           data_dir: str | Path | None = None, device: str | None = None,

@@ -10,14 +10,13 @@ import pytest
 import attentive
 from attentive import model as model_module
 from attentive import runtime
-from attentive.answer import inputs as inputs_module
 from attentive.answer.answerer import Answerer, Need
 from attentive.answer.inputs import Expanded
 from attentive.export import export
-from attentive.serving import input_lines, server
 from attentive.util.checks import ArgumentError
 
 from .conftest import tiny_overrides
+from .helpers import counted
 
 TEXTS = ["a gorgeous , witty film", "dull", "zzzz qqqq", "the plot is a mess but the actors shine"]
 
@@ -28,21 +27,6 @@ def backends(sst2_small, tmp_path_factory):
     model = attentive.train(sst2_small, "lama_ctx", overrides=tiny_overrides("lama_ctx") + ["train.epochs=1"],
                             show_progress=False)
     return model, runtime.load(export(model, tmp_path_factory.mktemp("answer-path") / "onnx"))
-
-
-def counted(monkeypatch, name: str) -> list:
-    """The argument of every call of attentive.answer.inputs' `name` (text_problem or unicode_problem) from now on, in
-    the modules that import it too (the CLI's reading, the server's validation)."""
-    calls, original = [], getattr(inputs_module, name)
-
-    def spy(value):
-        calls.append(value)
-        return original(value)
-
-    for module in (inputs_module, input_lines, server):
-        if hasattr(module, name):
-            monkeypatch.setattr(module, name, spy)
-    return calls
 
 
 def same_predictions(ours, theirs) -> None:

@@ -8,12 +8,7 @@ import pytest
 from attentive.cli import main
 
 from .conftest import tiny_overrides
-from .test_answer_path import counted
-
-
-def write_tsv(path, examples):
-    path.write_text("text\tlabel\n" + "".join(f"{ex.text}\t{ex.label}\n" for ex in examples))
-    return path
+from .helpers import counted, write_tsv
 
 
 @pytest.fixture(scope="module")

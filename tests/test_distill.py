@@ -18,7 +18,7 @@ from attentive.errors import AttentiveError
 from attentive.training.terms import SoftTargets
 
 from .conftest import tiny_overrides
-from .test_server import start
+from .helpers import start
 
 pytestmark = pytest.mark.slow  # distillation trains teachers and students
 

@@ -9,26 +9,9 @@ import torch
 from attentive.cli import main
 from attentive.data.batching import Item
 from attentive.explain.deletion import deletion_test, removal_count
-from attentive.models.classifier import build_model
-from attentive.recipes.loader import load_recipe
 
 from .conftest import tiny_overrides
-from .test_cli import write_tsv
-
-KEY = 5  # the one word the hand-built model's decision rests on
-
-
-def hand_built_model():
-    """Sun & Lu's model with 2-d word vectors: only word KEY has a vector (1, 0); the context vector V = (10, 0)
-    puts the attention on it and the bias-free head maps dimension 0 to class 1. Without KEY, both logits are 0."""
-    recipe = load_recipe("sunlu", ["embedder.vectors=random", "pooler.scale=1"])
-    vectors = np.zeros((10, 2), dtype=np.float32)
-    vectors[KEY] = (1.0, 0.0)
-    model = build_model(recipe, vocab_size=10, classes=2, vectors=vectors).eval()
-    with torch.no_grad():
-        model.pooler.V.copy_(torch.tensor([10.0, 0.0]))
-        model.head.net[-1].weight.copy_(torch.tensor([[-1.0, 0.0], [1.0, 0.0]]))
-    return model
+from .helpers import KEY, hand_built_model, write_tsv
 
 
 def test_deletion_test_ranks_the_deciding_word_first():

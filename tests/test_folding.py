@@ -15,7 +15,7 @@ from attentive.export import export
 from attentive.models.folding import fold
 
 from .conftest import tiny_overrides
-from .test_export import TEXTS, assert_same_answers
+from .helpers import ANSWERED_TEXTS, assert_same_answers
 
 STUDENT = [*tiny_overrides("student"), "tokenizer.prune_pieces=false", "tokenizer.pieces=false",
            "tokenizer.keep_known=false", "wide.buckets=4096", "train.epochs=2"]
@@ -43,7 +43,7 @@ def test_the_folded_network_answers_what_the_network_answers(student):
 def test_the_export_of_a_student_is_folded_and_answers_the_same(student, tmp_path):
     folder = export(student, tmp_path / "onnx")
     assert json.loads((folder / "config.json").read_text())["folded"] is True
-    assert_same_answers(student, runtime.load(folder), TEXTS * 3)
+    assert_same_answers(student, runtime.load(folder), ANSWERED_TEXTS * 3)
 
 
 @pytest.mark.parametrize("recipe", ["default", "avg", "sunlu"])

@@ -19,7 +19,7 @@ from attentive.errors import AttentiveError
 from attentive.folders.output_file import claim_file
 from attentive.util.atomic import atomic_write_bytes
 
-from .test_output_files import tiny_model
+from .helpers import tiny_model
 
 SEED = 20260043
 MODEL = {"config.json": b'{"recipe": {}, "labels": ["a", "b"], "model_id": "m"}\n', "model.safetensors": b"\0" * 64,

@@ -26,9 +26,10 @@ LAYERS = [
     ("folders", ["attentive.folders"]),
     ("answering", ["attentive.explain", "attentive.model", "attentive.runtime"]),
     ("training", ["attentive.training"]),
-    ("entry points", ["attentive", "attentive.training.pipeline", "attentive.api", "attentive.distill",
-                      "attentive.export", "attentive.sklearn", "attentive.batch", "attentive.serving",
-                      "attentive.selection", "attentive.cli", "attentive.sample", "attentive.__main__"]),
+    ("entry points", ["attentive", "attentive.training.pipeline", "attentive.api", "attentive.opening",
+                      "attentive.distill", "attentive.export", "attentive.sklearn", "attentive.batch",
+                      "attentive.serving", "attentive.selection", "attentive.cli", "attentive.sample",
+                      "attentive.__main__"]),
 ]
 
 # What benchmarks/ may import: attentive's __all__, and these modules with their names not starting with "_".

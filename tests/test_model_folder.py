@@ -24,6 +24,7 @@ from attentive.training.log import read_metrics_log
 from attentive.util.atomic import atomic_write_json
 
 from .conftest import memory_bound, tiny_overrides
+from .helpers import edit_config, rewrite_weights
 
 OVERRIDES = tiny_overrides("lama_ctx")
 
@@ -155,22 +156,6 @@ def refused(folder, capsys, *message: str) -> str:
     assert all(m in err for m in message), err
     assert "internal error" not in err and "Traceback" not in err
     return err
-
-
-def edit_config(folder, change) -> None:
-    config = json.loads((folder / "config.json").read_text())
-    change(config)
-    (folder / "config.json").write_text(json.dumps(config))
-
-
-def rewrite_weights(folder, change) -> None:
-    """Change the tensors of model.safetensors and record the new file's digest in config.json, as a hand-made (or
-    hostile) folder would be consistent."""
-    tensors = safetensors.torch.load_file(str(folder / "model.safetensors"))
-    change(tensors)
-    safetensors.torch.save_file(tensors, str(folder / "model.safetensors"))
-    digest = hashlib.sha256((folder / "model.safetensors").read_bytes()).hexdigest()
-    edit_config(folder, lambda c: c["checksums"].update({"model.safetensors": digest}))
 
 
 @pytest.mark.parametrize("name", ["config.json", "tokenizer.json"])
@@ -357,7 +342,6 @@ def exported(run, tmp_path_factory):
 
 def exported_copy(exported, tmp_path):
     return shutil.copytree(exported, tmp_path / "exported")
-
 
 
 def test_an_export_read_while_an_overwriting_export_replaces_it_is_read_again(run, exported, tmp_path, monkeypatch):

@@ -15,9 +15,8 @@ import pytest
 
 import attentive
 from attentive.cli import app, main
-from attentive.data.example import Dataset
 
-from .conftest import tiny_overrides
+from .helpers import tiny_model
 
 # Every Path option (or argument, by its parameter's name in capitals) of every command: what it names.
 PATH_OPTIONS = {
@@ -73,15 +72,6 @@ def test_every_path_option_of_every_command_is_classified():
     assert PATH_OPTIONS.keys() - found == set(), "an option classified here is gone"
     outputs = {key for key, kind in PATH_OPTIONS.items() if kind == "output-file"}
     assert outputs == OUTPUT_FILE_COMMANDS.keys(), "give each output-file option a command line to test"
-
-
-def tiny_model(out: Path, **options) -> None:
-    """A one-epoch lama_ctx of tiny sizes on 200 SST-2 sentences, in `out` (about two seconds)."""
-    data = attentive.load_dataset("sst2_sample")
-    small = Dataset("sst2_tiny", {"train": data.splits["train"][:200], "dev": data.splits["dev"][:50],
-                                  "test": data.splits["test"][:50]}, data.labels)
-    attentive.train(small, "lama_ctx", out, show_progress=False,
-                    overrides=tiny_overrides("lama_ctx") + ["train.epochs=1"], **options)
 
 
 @pytest.fixture(scope="module")

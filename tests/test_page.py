@@ -15,7 +15,7 @@ import attentive
 from attentive.export import export
 
 from .conftest import tiny_overrides
-from .test_server import CHROMIUM, start
+from .helpers import CHROMIUM, start
 
 pytestmark = pytest.mark.slow  # a headless Chromium
 

@@ -11,7 +11,7 @@ from attentive.errors import AttentiveError
 from attentive.folders.row_sparse import ROWS, VALUES, packed
 
 from .conftest import tiny_overrides
-from .test_model_folder import rewrite_weights
+from .helpers import rewrite_weights
 
 TABLE = "wide.bigrams.weight"
 

@@ -3,11 +3,6 @@ while the server keeps answering; an API key required off loopback; the page dri
 Playwright: type a review, wait for the heatmap, check the label and the words' weights, save a screenshot."""
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
@@ -21,32 +16,7 @@ from attentive.data.registry import load_dataset
 from attentive.serving.server import create_app
 
 from .conftest import TINY, tiny_overrides
-from .test_answer_path import counted
-
-CHROMIUM = "/usr/bin/chromium"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def start(run, *options: str) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    process = subprocess.Popen([sys.executable, "-c", "from attentive.cli import run; run()", "serve", str(run),
-                                "--port", str(port), *options], env={**os.environ, "OMP_NUM_THREADS": "1"},
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(300):
-        try:
-            if httpx.get(f"{url}/health", timeout=1, headers={"X-API-Key": "secret"}).status_code in (200, 401):
-                return process, url
-        except httpx.TransportError:
-            assert process.poll() is None, process.stderr.read().decode()[-800:]
-            time.sleep(0.1)
-    process.kill()
-    pytest.fail("the server did not start")
+from .helpers import CHROMIUM, counted, start
 
 
 @pytest.fixture(scope="module")

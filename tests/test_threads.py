@@ -14,7 +14,7 @@ from attentive.util import threads as threads_module
 from attentive.util.threads import default_threads, oversubscription_warning, use_threads
 
 from .conftest import tiny_overrides
-from .test_cli import write_tsv
+from .helpers import write_tsv
 
 
 @pytest.fixture
@@ -115,8 +115,8 @@ def test_open_model_is_the_one_way_to_a_saved_or_an_exported_model(run_dir, tmp_
     """The CLI, predict's workers and distillation's teachers all open a folder through attentive.api.open_model:
     a saved model with PyTorch on the threads given (None: as the process is set), an export on that many lanes."""
     from attentive import Model
-    from attentive.api import open_model
     from attentive.distill import load_teacher
+    from attentive.opening import open_model
     from attentive.runtime import RuntimeModel
     from attentive.serving.parallel_predict import load_model
 

@@ -23,7 +23,7 @@ from attentive.explain.deletion import deletion_test
 from attentive.text.tokenizer import build_tokenizer, is_piece
 
 from .conftest import tiny_overrides
-from .test_explain import KEY, hand_built_model
+from .helpers import KEY, hand_built_model
 
 TEXT = "the movie yucks , an unapologetic mess"
 SPLIT = ("yucks", "unapologetic")  # words the tokenizer splits into pieces
@@ -126,7 +126,7 @@ def test_the_cli_table_words_html_png_and_json_show_whole_words(run, tmp_path, c
 
 
 def test_the_server_answers_with_whole_words(run):
-    from .test_server import start
+    from .helpers import start
 
     process, url = start(run)
     try:

@@ -71,6 +71,6 @@ def _load_any(run: Path, threads: int | None = None, fp32: bool = False):
     """`attentive.api.open_model`: a saved model folder (PyTorch) or an exported one (ONNX Runtime, see `attentive
     export`: its int8 graph where it has one, unless `fp32`), computing with `threads` (None:
     attentive.util.threads.default_threads()), said on stderr where that oversubscribes the machine."""
-    from ..api import open_model
+    from ..opening import open_model
 
     return open_model(run, _use_threads(threads, torch_needed=False), int8=False if fp32 else None)

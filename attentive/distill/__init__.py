@@ -68,7 +68,7 @@ class Distillation:
 def load_teacher(folder: str | Path):
     """A saved model (PyTorch) or an exported one (ONNX Runtime): whatever answers `predict_proba` and `labels`; an
     export's model.onnx, the graph `teacher_digest` reads."""
-    from ..api import open_model
+    from ..opening import open_model
 
     return open_model(folder, int8=False)
 
