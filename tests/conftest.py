@@ -64,6 +64,25 @@ def stopped_then_resumed(data: Dataset, recipe: str, out, overrides: list[str], 
 
 
 @pytest.fixture(scope="session")
+def tiny_run(sst2_small, tmp_path_factory) -> Path:
+    """A tiny lama_ctx model trained one epoch on `sst2_small`, once for the whole session, saved. Never written
+    into: a test module takes its own copy (`copy_of_tiny_run`), where its commands may write."""
+    import attentive
+
+    folder = tmp_path_factory.mktemp("tiny-run") / "run"
+    attentive.train(sst2_small, "lama_ctx", folder, overrides=tiny_overrides("lama_ctx") + ["train.epochs=1"],
+                    show_progress=False)
+    return folder
+
+
+def copy_of_tiny_run(tiny_run: Path, folder: Path) -> Path:
+    """`folder` holding a copy of the session's tiny model (`tiny_run`), for a module whose commands write there."""
+    import shutil
+
+    return Path(shutil.copytree(tiny_run, folder))
+
+
+@pytest.fixture(scope="session")
 def sst2_small() -> Dataset:
     """600 train / 150 dev / 150 test real SST-2 sentences from the bundled sample."""
     data = load_dataset("sst2_sample")

@@ -28,16 +28,14 @@ from attentive.data.registry import load_dataset
 from attentive.serving import server
 from attentive.serving.server import create_app
 
-from .conftest import tiny_overrides
+from .conftest import copy_of_tiny_run, tiny_overrides
 
 ANSWER_FIELDS = ["label", "labels", "probabilities", "top_words", "aspect", "text_pair", "prediction", "answer"]
 
 
 @pytest.fixture(scope="module")
-def model(sst2_small, tmp_path_factory):
-    out = tmp_path_factory.mktemp("answer_keys") / "run"
-    return attentive.train(sst2_small, "lama_ctx", out, show_progress=False,
-                           overrides=tiny_overrides("lama_ctx") + ["train.epochs=1"])
+def model(tiny_run, tmp_path_factory):
+    return attentive.load(copy_of_tiny_run(tiny_run, tmp_path_factory.mktemp("answer_keys") / "run"))
 
 
 @pytest.fixture

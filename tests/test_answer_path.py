@@ -15,17 +15,15 @@ from attentive.answer.inputs import Expanded
 from attentive.export import export
 from attentive.util.checks import ArgumentError
 
-from .conftest import tiny_overrides
 from .helpers import counted
 
 TEXTS = ["a gorgeous , witty film", "dull", "zzzz qqqq", "the plot is a mess but the actors shine"]
 
 
 @pytest.fixture(scope="module")
-def backends(sst2_small, tmp_path_factory):
-    """(PyTorch model, its exported runtime model): a tiny lama_ctx model trained one epoch."""
-    model = attentive.train(sst2_small, "lama_ctx", overrides=tiny_overrides("lama_ctx") + ["train.epochs=1"],
-                            show_progress=False)
+def backends(tiny_run, tmp_path_factory):
+    """(PyTorch model, its exported runtime model): the session's tiny lama_ctx model."""
+    model = attentive.load(tiny_run)
     return model, runtime.load(export(model, tmp_path_factory.mktemp("answer-path") / "onnx"))
 
 

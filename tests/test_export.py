@@ -17,7 +17,7 @@ from attentive.data.example import Dataset
 from attentive.data.registry import load_dataset
 from attentive.export import export
 
-from .conftest import tiny_overrides
+from .conftest import copy_of_tiny_run, tiny_overrides
 from .helpers import ANSWERED_TEXTS, assert_same_answers
 
 
@@ -60,10 +60,9 @@ def test_the_pretrained_encoder_recipes_export_too(sst2_small, tmp_path):
 
 
 @pytest.fixture(scope="module")
-def exported_run(sst2_small, tmp_path_factory):
+def exported_run(tiny_run, tmp_path_factory):
     folder = tmp_path_factory.mktemp("export")
-    attentive.train(sst2_small, "lama_ctx", folder / "run", overrides=tiny_overrides("lama_ctx") + ["train.epochs=1"],
-                    show_progress=False)
+    copy_of_tiny_run(tiny_run, folder / "run")
     assert main(["export", str(folder / "run"), "--out", str(folder / "onnx"), "--int8"]) == 0
     return folder
 

@@ -17,16 +17,14 @@ import attentive
 import attentive.api
 from attentive.cli import main
 
-from .conftest import tiny_overrides
+from .conftest import copy_of_tiny_run
 
 pytestmark = pytest.mark.slow  # fuzzing
 
 
 @pytest.fixture(scope="module")
-def model(sst2_small, tmp_path_factory):
-    out = tmp_path_factory.mktemp("fuzz") / "run"
-    return attentive.train(sst2_small, "lama_ctx", out, overrides=tiny_overrides("lama_ctx") + ["train.epochs=1"],
-                           show_progress=False)
+def model(tiny_run, tmp_path_factory):
+    return attentive.load(copy_of_tiny_run(tiny_run, tmp_path_factory.mktemp("fuzz") / "run"))
 
 
 def good(line: bytes, first: bool) -> bool:

@@ -23,7 +23,7 @@ from attentive import runtime
 from attentive.errors import AttentiveError
 from attentive.export import export
 
-from .conftest import memory_bound, tiny_overrides
+from .conftest import copy_of_tiny_run, memory_bound
 
 pytestmark = pytest.mark.slow  # fuzzing
 
@@ -39,12 +39,10 @@ EXPORTED_FILES = ("config.json", "model.onnx", "tokenizer.json")
 
 
 @pytest.fixture(scope="module")
-def folders(sst2_small, tmp_path_factory) -> dict[str, Path]:
+def folders(tiny_run, tmp_path_factory) -> dict[str, Path]:
     """A tiny trained model, saved and exported, and a scratch folder each case's damaged copy goes in."""
     root = tmp_path_factory.mktemp("fuzz_folders")
-    model = attentive.train(sst2_small, "lama_ctx", overrides=tiny_overrides("lama_ctx") + ["train.epochs=1"],
-                            show_progress=False)
-    model.save(root / "saved")
+    model = attentive.load(copy_of_tiny_run(tiny_run, root / "saved"))
     export(model, root / "exported")
     (root / "outside").mkdir()
     return {"saved": root / "saved", "exported": root / "exported", "work": root / "work",

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import attentive
 from attentive.serving.server import create_app
 
-from .conftest import tiny_overrides
+from .conftest import copy_of_tiny_run
 
 pytestmark = pytest.mark.slow  # fuzzing a running server
 
@@ -24,10 +24,8 @@ MAX_BODY, MAX_TEXTS, KEY = 6000, 8, "s3cret"
 
 
 @pytest.fixture(scope="module")
-def model(sst2_small, tmp_path_factory):
-    out = tmp_path_factory.mktemp("fuzz_server") / "run"
-    return attentive.train(sst2_small, "lama_ctx", out, overrides=tiny_overrides("lama_ctx") + ["train.epochs=1"],
-                           show_progress=False)
+def model(tiny_run, tmp_path_factory):
+    return attentive.load(copy_of_tiny_run(tiny_run, tmp_path_factory.mktemp("fuzz_server") / "run"))
 
 
 @pytest.fixture(scope="module")

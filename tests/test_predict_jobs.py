@@ -12,21 +12,17 @@ import time
 
 import pytest
 
-import attentive
 from attentive.cli import main
 from attentive.serving import predict_output
 
-from .conftest import tiny_overrides
+from .conftest import copy_of_tiny_run
 
 pytestmark = pytest.mark.slow  # worker processes
 
 
 @pytest.fixture(scope="module")
-def run_dir(sst2_small, tmp_path_factory):
-    out = tmp_path_factory.mktemp("predict_jobs") / "run"
-    attentive.train(sst2_small, "lama_ctx", out, show_progress=False,
-                    overrides=tiny_overrides("lama_ctx") + ["train.epochs=1"])
-    return out
+def run_dir(tiny_run, tmp_path_factory):
+    return copy_of_tiny_run(tiny_run, tmp_path_factory.mktemp("predict_jobs") / "run")
 
 
 def write_input(path, sst2_small, n=300, bad=()):

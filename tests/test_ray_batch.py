@@ -17,7 +17,7 @@ from attentive.cli import main
 from attentive.errors import AttentiveError
 from attentive.export import export
 
-from .conftest import tiny_overrides
+from .conftest import copy_of_tiny_run
 
 pytestmark = pytest.mark.slow  # a Ray cluster
 
@@ -35,10 +35,9 @@ def local_ray():
 
 
 @pytest.fixture(scope="module")
-def exported(sst2_small, tmp_path_factory):
+def exported(tiny_run, tmp_path_factory):
     folder = tmp_path_factory.mktemp("ray_batch")
-    model = attentive.train(sst2_small, "lama_ctx", folder / "run", show_progress=False,
-                            overrides=tiny_overrides("lama_ctx") + ["train.epochs=1"])
+    model = attentive.load(copy_of_tiny_run(tiny_run, folder / "run"))
     return export(model, folder / "onnx")
 
 
