@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import warnings
 from pathlib import Path
 
 import torch
@@ -116,14 +117,30 @@ def export(model: Model, out: str | Path, int8: bool = False, overwrite: bool = 
     return out
 
 
+def _quiet_tracing() -> None:
+    """Silence, inside the caller's `warnings.catch_warnings()`, what the TorchScript exporter says on every export
+    and a user cannot act on: that it is the legacy exporter (chosen: `dynamo=False` traces the graph the runtime
+    reads); that tracing turns a shape test into a constant (the graph's axes stay dynamic, and tests/test_export.py
+    answers texts of other lengths and batch sizes as PyTorch does); that a GRU exported with a batch of more than
+    one may fail on other batch sizes (the same tests run batches of 1 to 128); and what constant folding skips."""
+    warnings.filterwarnings("ignore", category=torch.jit.TracerWarning)
+    for message, category in (("You are using the legacy TorchScript-based ONNX export", DeprecationWarning),
+                              ("The feature will be removed", DeprecationWarning),
+                              ("Exporting a model to ONNX with a batch_size other than 1", UserWarning),
+                              ("Constant folding - Only steps=1", UserWarning),
+                              ("Exporting aten::index operator of advanced indexing", UserWarning)):
+        warnings.filterwarnings("ignore", message=message, category=category)
+
+
 def _exported_files(model: Model, scratch: Path, int8: bool) -> dict[str, bytes]:
     """The export's files, by name: the graphs are written (traced, quantised) in `scratch`."""
     inputs, axes = _example(model)
     network = model.network.cpu().eval()
     folded = fold(network)  # a recurrence-free LAMA model looks its words' vectors and keys up
     network = ExportedNetwork(folded or network, list(inputs), temperature_of(model.config), model.multi_label)
-    with torch.no_grad():
+    with torch.no_grad(), warnings.catch_warnings():
         has_attention = bool(network(*inputs.values())[1].sum() > 0)  # zeros stand in for a pooler without any
+        _quiet_tracing()
         torch.onnx.export(network, tuple(inputs.values()), str(scratch / GRAPH), input_names=list(inputs),
                           output_names=["probabilities", "attention"], dynamic_axes=axes, opset_version=17,
                           dynamo=False)
