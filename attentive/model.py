@@ -126,7 +126,8 @@ class Model(Answerer):
         probs = predict_probabilities(self.network, self.encode_examples(examples), device=self.device,
                                       temperature=self.temperature)
         predicted = [self.labels[i] for i in probs.argmax(1)]
-        metrics = compute_metrics([ex.label for ex in examples], predicted, self.labels, probs)
+        metrics = compute_metrics([ex.label for ex in examples], predicted, self.labels, probs,
+                                  [ex.text for ex in examples])
         metrics.update(dataset=data.name, split=split, temperature=self.temperature)
         return metrics
 

@@ -61,10 +61,12 @@ def split_xy(dataset: Dataset, split: str) -> tuple[list[str], list[str]]:
 Scorer = Callable[[object, list[str]], np.ndarray]  # (model, texts) -> probabilities, columns in label order
 
 
-def dev_scores(probabilities, gold: list[str], labels: list[str]) -> tuple[list[str], dict]:
-    """Predicted labels (argmax) and metrics, plus the log-loss of the gold labels, from a probability matrix."""
+def dev_scores(probabilities, gold: list[str], labels: list[str],
+               texts: list[str] | None = None) -> tuple[list[str], dict]:
+    """Predicted labels (argmax) and metrics, plus the log-loss of the gold labels, from a probability matrix; with
+    the `texts`, the accuracy by length bucket too (as `attentive evaluate` reports it of our models)."""
     predicted = [labels[i] for i in np.argmax(probabilities, axis=1)]
-    metrics = compute_metrics(gold, predicted, labels)
+    metrics = compute_metrics(gold, predicted, labels, texts=texts)
     gold_probability = probabilities[np.arange(len(gold)), [labels.index(label) for label in gold]]
     metrics["log_loss"] = float(-np.mean(np.log(np.clip(gold_probability, 1e-12, 1.0))))
     return predicted, metrics
@@ -108,7 +110,7 @@ def final_scores(model, score: Scorer, dataset: Dataset) -> dict:
     out = {}
     for split in ("dev", "test"):
         texts, gold = split_xy(dataset, split)
-        out[split] = dev_scores(score(model, texts), gold, dataset.labels)[1]
+        out[split] = dev_scores(score(model, texts), gold, dataset.labels, texts)[1]
     return out
 
 

@@ -1,8 +1,8 @@
-"""Accuracy by text length (attentive/explain/length.py): quartiles of the lengths and the LAMA paper's split at the
+"""Accuracy by text length (attentive/answer/length.py): quartiles of the lengths and the LAMA paper's split at the
 mean length, on hand-made answers."""
 import pytest
 
-from attentive.explain.length import accuracy_by_length, length_line, text_length
+from attentive.answer.length import accuracy_by_length, length_line, text_length
 
 
 def test_quartiles_and_the_mean_split_count_every_text_once():
@@ -29,3 +29,30 @@ def test_texts_of_one_length_make_one_bucket_and_no_texts_none():
 
 def test_a_text_s_length_is_its_whitespace_words():
     assert text_length("  a gorgeous,  witty\tfilm \n") == 4 and text_length("") == 0
+
+
+def test_evaluate_reports_accuracy_by_length_for_our_models_and_the_peers(tiny_run, tmp_path, capsys):
+    """Model.evaluate, an export's evaluate and compute_metrics given the texts (what the baselines call) report the
+    same buckets of the same texts; the CLI prints them in one line."""
+    import json
+
+    import attentive
+    from attentive import compute_metrics, runtime
+    from attentive.cli import main
+    from attentive.export import export
+
+    model = attentive.load(tiny_run)
+    saved = model.evaluate("sst2_sample", "dev")
+    exported = runtime.load(export(model, tmp_path / "onnx")).evaluate("sst2_sample", "dev")
+    assert [row["texts"] for row in saved["by_length"]["quartiles"]] == \
+        [row["texts"] for row in exported["by_length"]["quartiles"]]
+    assert sum(row["texts"] for row in saved["by_length"]["mean"]) == saved["n"]
+    texts = [ex.text for ex in attentive.load_dataset("sst2_sample").splits["dev"]]
+    peer = compute_metrics(["negative"] * len(texts), ["negative"] * len(texts), ["negative", "positive"],
+                           texts=texts)
+    assert [row["bucket"] for row in peer["by_length"]["mean"]] == [row["bucket"] for row in saved["by_length"]["mean"]]
+    assert "by_length" not in compute_metrics(["a"], ["a"], ["a", "b"])
+    assert main(["evaluate", str(tiny_run), "--dataset", "sst2_sample", "--split", "dev", "--output",
+                 str(tmp_path / "eval.json")]) == 0
+    assert "accuracy by length: Q1 (" in capsys.readouterr().out
+    assert json.loads((tmp_path / "eval.json").read_text())["by_length"] == saved["by_length"]

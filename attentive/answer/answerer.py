@@ -134,7 +134,8 @@ class Answerer(ABC):
                                            [ex.text_pair or "" for ex in examples] if self.is_pair else None,
                                            [ex.aspect for ex in examples] if self.uses_aspect else None)
         predicted = [self.labels[i] for i in probabilities.argmax(1)]
-        metrics = compute_metrics([ex.label for ex in examples], predicted, self.labels, probabilities)
+        metrics = compute_metrics([ex.label for ex in examples], predicted, self.labels, probabilities,
+                                  [ex.text for ex in examples])
         metrics.update(dataset=data.name, split=split)
         return metrics
 

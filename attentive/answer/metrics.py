@@ -8,6 +8,8 @@ from collections.abc import Sequence
 import numpy as np
 from sklearn.metrics import accuracy_score, confusion_matrix, f1_score, precision_recall_fscore_support
 
+from .length import accuracy_by_length, text_length
+
 ECE_BINS = 15  # equal-width confidence bins of the expected calibration error (Guo et al. 2017)
 
 
@@ -45,9 +47,11 @@ def negative_log_likelihood(logits: np.ndarray, gold: Sequence[int], temperature
 
 
 def compute_metrics(gold: Sequence[str], predicted: Sequence[str], labels: Sequence[str],
-                    probabilities: np.ndarray | None = None) -> dict:
+                    probabilities: np.ndarray | None = None, texts: Sequence[str] | None = None) -> dict:
     """Metrics of `predicted` against `gold`, both given as label strings; `labels` fixes the class order. With
-    `probabilities` (rows x labels, in `labels`' order) also `ece`, the expected calibration error."""
+    `probabilities` (rows x labels, in `labels`' order) also `ece`, the expected calibration error; with the `texts`
+    also `by_length`, the accuracy by length bucket (attentive/answer/length.py), so that a model and a peer scored
+    on the same texts compare bucket by bucket."""
     labels = list(labels)
     precision, recall, f1, support = precision_recall_fscore_support(
         gold, predicted, labels=labels, zero_division=0
@@ -71,6 +75,9 @@ def compute_metrics(gold: Sequence[str], predicted: Sequence[str], labels: Seque
     if probabilities is not None:
         index = {label: i for i, label in enumerate(labels)}
         metrics["ece"] = expected_calibration_error(probabilities, [index[label] for label in gold])
+    if texts is not None:
+        metrics["by_length"] = accuracy_by_length([text_length(text) for text in texts],
+                                                  [g == p for g, p in zip(gold, predicted)])
     return metrics
 
 

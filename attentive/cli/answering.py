@@ -37,6 +37,10 @@ def print_metrics(metrics: dict) -> None:
     else:
         console.print(f"[bold]{metrics['dataset']}/{metrics['split']}[/] n={metrics['n']}  "
                       f"accuracy [bold]{metrics['accuracy']:.4f}[/]  macro-F1 {metrics['macro_f1']:.4f}{calibration}")
+    if metrics.get("by_length"):
+        from ..answer.length import length_line
+
+        console.print(length_line(metrics["by_length"]), soft_wrap=True)
     table = Table("class", "precision", "recall", "F1", "support")
     for label, row in metrics["per_class"].items():
         table.add_row(label, f"{row['precision']:.3f}", f"{row['recall']:.3f}", f"{row['f1']:.3f}",

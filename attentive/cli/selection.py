@@ -41,8 +41,8 @@ def analyze(
     data_dir: Optional[Path] = DataDir,
 ):
     """What a model attends to over a whole split, and whether its attention explains its decisions."""
+    from ..answer.length import length_line
     from ..api import load
-    from ..explain.length import length_line
 
     _use_threads(threads)
     model = load(run)

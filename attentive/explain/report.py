@@ -16,13 +16,13 @@ from pathlib import Path
 import numpy as np
 
 from ..answer.inference import infer, temperature_of
+from ..answer.length import accuracy_by_length, text_length
 from ..errors import AttentiveError
 from ..folders.metrics_log import read_metrics_log
 from ..folders.output import OutputKind, claim
 from ..util.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
 from . import corpus
 from .deletion import deletion_test
-from .length import accuracy_by_length, text_length
 from .reliability import panel_title, plot_reliability, reliability
 
 INDEX, SUMMARY = "index.html", "summary.json"
@@ -281,7 +281,7 @@ def _write_report(model, run: Path | None, examples: list, out: Path, words: Seq
 
 
 def _write_length(explanations, examples: list, out: Path) -> dict:
-    """length.csv and length.png: accuracy by length bucket (attentive.explain.length); the buckets."""
+    """length.csv and length.png: accuracy by length bucket (attentive.answer.length); the buckets."""
     found = accuracy_by_length([text_length(ex.text) for ex in examples],
                                [e.prediction.label == ex.label for e, ex in zip(explanations, examples)])
     rows = [{"split": split, **row} for split in ("quartiles", "mean") for row in found[split]]
