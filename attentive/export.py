@@ -30,7 +30,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from .answer.inference import temperature_of
+from .answer.inputs import temperature_of
 from .folders.config import BOUND_LABELS
 from .folders.output import OutputKind, claim, read_config
 from .folders.saved import CONFIG, TOKENIZER, WEIGHTS

@@ -10,8 +10,8 @@ import numpy as np
 import torch
 
 from .answer.answerer import Answerer, Looked, Need
-from .answer.inference import infer, predict_probabilities, temperature_of
-from .answer.inputs import Inputs, thresholds_of
+from .answer.inference import infer, predict_probabilities
+from .answer.inputs import Inputs, temperature_of, thresholds_of
 from .answer.metrics import compute_metrics, multilabel_metrics, predicted_sets, sigmoid
 from .answer.types import Explanation, Prediction
 from .data.batching import encode_items

@@ -104,12 +104,32 @@ def test_json_and_html_carry_evidence_and_channels(student):
     assert "<details><summary>each of the 3 heads" in page
 
 
-def test_the_exported_runtime_gives_no_attention_evidence_and_says_why(student, tmp_path):
-    pytest.importorskip("onnxruntime")
+def test_the_exported_runtime_gives_evidence_by_occlusion(student, tmp_path):
+    """An export's explain (and the server's /explain of it) gives each word's evidence: the margin of the label it
+    ranks first over the runner-up, less that margin with the word left out (attentive/runtime/occlusion.py)."""
+    from fastapi.testclient import TestClient
+
+    from attentive.answer.inputs import temperature_of
     from attentive.export import export
+    from attentive.runtime.occlusion import OCCLUSION
+    from attentive.serving.server import create_app
+    from attentive.text.encoding import Item
 
     export(student, tmp_path / "exported")
     runtime = attentive.runtime.load(tmp_path / "exported")
-    [answer] = [e.as_dict() for e in runtime.explain(TEXTS[:1])]
-    assert answer["evidence"] is None and answer["channels"]["attention"]["evidence"] is None
-    assert "needs PyTorch" in answer["channels"]["attention"]["method"]
+    temperature = temperature_of(runtime.config)
+    for text, explanation in zip(TEXTS, runtime.explain(TEXTS)):
+        answer = explanation.as_dict()
+        assert answer["channels"]["attention"]["method"] == OCCLUSION
+        assert len(answer["evidence"]) == len(answer["words"]) == len(text.split())  # word-level: a token a word
+        [item], _ = runtime.inputs.items([text], None, [None], offsets=False)
+        full, _ = runtime.run([item], attention_wanted=False)
+        first, second = np.argsort(-full[0], kind="stable")[:2]
+        for position, evidence in enumerate(answer["evidence"]):
+            left_out, _ = runtime.run([Item(item.ids[:position] + item.ids[position + 1:])], attention_wanted=False)
+            drop = temperature * ((np.log(full[0, first]) - np.log(full[0, second]))
+                                  - (np.log(left_out[0, first]) - np.log(left_out[0, second])))  # in logits
+            assert evidence == pytest.approx(drop, abs=1e-3)
+    with TestClient(create_app(runtime, window_ms=0)) as client:
+        served = client.post("/explain", json={"texts": [TEXTS[0]]}).json()
+    assert served[0]["evidence"] is not None and len(served[0]["evidence"]) == len(served[0]["words"])

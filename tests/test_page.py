@@ -141,7 +141,7 @@ def test_the_page_shows_whole_words_signed_evidence_and_checks_a_click(run, tmp_
     assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_clicking_a_word_works_for_an_exported_model_without_evidence(run, tmp_path):
+def test_an_exported_model_shows_its_occlusion_evidence_and_clicking_a_word_works(run, tmp_path):
     from playwright.sync_api import sync_playwright
 
     folder = export(attentive.load(run), tmp_path / "exported")
@@ -154,7 +154,7 @@ def test_clicking_a_word_works_for_an_exported_model_without_evidence(run, tmp_p
             page.on("pageerror", lambda e: errors.append(str(e)))
             sent: list[dict] = []
             explained(page, address, sent)
-            assert page.locator(".evidence").count() == 0 and "no signed evidence" in page.inner_text("#key")
+            assert page.locator(".evidence").count() > 0 and "no signed evidence" not in page.inner_text("#key")
             old, _ = probabilities(page)
             click_and_wait(page, "unapologetic")
             assert sent[-1] == {"texts": ["the movie yucks , an mess"]}

@@ -16,7 +16,6 @@ no predicted label, and no attention.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -24,7 +23,6 @@ import numpy as np
 import torch
 
 from ..data.batching import Item, collate, iterate
-from ..errors import AttentiveError
 from .answerer import Looked, Need
 
 
@@ -33,19 +31,6 @@ class Inference:
     probabilities: np.ndarray  # N x classes, in input order
     looked: list[Looked] | None = None  # per text, unless only the probabilities were needed
     logits: np.ndarray | None = None  # N x classes, in input order, before the temperature
-
-
-def temperature_of(config: dict) -> float:
-    """The temperature a model's probabilities are computed at: config.json's `calibration.temperature`, 1 where
-    there is no `calibration` (a folder saved before it existed); a value that is not a finite number > 0 is one
-    line naming the entry."""
-    calibration = config.get("calibration")
-    if calibration is None:
-        return 1.0
-    value = calibration.get("temperature") if isinstance(calibration, dict) else None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-        raise AttentiveError(f"config.json: 'calibration.temperature' must be a number > 0, not {value!r}"[:200])
-    return float(value)
 
 
 def _numpy(tensor: torch.Tensor | None) -> np.ndarray | None:

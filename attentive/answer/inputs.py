@@ -13,6 +13,7 @@ check them again.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Flag
@@ -315,6 +316,19 @@ def thresholds_of(config: dict, where) -> dict[str, float] | None:
             raise AttentiveError(f"{where}: 'thresholds' of {label[:40]!r} must be a number in [0, 1], not "
                                  f"{str(value)[:40]!r}")
     return {label: float(thresholds[label]) for label in config["labels"]}
+
+
+def temperature_of(config: dict) -> float:
+    """The temperature a model's probabilities are computed at: config.json's `calibration.temperature`, 1 where
+    there is no `calibration` (a folder saved before it existed); a value that is not a finite number > 0 is one
+    line naming the entry."""
+    calibration = config.get("calibration")
+    if calibration is None:
+        return 1.0
+    value = calibration.get("temperature") if isinstance(calibration, dict) else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise AttentiveError(f"config.json: 'calibration.temperature' must be a number > 0, not {value!r}"[:200])
+    return float(value)
 
 
 def listed(names: Sequence[str], most: int = 10) -> str:

@@ -67,7 +67,7 @@ class Explanation:
     token_spans: list[tuple[int, int]] | None = None  # per word, the tokens it was read as: positions [start, end)
     #   (a word split into WordPiece pieces spans several; the per-word arrays above are summed over them)
     attribution: dict | None = None  # the attention channel's {"evidence": per word, "margin", "method"}
-    #   (TextClassifier.attribution), None where not computed
+    #   (TextClassifier.attribution; an export's by occlusion, attentive/runtime/occlusion.py), None where not computed
 
     def label_words(self, top_k: int = 5) -> dict[str, list[tuple[str, float]]] | None:
         """A multi-label answer's explanation per label: for each label it gives, the `top_k` words of most evidence
@@ -106,7 +106,8 @@ class Explanation:
                          "method": self.attribution["method"]}
         else:
             attention = {"margin": margins.get("attention"), "evidence": None,
-                         "method": "missing: needs PyTorch (the exported graph gives no per-word scores)"}
+                         "method": "missing: not computed (an exported model's occlusion reads texts of up to "
+                                   "512 tokens and single-label models; predict computes none)"}
         result = {"attention": attention}
         for name in (self.channels or {}):
             if name == "attention":

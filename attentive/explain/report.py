@@ -15,7 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..answer.inference import infer, temperature_of
+from ..answer.inference import infer
+from ..answer.inputs import temperature_of
 from ..answer.length import accuracy_by_length, text_length
 from ..errors import AttentiveError
 from ..folders.metrics_log import read_metrics_log

@@ -11,13 +11,14 @@ from pathlib import Path
 import numpy as np
 
 from ..answer.answerer import Answerer, Looked, Need
-from ..answer.inputs import Inputs, thresholds_of
+from ..answer.inputs import Inputs, temperature_of, thresholds_of
 from ..errors import AttentiveError
 from ..folders.config import EXPORT_FORMAT
 from ..text.encoding import Item, batch_order, pad_numpy
 from ..util.checks import check_folder, check_threads
 from ..util.threads import default_threads
 from .lanes import Lanes
+from .occlusion import occlusion_evidence
 
 FORMAT = EXPORT_FORMAT
 
@@ -89,10 +90,14 @@ class RuntimeModel(Answerer):
 
     def _look(self, items: list[Item], batch_size: int, need: Need) -> tuple[np.ndarray, list[Looked]]:
         """The answer path's ONNX Runtime backend (attentive.answer.answerer.Answerer): the graph's probabilities and,
-        when `need` asks for more than them, each item's attention (the graph computes nothing else of what explain
-        shows)."""
+        when `need` asks for more than them, each item's attention; `explain` (Need.EVIDENCE) also each token's
+        evidence by occlusion (attentive/runtime/occlusion.py), the graph answering the text once without each token
+        (not for a multi-label model, whose labels are no one softmax)."""
         probabilities, attention = self.run(items, batch_size, attention_wanted=need > Need.PROBABILITIES)
-        return probabilities, [Looked(weights) for weights in attention]
+        evidence = [None] * len(items)
+        if need >= Need.EVIDENCE and not self.multi_label:
+            evidence = occlusion_evidence(self.run, items, probabilities, temperature_of(self.config), batch_size)
+        return probabilities, [Looked(weights, attribution=found) for weights, found in zip(attention, evidence)]
 
 
 def is_exported(folder: str | Path) -> bool:
