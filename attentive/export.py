@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import warnings
 from pathlib import Path
 
@@ -148,7 +149,14 @@ def _exported_files(model: Model, scratch: Path, int8: bool) -> dict[str, bytes]
     if int8:
         from onnxruntime.quantization import QuantType, quantize_dynamic
 
-        quantize_dynamic(str(scratch / GRAPH), str(scratch / GRAPH_INT8), weight_type=QuantType.QInt8)
+        # onnxruntime's quantiser logs on the root logger that it skips integer tensors (the n-gram hashing's
+        # slices, which hold ids, not weights) and suggests a pre-processing step for image models: nothing a user
+        # of `attentive export --int8` can act on, so it is not shown
+        logging.disable(logging.WARNING)
+        try:
+            quantize_dynamic(str(scratch / GRAPH), str(scratch / GRAPH_INT8), weight_type=QuantType.QInt8)
+        finally:
+            logging.disable(logging.NOTSET)
     config = {
         "format": FORMAT, "labels": model.labels, "inputs": list(inputs), "has_attention": has_attention,
         "max_length": model.max_length, "special_tokens": model.special_tokens, "aspects": model.aspects,

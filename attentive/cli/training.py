@@ -45,11 +45,17 @@ def train(
     nproc: int = typer.Option(1, "--nproc", min=1, help="train data-parallel in N processes on this machine: runs "
                                                         "torchrun --nproc-per-node N -m attentive train (the same "
                                                         "options); --threads then defaults to the cores / N"),
+    compact: bool = typer.Option(False, "--compact", help="then distil a compact student from the model into "
+                                                          "OUT-student, export it int8 into OUT-student-int8 (the "
+                                                          "model to deploy) and compare the two on this machine"),
 ):
     """Train a recipe on a dataset; the best dev epoch is kept and saved to OUT, with a checkpoint after every epoch."""
     from ..api import train as train_model
     from ..training.distributed import is_main
 
+    if compact and nproc > 1:
+        raise AttentiveError("--compact distils and measures in this process: train with --nproc first, then run "
+                             "attentive distill and attentive export")
     if nproc > 1:
         options = [("--out", out), ("--dataset", dataset), ("--recipe", recipe), ("--train", train_file),
                    ("--dev", dev_file), ("--test", test_file), ("--text-column", text_column),
@@ -82,6 +88,22 @@ def train(
         best = f"micro-F1 {summary['dev_micro_f1']:.4f}" if "dev_micro_f1" in summary else \
             f"accuracy {summary['dev_accuracy']:.4f}"
         console.print(f"best dev {best} at epoch {summary['best_epoch']}; saved to {out}")
+    if compact:
+        _compact(out, data, overwrite, source["data_dir"], device, threads, Path(recipe).stem)
+
+
+def _compact(out: Path, data, overwrite: bool, data_dir, device: str, threads: int | None, name: str) -> None:
+    """`train --compact`: the student distilled and exported beside OUT, and the two compared (attentive/distill/
+    compact.py)."""
+    from ..distill.compact import compact_report, distil_and_export, measure
+
+    console.print("distilling a compact student from it, then exporting the student with int8 weights")
+    student, exported = distil_and_export(out, data, overwrite, data_dir, device)
+    console.print("measuring both on this machine (dev accuracy, size, predict's texts/s and p50)")
+    for line in compact_report([measure(name, out, data, threads), measure("compact", exported, data, threads)]):
+        console.print(line, soft_wrap=True, markup=False)
+    console.print(f"deploy {exported}: attentive serve {exported} (the student's PyTorch model is in {student})",
+                  markup=False, soft_wrap=True)
 
 
 def _launch_torchrun(nproc: int, args: list[str]) -> int:

@@ -1,0 +1,95 @@
+"""`attentive train --compact`: from one training file to a deployable model in one command. The recipe's model (the
+default) is trained as usual into OUT; a compact student (`student` recipe) is distilled from it into OUT-student and
+exported with int8 weights into OUT-student-int8 (the folder `attentive serve` and `attentive predict` run); both
+are then measured on this machine side by side, so the user sees what the compact model gains and loses:
+
+- dev accuracy (the dev split the training chose its epoch on; the student's from its int8 graph, as it is served);
+- size: the files a deployment needs (the saved model's config, weights and tokenizer; the export's config, int8
+  graph and tokenizer);
+- texts/s of `predict` (the label with its top words, what the CLI and the server answer) over the dev texts, and
+  the median time of one text's `predict` (p50), both with the threads the command computes with.
+"""
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..data.example import Dataset
+from ..errors import AttentiveError
+
+LATENCY_TEXTS = 200  # p50 over the first this many dev texts, one at a time
+DEPLOYED = {"saved": ("config.json", "model.safetensors", "tokenizer.json"),
+            "exported": ("config.json", "model.int8.onnx", "tokenizer.json")}
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One model of the comparison, as `compact_report` prints it."""
+
+    name: str
+    folder: Path
+    dev_accuracy: float
+    size_bytes: int
+    texts_per_second: float
+    p50_ms: float
+
+
+def compact_folders(out: str | Path) -> tuple[Path, Path]:
+    """Where `--compact` puts the student and its int8 export, beside OUT."""
+    out = Path(out)
+    return out.with_name(out.name + "-student"), out.with_name(out.name + "-student-int8")
+
+
+def distil_and_export(teacher: Path, data: Dataset, overwrite: bool = False, data_dir=None,
+                      device: str | None = None, show_progress: bool = True) -> tuple[Path, Path]:
+    """The student distilled from the model in `teacher` (the `student` recipe, `Distillation`'s defaults) and its
+    int8 export, in `compact_folders(teacher)`; both folders claimed as `distill` and `export` claim theirs."""
+    from ..export import export
+    from . import distill
+
+    student_folder, export_folder = compact_folders(teacher)
+    student = distill([teacher], data, student_folder, data_dir=data_dir, device=device,
+                      show_progress=show_progress, overwrite=overwrite)
+    export(student, export_folder, int8=True, overwrite=overwrite)
+    return student_folder, export_folder
+
+
+def measure(name: str, folder: Path, data: Dataset, threads: int | None = None) -> Measured:
+    """Dev accuracy, deployed size, `predict` texts/s and p50 of the model in `folder` (saved or exported)."""
+    from ..opening import open_model
+
+    model = open_model(folder, threads)
+    files = DEPLOYED["saved"] if (folder / "model.safetensors").is_file() else DEPLOYED["exported"]
+    size = sum((folder / file).stat().st_size for file in files)
+    texts = [ex.text for ex in data.splits["dev"]]
+    if not texts:
+        raise AttentiveError(f"{data.name}: no dev texts to measure the models on")
+    accuracy = model.evaluate(data, "dev")["accuracy"]
+    model.predict(texts[:64])  # warm: the first call loads lazily what later calls reuse
+    began = time.perf_counter()
+    model.predict(texts)
+    rate = len(texts) / (time.perf_counter() - began)
+    latencies = []
+    for text in texts[:LATENCY_TEXTS]:
+        began = time.perf_counter()
+        model.predict([text])
+        latencies.append(time.perf_counter() - began)
+    return Measured(name, folder, accuracy, size, rate, 1000 * statistics.median(latencies))
+
+
+def compact_report(measured: list[Measured]) -> list[str]:
+    """The side-by-side lines: each model's dev accuracy, size, texts/s and p50, and the student's against the
+    first (the model it was distilled from)."""
+    lines = [f"{'model':<10} {'dev accuracy':>12} {'size':>10} {'texts/s':>10} {'p50':>9}  folder"]
+    for model in measured:
+        lines.append(f"{model.name:<10} {model.dev_accuracy:>12.4f} {model.size_bytes / 1e6:>8.2f} MB "
+                     f"{model.texts_per_second:>10,.0f} {model.p50_ms:>6.2f} ms  {model.folder}")
+    if len(measured) == 2:
+        first, second = measured
+        lines.append(f"the {second.name}: {100 * (second.dev_accuracy - first.dev_accuracy):+.2f} points of dev "
+                     f"accuracy, {first.size_bytes / max(second.size_bytes, 1):.1f}x smaller, "
+                     f"{second.texts_per_second / max(first.texts_per_second, 1e-9):.1f}x the texts/s of the "
+                     f"{first.name}")
+    return lines
