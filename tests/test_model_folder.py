@@ -96,6 +96,7 @@ model.save(folder)
 """
 
 
+@pytest.mark.slow  # five processes killed mid-save
 @pytest.mark.parametrize("kill_at", [1, 2, 3, 4, 5])
 def test_a_save_killed_between_its_writes_leaves_the_old_or_the_new_model(run, tmp_path, kill_at):
     folder = copy_of(run, tmp_path)

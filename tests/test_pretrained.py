@@ -3,8 +3,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 import attentive
 from attentive.data.example import Dataset
+
+pytestmark = pytest.mark.slow  # fine-tunes the pretrained MiniLM encoder
 
 
 def test_frozen_minilm_learns_saves_and_loads_from_its_own_folder(sst2_small, tmp_path):

@@ -16,6 +16,8 @@ from attentive.training.log import read_metrics_log
 
 from .conftest import tiny_overrides
 
+pytestmark = pytest.mark.slow  # trains runs, kills them and trains them again
+
 ARGS = ["train", "--dataset", "sst2_sample", "--recipe", "lama_ctx",
         *[arg for item in tiny_overrides("lama_ctx") + ["train.epochs=5", "train.patience=5"]
           for arg in ("--set", item)]]

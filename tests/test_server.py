@@ -18,6 +18,8 @@ from attentive.serving.server import create_app
 from .conftest import TINY, tiny_overrides
 from .helpers import CHROMIUM, counted, start
 
+pytestmark = pytest.mark.slow  # starts server processes
+
 
 @pytest.fixture(scope="module")
 def served(sst2_small, tmp_path_factory):

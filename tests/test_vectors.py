@@ -9,6 +9,8 @@ from attentive.text.distilled import distill_vectors
 from attentive.text.sources import build_vocabulary, initial_vectors, vocabulary_report
 from attentive.text.tokenizer import PAD_ID, UNK_ID, build_tokenizer, is_piece
 
+pytestmark = pytest.mark.slow  # runs the pretrained MiniLM encoder over vocabularies
+
 WORDS = ["good", "bad", "film", "awful", "##ing"]
 
 
