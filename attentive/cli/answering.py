@@ -155,7 +155,7 @@ def _wanted(model, texts, pair, input_file, aspect, answer_key: str | None = Non
 
 @app.command()
 def predict(
-    run: Path = typer.Argument(..., help="a saved model folder"),
+    run: Path = typer.Argument(..., help="a saved model folder, or an exported one (run without PyTorch)"),
     texts: list[str] = typer.Argument(None, help="texts to classify"),
     input_file: Optional[Path] = InputOption,
     pair: list[str] = PairOption,
@@ -236,7 +236,7 @@ def _predict_to(run, texts, pair, input_file, aspect, jobs, threads, batch_size,
 
 @app.command()
 def explain(
-    run: Path = typer.Argument(..., help="a saved model folder"),
+    run: Path = typer.Argument(..., help="a saved model folder, or an exported one (run without PyTorch)"),
     texts: list[str] = typer.Argument(None, help="texts to explain"),
     input_file: Optional[Path] = InputOption,
     pair: list[str] = PairOption,
