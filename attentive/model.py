@@ -12,7 +12,7 @@ import torch
 from .answer.answerer import Answerer, Looked, Need
 from .answer.inference import infer, predict_probabilities
 from .answer.inputs import Inputs, temperature_of, thresholds_of
-from .answer.metrics import compute_metrics, multilabel_metrics, predicted_sets, sigmoid
+from .answer.metrics import multilabel_metrics, predicted_sets, sigmoid
 from .answer.types import Explanation, Prediction
 from .data.batching import encode_items
 from .data.example import Dataset
@@ -110,26 +110,10 @@ class Model(Answerer):
         return self._explain(texts, pairs, top_k, batch_size, aspects,
                              Need.EVIDENCE if with_polarity else Need.DETAILS)
 
-    def evaluate(self, dataset: str | Dataset, split: str = "test", data_dir: str | Path | None = None) -> dict:
-        """Accuracy, macro-F1, per-class precision/recall/F1, the confusion matrix and the expected calibration error
-        (`ece`, of the probabilities at the model's `temperature`, also given) on one split."""
-        data = resolve_dataset(dataset, data_dir)
-        if split not in data.splits or not data.splits[split]:
-            raise AttentiveError(f"dataset {data.name!r} has no {split!r} examples")
-        examples = data.splits[split]
-        if self.multi_label or data.multi_label:
-            return self._evaluate_sets(data, split)
-        unknown = sorted({ex.label for ex in examples} - set(self.labels))
-        if unknown:
-            raise AttentiveError(f"{data.name}/{split}: label(s) {', '.join(map(repr, unknown))} unknown to this model "
-                                 f"(it knows {', '.join(self.labels)})")
-        probs = predict_probabilities(self.network, self.encode_examples(examples), device=self.device,
-                                      temperature=self.temperature)
-        predicted = [self.labels[i] for i in probs.argmax(1)]
-        metrics = compute_metrics([ex.label for ex in examples], predicted, self.labels, probs,
-                                  [ex.text for ex in examples])
-        metrics.update(dataset=data.name, split=split, temperature=self.temperature)
-        return metrics
+    def _split_probabilities(self, examples: list) -> np.ndarray:
+        """`evaluate`'s probabilities, by the network over the encoded examples at the model's temperature."""
+        return predict_probabilities(self.network, self.encode_examples(examples), device=self.device,
+                                     temperature=self.temperature)
 
     def _evaluate_sets(self, data: Dataset, split: str) -> dict:
         """A multi-label model's metrics on a split of label sets (evaluate.multilabel_metrics): micro- and

@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import socket
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +20,8 @@ from attentive import runtime
 from attentive.cli import main
 from attentive.errors import AttentiveError
 from attentive.export import export
+
+from .helpers import free_port
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SAVED_FORMAT_1 = FIXTURES / "model-format-1"  # saved before the labels were bound to the weights
@@ -38,12 +39,6 @@ def exports(tmp_path_factory) -> dict[str, Path]:
     with torch.no_grad():
         next(other.network.parameters()).add_(0.5)
     return {"ours": export(ours, root / "ours", int8=True), "other": export(other, root / "other", int8=True)}
-
-
-def free_port() -> str:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return str(sock.getsockname()[1])
 
 
 def copy_of(folder: Path, tmp_path: Path) -> Path:
@@ -102,7 +97,7 @@ def test_an_exports_labels_reordered_in_config_json_are_one_line(exports, tmp_pa
     with pytest.raises(AttentiveError, match=rf"\['positive', 'negative'\] are not the labels {graph} was written "
                                              r"with, in their order \(\['negative', 'positive'\]\)"):
         runtime.load(folder, int8=int8)
-    refused(capsys, ["serve", str(folder), "--port", free_port(), *([] if int8 is None else ["--fp32"])],
+    refused(capsys, ["serve", str(folder), "--port", str(free_port()), *([] if int8 is None else ["--fp32"])],
             "config.json was changed since; restore its labels or export again")
 
 
@@ -161,7 +156,7 @@ def test_predict_explain_and_serve_run_the_int8_graph_an_export_has(exports, tmp
     assert [line["probabilities"] for line in lines[:1]] == [line["probabilities"] for line in lines[1:2]]
     assert served_info(folder, monkeypatch)["graph"] == "model.int8.onnx"
     for command in (["predict", str(folder), TEXT], ["explain", str(folder), TEXT],
-                    ["serve", str(folder), "--port", free_port()]):
+                    ["serve", str(folder), "--port", str(free_port())]):
         refused(capsys, [*command, "--fp32"], f"{folder}: model.onnx {CHANGED}")
 
 
@@ -179,7 +174,7 @@ def served_info(folder: Path, monkeypatch) -> dict:
             assert answer.status_code == 200, answer.text
 
     monkeypatch.setattr(uvicorn.Server, "run", run)
-    assert main(["serve", str(folder), "--port", free_port()]) == 0
+    assert main(["serve", str(folder), "--port", str(free_port())]) == 0
     return answers
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import textwrap
@@ -23,6 +22,7 @@ from attentive.training import distributed
 from attentive.training.log import LOG
 
 from .conftest import tiny_overrides
+from .helpers import free_port
 
 pytestmark = pytest.mark.slow  # torchrun processes
 
@@ -60,12 +60,6 @@ SCRIPT = textwrap.dedent("""
         json.dump({"digest": digest.hexdigest(), "training": model.config["training"],
                    "dropout_seed": torch.initial_seed()}, f)  # the seed of the stream the last epoch drew from
 """)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def network_digest(network) -> str:

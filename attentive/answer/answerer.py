@@ -31,14 +31,14 @@ class Need(IntEnum):
     PROBABILITIES = 0  # predict_proba: the probabilities alone (the runtime does not even fetch the attention)
     ATTENTION = 1  # predict: and each text's attention, for its most attended words
     DETAILS = 2  # explain(with_polarity=False): and the attention scores, and a wide model's channel logits
-    EVIDENCE = 3  # explain: and each word's polarity, n-gram scores and signed evidence (PyTorch alone computes
-    #   them: the head once per word, and a backward pass)
+    EVIDENCE = 3  # explain: and each word's polarity, n-gram scores and signed evidence (PyTorch: the head once per
+    #   word, and a backward pass; an export: the evidence alone, by occlusion)
 
 
 @dataclass
 class Looked:
     """One text as the backend saw it, each array cut to the text's own tokens; None where the call did not need it
-    or the backend cannot compute it (the exported graph gives the attention alone)."""
+    or the backend cannot compute it (an export gives the attention, and the evidence by occlusion)."""
 
     attention: np.ndarray | None = None  # heads x tokens, each row sums to 1
     scores: np.ndarray | None = None  # heads x tokens, before the softmax
@@ -46,7 +46,7 @@ class Looked:
     channels: dict[str, np.ndarray] | None = None  # wide-and-deep models: each channel's logits (classes)
     ngram_words: np.ndarray | None = None  # tokens x classes: each token's share of the wide channel's logits
     attribution: dict | None = None  # the attention channel's evidence per token, margin and method
-    #   (TextClassifier.attribution)
+    #   (TextClassifier.attribution; an export's attentive/runtime/occlusion.py)
 
 
 class Answerer(ABC):
@@ -54,6 +54,7 @@ class Answerer(ABC):
 
     labels: list[str]  # the classes, in the order of the probabilities' columns
     thresholds: dict[str, float] | None  # a multi-label model's per-label thresholds; None for single-label
+    temperature: float  # the calibration temperature its probabilities are computed at
 
     @property
     @abstractmethod
@@ -74,8 +75,8 @@ class Answerer(ABC):
 
     def explain(self, texts: list[str] | str | Expanded, pairs: list[str] | str | None = None, top_k: int = 5,
                 batch_size: int = 128, aspects: list[str | None] | str | None = None) -> list[Explanation]:
-        """Predictions with each (first) text's words and attention (heads x words); as `attentive.Model.explain`,
-        whose per-word polarity and signed evidence only PyTorch computes."""
+        """Predictions with each (first) text's words and attention (heads x words), and what else the backend sees
+        (`attentive.Model.explain`: per-word polarity and signed evidence; an export: evidence by occlusion)."""
         return self._explain(texts, pairs, top_k, batch_size, aspects, Need.EVIDENCE)
 
     def predict(self, texts: list[str] | str | Expanded, pairs: list[str] | str | None = None, top_k: int = 5,
@@ -111,10 +112,10 @@ class Answerer(ABC):
         return self._look(items, batch_size, Need.PROBABILITIES)[0]
 
     def evaluate(self, dataset, split: str = "test", data_dir=None) -> dict:
-        """Accuracy, macro-F1, per-class precision/recall/F1, the confusion matrix and the expected calibration error
-        on one split of `dataset` (a name or a Dataset), from `predict_proba`: what `attentive evaluate` reports of an
-        exported model (`attentive.Model` computes the same with PyTorch, and label sets too). A single-label model
-        only; a label the model does not know is one line."""
+        """Accuracy, macro-F1, per-class precision/recall/F1, the confusion matrix, the expected calibration error
+        (`ece`, of the probabilities at the model's `temperature`, also given) and the accuracy by length on one
+        split of `dataset` (a name or a Dataset); label sets go to `_evaluate_sets`. A label the model does not know
+        is one line."""
         from ..data.source import resolve_dataset
         from ..errors import AttentiveError
         from .metrics import compute_metrics
@@ -124,20 +125,30 @@ class Answerer(ABC):
         if not examples:
             raise AttentiveError(f"dataset {data.name!r} has no {split!r} examples")
         if self.multi_label or data.multi_label:
-            raise AttentiveError(f"{data.name}/{split}: label sets (multi-label): evaluate the saved model, which "
-                                 "attentive.load reads, not its export")
+            return self._evaluate_sets(data, split)
         unknown = sorted({ex.label for ex in examples} - set(self.labels))
         if unknown:
             raise AttentiveError(f"{data.name}/{split}: label(s) {', '.join(map(repr, unknown))} unknown to this model "
                                  f"(it knows {', '.join(self.labels)})")
-        probabilities = self.predict_proba([ex.text for ex in examples],
-                                           [ex.text_pair or "" for ex in examples] if self.is_pair else None,
-                                           [ex.aspect for ex in examples] if self.uses_aspect else None)
+        probabilities = self._split_probabilities(examples)
         predicted = [self.labels[i] for i in probabilities.argmax(1)]
         metrics = compute_metrics([ex.label for ex in examples], predicted, self.labels, probabilities,
                                   [ex.text for ex in examples])
-        metrics.update(dataset=data.name, split=split)
+        metrics.update(dataset=data.name, split=split, temperature=self.temperature)
         return metrics
+
+    def _split_probabilities(self, examples: list) -> np.ndarray:
+        """The probabilities `evaluate` scores: `predict_proba` of the examples' texts, pairs and aspects."""
+        return self.predict_proba([ex.text for ex in examples],
+                                  [ex.text_pair or "" for ex in examples] if self.is_pair else None,
+                                  [ex.aspect for ex in examples] if self.uses_aspect else None)
+
+    def _evaluate_sets(self, data, split: str) -> dict:
+        """`evaluate` of label sets: an exported model's is refused (`attentive.Model` scores them)."""
+        from ..errors import AttentiveError
+
+        raise AttentiveError(f"{data.name}/{split}: label sets (multi-label): evaluate the saved model, which "
+                             "attentive.load reads, not its export")
 
     def _explain(self, texts, pairs, top_k: int, batch_size: int, aspects, need: Need) -> list[Explanation]:
         """`explain`, its call checked, seeing as far as `need` (a backend's explain that takes more options picks

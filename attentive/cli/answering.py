@@ -90,8 +90,8 @@ def evaluate(
     _report_data(data)
     # evaluating again replaces the earlier result the default name holds, as analyze replaces its earlier report;
     # a file the user names, or anything at the default name that is not evaluate's result, needs --overwrite
-    again = output is None and evaluate_writes(run / f"eval-{data.name}-{split}.json")
-    output = output or run / f"eval-{data.name}-{split}.json"
+    again = output is None and evaluate_writes(default := run / f"eval-{data.name}-{split}.json")
+    output = output or default
     target = claim_file(output, option="--output", overwrite=overwrite or again, inputs=[test_file], models=[run],
                         own=evaluate_writes)  # its own results in RUN; nothing else of any model folder
     metrics = model.evaluate(data, split)

@@ -53,6 +53,11 @@ class RuntimeModel(Answerer):
         return self.config["aspects"]
 
     @property
+    def temperature(self) -> float:
+        """The calibration temperature the graph computes its probabilities at (config.json's)."""
+        return temperature_of(self.config)
+
+    @property
     def is_pair(self) -> bool:
         return self.config["is_pair"]
 
@@ -96,7 +101,7 @@ class RuntimeModel(Answerer):
         probabilities, attention = self.run(items, batch_size, attention_wanted=need > Need.PROBABILITIES)
         evidence = [None] * len(items)
         if need >= Need.EVIDENCE and not self.multi_label:
-            evidence = occlusion_evidence(self.run, items, probabilities, temperature_of(self.config), batch_size)
+            evidence = occlusion_evidence(self.run, items, probabilities, self.temperature, batch_size)
         return probabilities, [Looked(weights, attribution=found) for weights, found in zip(attention, evidence)]
 
 
