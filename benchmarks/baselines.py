@@ -1,9 +1,11 @@
-"""Non-neural baselines, tuned on dev, scored on test: TF-IDF + logistic regression, fastText, and Barnes et al.'s
-(2017) BoW (bag of words + L2 logistic regression) and Ave (mean GloVe vector + L2 logistic regression), and for
-text pairs a BoW with matching features (pair_bow_lr).
+"""Baselines, tuned on dev, scored on test: TF-IDF + logistic regression, fastText, model2vec (a static model
+distilled from MiniLM with its own classifier: benchmarks/model2vec_peer.py), and Barnes et al.'s (2017) BoW (bag of
+words + L2 logistic regression) and Ave (mean GloVe vector + L2 logistic regression), and for text pairs a BoW with
+matching features (pair_bow_lr).
 
     python -m benchmarks.baselines --dataset imdb --model tfidf_lr [--seed 0] [--data-dir DIR]
     python -m benchmarks.baselines --dataset r8 --model fasttext
+    python -m benchmarks.baselines --dataset sst2 --model model2vec --seed 1
 
 Each model is trained on the train split once per setting of a small hyper-parameter grid; the setting with the
 best dev accuracy (ties: the lower dev log-loss, then the first in grid order) is kept as trained (no refit), and
@@ -26,6 +28,7 @@ import numpy as np
 
 from attentive import Dataset, Example, compute_metrics
 from benchmarks.common import commit_at_start, write_result
+from benchmarks.unseen_words import accuracy_by_unseen, unseen_shares
 
 PAIR_SEPARATOR = "[SEP]"
 ASPECT_SEPARATOR = "[ASP]"
@@ -61,12 +64,16 @@ def split_xy(dataset: Dataset, split: str) -> tuple[list[str], list[str]]:
 Scorer = Callable[[object, list[str]], np.ndarray]  # (model, texts) -> probabilities, columns in label order
 
 
-def dev_scores(probabilities, gold: list[str], labels: list[str],
-               texts: list[str] | None = None) -> tuple[list[str], dict]:
+def dev_scores(probabilities, gold: list[str], labels: list[str], texts: list[str] | None = None,
+               train_texts: list[str] | None = None) -> tuple[list[str], dict]:
     """Predicted labels (argmax) and metrics, plus the log-loss of the gold labels, from a probability matrix; with
-    the `texts`, the accuracy by length bucket too (as `attentive evaluate` reports it of our models)."""
+    the `texts`, the accuracy by length bucket too (as `attentive evaluate` reports it of our models), and with the
+    `train_texts` as well, the accuracy by the share of words training never showed (benchmarks/unseen_words.py)."""
     predicted = [labels[i] for i in np.argmax(probabilities, axis=1)]
     metrics = compute_metrics(gold, predicted, labels, texts=texts)
+    if texts is not None and train_texts is not None:
+        metrics["by_unseen"] = accuracy_by_unseen(unseen_shares(train_texts, texts),
+                                                  [p == g for p, g in zip(predicted, gold)])
     gold_probability = probabilities[np.arange(len(gold)), [labels.index(label) for label in gold]]
     metrics["log_loss"] = float(-np.mean(np.log(np.clip(gold_probability, 1e-12, 1.0))))
     return predicted, metrics
@@ -106,11 +113,11 @@ def select_on_dev(
 
 
 def final_scores(model, score: Scorer, dataset: Dataset) -> dict:
-    """Dev and test metrics of the selected model."""
-    out = {}
+    """Dev and test metrics of the selected model (with the accuracy by length and by unseen words)."""
+    out, train_texts = {}, split_xy(dataset, "train")[0]
     for split in ("dev", "test"):
         texts, gold = split_xy(dataset, split)
-        out[split] = dev_scores(score(model, texts), gold, dataset.labels, texts)[1]
+        out[split] = dev_scores(score(model, texts), gold, dataset.labels, texts, train_texts)[1]
     return out
 
 
@@ -305,11 +312,25 @@ def run_fasttext(dataset: Dataset, seed: int = 0, grid: Sequence[dict] = FASTTEX
     }
 
 
+# --------------------------------------------------------------------------- model2vec
+
+
+def run_model2vec(dataset: Dataset, seed: int = 0) -> dict:
+    """model2vec distilled from MiniLM with its own classifier, fitted with its defaults (benchmarks/model2vec_peer.py);
+    nothing is chosen from a grid: its early stopping watches the dev split."""
+    from benchmarks import model2vec_peer
+
+    classifier = model2vec_peer.fit_classifier(*split_xy(dataset, "train"), *split_xy(dataset, "dev"), seed)
+    return {"hyperparameters": dict(model2vec_peer.HYPERPARAMETERS), "grid": [],
+            **final_scores(classifier, lambda model, texts: model2vec_peer.probabilities(model, texts,
+                                                                                          dataset.labels), dataset)}
+
+
 # --------------------------------------------------------------------------- driver
 
 BASELINES: dict[str, Callable[..., dict]] = {"tfidf_lr": run_tfidf_lr, "fasttext": run_fasttext,
                                              "bow_lr": run_bow_lr, "ave_lr": run_ave_lr,
-                                             "pair_bow_lr": run_pair_bow_lr}
+                                             "pair_bow_lr": run_pair_bow_lr, "model2vec": run_model2vec}
 
 
 def result_name(model: str, dataset: str, seed: int) -> str:

@@ -1,15 +1,19 @@
-"""The deployable table (issue 33): on one dataset, the default model, its distilled student, TF-IDF + LR and
-fastText side by side: test accuracy over seeds, folder sizes, batched texts/s, p50 of one text, training time.
+"""The deployable table (issues 33 and 45): on one dataset, the default model, its distilled student, the same student
+trained alone, TF-IDF + LR, fastText and model2vec side by side: test accuracy over seeds (and by the share of words
+training never showed), folder sizes, batched texts/s, p50 of one text (of `predict`, with top words, and of
+`predict_proba`), training time.
 
     python -m benchmarks.deployable --dataset sst2 --seeds 0 1 2 [--runs runs/deployable] [--student student]
 
 Per seed: the default model is trained (or read back from RUNS/DATASET/default-sSEED), the student distilled from it
-(`attentive.distill`, the student's seed and augmentation seed = SEED), and TF-IDF + LR and fastText tuned on dev
+(`attentive.distill`, the student's seed and augmentation seed = SEED), the student recipe trained alone on the hard
+labels (`attentive train --recipe student`, seed SEED), and TF-IDF + LR, fastText and model2vec tuned on dev
 (benchmarks/baselines.py). Then, in this one process on a quiet machine, the seed-0 models are timed on the first
 `--n` test texts: batched texts/s with 2 threads (calls of 128 texts; ONNX Runtime int8 for ours, whose batches run
 on two lanes: attentive/runtime/lanes.py), p50 of one sentence with 1 thread. Writes
 results/deployable-DATASET[-VARIANT].json, `"kind": "deployable"`, with per system the keys `accuracy` (test),
-`int8_mb`, `docs_per_s`, `p50_ms`, `train_s`, and `dev_accuracy` (what a student family is chosen by). Nothing
+`int8_mb`, `docs_per_s`, `p50_ms` (and for ours `predict_docs_per_s`, `predict_p50_ms`), `train_s`, `by_unseen`
+(benchmarks/unseen_words.py) and `dev_accuracy` (what a student family is chosen by). Nothing
 else may run beside it. `--retime` measures the speeds of an earlier run again from its saved models (on a quiet
 machine), keeping its accuracies and the command that scored them (`scored_by`).
 """
@@ -28,9 +32,15 @@ import attentive
 from attentive import runtime
 from attentive.distill import Augmentation, Distillation, distill
 from attentive.export import export
-from benchmarks.baselines import run_fasttext, run_tfidf_lr, split_xy
+from benchmarks import model2vec_peer
+from benchmarks.baselines import run_fasttext, run_model2vec, run_tfidf_lr, split_xy
 from benchmarks.common import RESULTS_DIR, commit_at_start, write_result
 from benchmarks.deploy_speed import SENTENCE, docs_per_second, fasttext_text, latency_ms, train_peers
+from benchmarks.unseen_words import accuracy_by_unseen, unseen_shares
+
+# The systems of one run: our default model, its distilled student, the same student trained alone on the hard labels
+# (no teacher: issue 45, item 5), and the peers, each tuned on dev.
+SYSTEMS = ("default", "student", "student_alone", "tfidf_lr", "fasttext", "model2vec")
 
 
 def trained(folder: Path, make) -> tuple[attentive.Model, float]:
@@ -51,6 +61,22 @@ def teacher_folder(teacher: Path | str | None, runs: Path, seed: int) -> Path:
 def summary(values: list[float]) -> dict:
     return {"mean": round(statistics.fmean(values), 4),
             "std": round(statistics.stdev(values), 4) if len(values) > 1 else 0.0, "values": values}
+
+
+def model_correct(model, texts: list[str], gold: list[str]) -> np.ndarray:
+    """Whether `model` (PyTorch, float32) answers each text with its gold label."""
+    return np.array(model.labels)[model.predict_proba(texts).argmax(1)] == np.array(gold)
+
+
+def unseen_summary(per_seed: list[list[dict]]) -> list[dict]:
+    """The accuracy by unseen words over the seeds: per bucket its texts and the mean ± std of its accuracy."""
+    buckets = {}
+    for found in per_seed:
+        for row in found:
+            buckets.setdefault(row["bucket"], {"bucket": row["bucket"], "texts": row["texts"], "values": []})
+            buckets[row["bucket"]]["values"].append(row["accuracy"])
+    return [{"bucket": row["bucket"], "texts": row["texts"], "accuracy": summary(row["values"])}
+            for row in buckets.values()]
 
 
 def folder_mb(folder: Path, names: tuple[str, ...]) -> float:
@@ -87,9 +113,11 @@ def main(argv=None) -> int:
     data = attentive.api.resolve_dataset(args.dataset)
     test_texts, test_gold = split_xy(data, "test")
     runs = args.runs / data.name
-    accuracy = {name: [] for name in ("default", "student", "tfidf_lr", "fasttext")}
+    accuracy = {name: [] for name in SYSTEMS}
     dev_accuracy = {name: [] for name in accuracy}
     train_s = {name: [] for name in accuracy}
+    by_unseen = {name: [] for name in accuracy}  # per seed, the accuracy by the share of words training never showed
+    train_texts = split_xy(data, "train")[0]
     copies_made = []  # augmented copies of each training text, per seed: fewer than --augment on large data
     folders = {}  # the first seed's models, timed
     if args.ensemble:  # every seed's default model first: each student learns from them all
@@ -107,24 +135,32 @@ def main(argv=None) -> int:
                          seed=seed),
             unlabelled=args.unlabelled, overrides=[f"train.seed={seed}", *args.overrides], show_progress=False))
         copies_made.append(student.config["distillation"]["transfer"].get("copies", args.augment))
-        for name, model, spent in (("default", teacher, seconds), ("student", student, student_seconds)):
-            accuracy[name].append(round(model.evaluate(data, "test")["accuracy"], 4))
+        alone_dir = runs / f"{args.variant or args.student}-alone-s{seed}"
+        alone, alone_seconds = trained(alone_dir, lambda out: attentive.train(
+            data, args.student, out, [f"train.seed={seed}", *args.overrides], show_progress=False))
+        ours = {"default": (teacher, seconds, teacher_dir), "student": (student, student_seconds, student_dir),
+                "student_alone": (alone, alone_seconds, alone_dir)}
+        for name, (model, spent, folder) in ours.items():
+            correct = model_correct(model, test_texts, test_gold)
+            accuracy[name].append(round(float(correct.mean()), 4))
+            by_unseen[name].append(accuracy_by_unseen(unseen_shares(train_texts, test_texts), correct))
             dev_accuracy[name].append(round(model.config["training"]["dev_accuracy"], 4))
             train_s[name].append(spent)
-            folders.setdefault(name, {"default": teacher_dir, "student": student_dir}[name])
-        for name, run in (("tfidf_lr", run_tfidf_lr), ("fasttext", run_fasttext)):
+            folders.setdefault(name, folder)
+        for name, run in (("tfidf_lr", run_tfidf_lr), ("fasttext", run_fasttext), ("model2vec", run_model2vec)):
             start = time.perf_counter()
             scores = run(data, seed=seed)
             train_s[name].append(round(time.perf_counter() - start, 1))
             accuracy[name].append(round(scores["test"]["accuracy"], 4))
             dev_accuracy[name].append(round(scores["dev"]["accuracy"], 4))
+            by_unseen[name].append(scores["test"]["by_unseen"])
         print(f"seed {seed}: " + ", ".join(f"{name} {values[-1]:.4f}" for name, values in accuracy.items()), flush=True)
     texts = test_texts[: args.n]
     measured, sizes = timings(folders, data, texts, args.repeats)
     systems = {}
     for name in accuracy:
         systems[name] = {**measured[name], **sizes[name], "accuracy": summary(accuracy[name]),
-                         "dev_accuracy": summary(dev_accuracy[name]),
+                         "dev_accuracy": summary(dev_accuracy[name]), "by_unseen": unseen_summary(by_unseen[name]),
                          "train_s": round(statistics.fmean(train_s[name]), 1)}
     payload = {"kind": "deployable", "dataset": data.name, "seeds": args.seeds, "student": args.student,
                "student_overrides": args.overrides, "variant": args.variant, "soft_weight": args.soft_weight,
@@ -144,16 +180,23 @@ def result_name(dataset: str, variant: str | None) -> str:
 
 def show(systems: dict, path: Path) -> None:
     for system, values in systems.items():
-        print(f"{system:9s} acc {values['accuracy']['mean']:.4f} ± {values['accuracy']['std']:.4f}  "
+        predict = f"  predict {values['predict_docs_per_s']:9.1f} texts/s" if "predict_docs_per_s" in values else ""
+        print(f"{system:13s} acc {values['accuracy']['mean']:.4f} ± {values['accuracy']['std']:.4f}  "
               f"int8 {values['int8_mb']:7.2f} MB  {values['docs_per_s']:9.1f} texts/s  p50 {values['p50_ms']:.3f} ms"
-              f"  train {values['train_s']:.1f} s")
+              f"{predict}  train {values['train_s']:.1f} s")
     print(path)
 
 
 def timings(folders: dict[str, Path], data, texts: list[str], repeats: int) -> tuple[dict, dict]:
     """Per system, texts/s (2 threads, batches of 128) and p50 of one sentence (1 thread), and the sizes: our models
     (name -> saved folder) exported to int8 ONNX and run by ONNX Runtime, beside TF-IDF + LR and fastText trained
-    here on the dataset's train split (C=10; 5 epochs, bigrams), all in this process on the same `texts`."""
+    here on the dataset's train split (C=10; 5 epochs, bigrams) and model2vec (its classifier fitted with seed 0, as
+    its saved pipeline answers), all in this process on the same `texts`. Each is timed on the call users make:
+    ours on `predict` (the label with its top words: what `attentive predict` and the server answer, keys
+    `predict_docs_per_s`, `predict_p50_ms`) and on `predict_proba` (`docs_per_s`, `p50_ms`); a peer's predict and
+    predict_proba cost alike and are timed as predict_proba."""
+    from threadpoolctl import threadpool_limits
+
     measured: dict[str, dict] = {}
     with tempfile.TemporaryDirectory() as tmp:
         exported, sizes = {}, {}
@@ -167,18 +210,29 @@ def timings(folders: dict[str, Path], data, texts: list[str], repeats: int) -> t
         peers = train_peers(*split_xy(data, "train"))
         vectorizer, linear, fast = peers["vectorizer"], peers["linear"], peers["fasttext"]
         sizes.update(peer_megabytes(peers, Path(tmp)))
+        classifier = model2vec_peer.fit_classifier(*split_xy(data, "train"), *split_xy(data, "dev"), seed=0)
+        megabytes = model2vec_peer.saved_megabytes(classifier, Path(tmp) / "model2vec")
+        sizes["model2vec"] = {"int8_mb": megabytes, "fp32_mb": megabytes}
+        pipeline = classifier.to_pipeline()
         for threads, measure in ((1, "p50_ms"), (2, "docs_per_s")):
             calls = {name: runtime.load(folder, int8=True, threads=threads) for name, folder in exported.items()}
             one = {**{name: (lambda t, m=m: m.predict_proba([t])) for name, m in calls.items()},
+                   **{f"{name}:predict": (lambda t, m=m: m.predict([t])) for name, m in calls.items()},
                    "tfidf_lr": lambda t: linear.predict_proba(vectorizer.transform([t])),
-                   "fasttext": lambda t: fast.predict(fasttext_text(t))}
+                   "fasttext": lambda t: fast.predict(fasttext_text(t)),
+                   "model2vec": lambda t: pipeline.predict_proba([t])}
             batch = {**{name: (lambda ts, m=m: m.predict_proba(ts, batch_size=128)) for name, m in calls.items()},
+                     **{f"{name}:predict": (lambda ts, m=m: m.predict(ts, batch_size=128))
+                        for name, m in calls.items()},
                      "tfidf_lr": lambda ts: linear.predict_proba(vectorizer.transform(ts)),
-                     "fasttext": lambda ts: fast.predict([fasttext_text(t) for t in ts])}
-            for name in one:
-                value = latency_ms(one[name], [SENTENCE], repeats)["p50_ms"] if measure == "p50_ms" \
-                    else docs_per_second(batch[name], texts)
-                measured.setdefault(name, {})[measure] = value
+                     "fasttext": lambda ts: fast.predict([fasttext_text(t) for t in ts]),
+                     "model2vec": lambda ts: pipeline.predict_proba(ts)}
+            with threadpool_limits(threads):  # the peers' BLAS (model2vec's head) at the same thread count
+                for name in one:
+                    value = latency_ms(one[name], [SENTENCE], repeats)["p50_ms"] if measure == "p50_ms" \
+                        else docs_per_second(batch[name], texts)
+                    system, _, call = name.partition(":")
+                    measured.setdefault(system, {})[f"{call}_{measure}" if call else measure] = value
     return measured, sizes
 
 
@@ -228,12 +282,14 @@ def retime(args) -> int:
     runs = args.runs / data.name
     student = args.variant or result["student"]
     by_seed = {"default": lambda s: teacher_folder(result.get("teacher"), runs, s),
-               "student": lambda s: runs / f"{student}-s{s}"}
+               "student": lambda s: runs / f"{student}-s{s}", "student_alone": lambda s: runs / f"{student}-alone-s{s}"}
+    by_seed = {system: folder for system, folder in by_seed.items() if system in result["systems"]}
     folders = {system: folder(seed) for system, folder in by_seed.items()}
     texts = split_xy(data, "test")[0][: args.n]
     measured, sizes = timings(folders, data, texts, args.repeats)
     for system, values in measured.items():
-        result["systems"][system].update(values, **sizes[system])
+        if system in result["systems"]:  # a run from before a peer joined the table keeps its systems
+            result["systems"][system].update(values, **sizes[system])
     for system, folder in by_seed.items():
         seed_folders = [folder(s) for s in result["seeds"]]
         calibration = calibration_summary(seed_folders, data)
