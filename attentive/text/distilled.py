@@ -106,13 +106,17 @@ def encoder_vocabulary_table() -> tuple[list[str], np.ndarray]:
 
 
 def run_encoder(words: Sequence[str]) -> np.ndarray:
-    """Each word alone through MiniLM; the mean of its own pieces' output vectors ([CLS] and [SEP] left out)."""
+    """Each word alone through MiniLM; the mean of its own pieces' output vectors ([CLS] and [SEP] left out). Building
+    the encoder draws its weights at random before the pretrained ones replace them; it draws from a fork of torch's
+    generator, so that a training that computes the vectors (an empty cache) starts its network from the same random
+    state as one that reads them from the cache."""
     import torch
 
     from ..models.pretrained import PretrainedEncoder, pretrained_config, pretrained_tokenizer
 
     tokenizer = pretrained_tokenizer(32)
-    encoder = PretrainedEncoder(config=pretrained_config(), freeze=True)
+    with torch.random.fork_rng(devices=[]):  # its weights are drawn before they are read: leave training's seed be
+        encoder = PretrainedEncoder(config=pretrained_config(), freeze=True)
     encoder.load_pretrained()
     encoder.eval()
     pieces = [_piece_ids(tokenizer, word) for word in words]
