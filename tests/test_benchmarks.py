@@ -454,12 +454,14 @@ def test_defaults_table_opens_benchmarks_and_sets_the_default_beside_the_better_
                {**_result("tfidf_lr-sst2-s0", 0, 0.81, dataset="sst2", kind="baseline"), "recipe": None,
                 "model": "tfidf_lr"},
                {**_result("fasttext-sst2-s0", 0, 0.85, dataset="sst2", kind="baseline"), "recipe": None,
-                "model": "fasttext"}]
+                "model": "fasttext"},
+               {**_result("model2vec-sst2-s0", 0, 0.80, dataset="sst2", kind="baseline"), "recipe": None,
+                "model": "model2vec"}]
     lines = defaults_section(results)
     [row] = [line for line in lines if line.startswith("| sst2 ")]
     cells = [cell.strip() for cell in row.strip("|").split("|")]
     assert cells[1] == "83.00 ± 1.41 (2)"  # only the `defaults` variant counts, not a tuned one
-    assert cells[2:4] == ["81.00", "85.00"] and cells[5] == "-2.00"  # below the better baseline, fastText
+    assert cells[2:5] == ["81.00", "85.00", "80.00 (1)"] and cells[6] == "-2.00"  # below the best peer, fastText
     for result in results:
         _write(tmp_path, result)
     text, appendix = render.render(tmp_path, tmp_path / "B.md")
@@ -729,7 +731,12 @@ def test_the_deployable_verdict_gives_document_sets_their_own_size_bound():
     assert _verdict(systems, "news") == "reached"  # "≤ 10 MB on IMDB and News"
     assert _verdict(systems, "sst2") == "not reached: int8 7.84 MB"  # ≤ 5 MB on a sentence set
     systems["student"] = system(0.893, int8_mb=2.0, docs_per_s=50.0)
-    assert _verdict(systems, "sst2") == "not reached: 0.70 below the default; 0.50× TF-IDF + LR's texts/s"
+    assert _verdict(systems, "sst2") == "not reached: 0.70 below the default; predict_proba's 0.50× TF-IDF + LR's " \
+                                        "texts/s"
+    systems["student"] = {**system(0.90, docs_per_s=200.0), "predict_docs_per_s": 80.0}  # what users call is timed
+    systems["model2vec"] = system(0.91)  # a peer of the run counts where it was measured
+    assert _verdict(systems, "sst2") == "not reached: 1.00 below the better peer; predict's 0.80× TF-IDF + LR's " \
+                                        "texts/s"
 
 
 def test_the_variants_table_says_how_many_copies_the_budget_let_a_student_make():

@@ -44,6 +44,8 @@ KNOWN_PRIVATE_IMPORTS = {
     # the neural recipes'; the public API has no word-vector reader, nor should it.
     ("baselines.py", "attentive.text.embeddings.load_glove"),
     ("baselines.py", "attentive.text.tokenizer.build_tokenizer"),
+    # The model2vec peer keeps the static model it distils under attentive's own cache folder (ATTENTIVE_CACHE).
+    ("model2vec_peer.py", "attentive.text.embeddings.cache_dir"),
     # The SSAN table times the network alone on encoded texts; Model.predict_proba also times tokenizing and answers.
     ("characteristics.py", "attentive.answer.inference.predict_probabilities"),
     # One-off analyses of how the IMDB reader cuts dev from train (they chose attentive/data/readers/imdb.py's
