@@ -14,6 +14,7 @@ from .data.example import Dataset
 from .data.source import DataSource, resolve_dataset
 from .folders.saved import load_folder
 from .model import Explanation, Model, Prediction, pick_device
+from .recipes.for_data import recipe_for_data
 from .recipes.types import Recipe
 from .training.pipeline import check_aspects
 from .training.pipeline import train as train_dataset
@@ -27,10 +28,7 @@ def recipe_for(dataset: str | Dataset, recipe: str | dict | Recipe = "default",
                overrides: Sequence[str] = ()) -> Recipe:
     """The recipe `train(dataset, recipe, overrides=overrides)` would train with, checked and typed: `default`
     stands for the recipe of the data's kind (pairs, aspects), and the overrides ("section.key=value") applied."""
-    from .recipes.loader import load_recipe
-    from .training.pipeline import chosen_recipe
-
-    return load_recipe(chosen_recipe(resolve_dataset(dataset), recipe), list(overrides))
+    return recipe_for_data(resolve_dataset(dataset), recipe, list(overrides))
 
 
 def load(folder: str | Path, device: str | None = None) -> Model:
@@ -70,7 +68,9 @@ def train(dataset: str | Dataset | None = None, recipe: str | dict | Recipe = "d
     given = DataSource(dataset=dataset, texts=texts, labels=labels, dev_texts=dev_texts, dev_labels=dev_labels,
                        train=train, dev=dev, test=test, text_column=text_column, label_column=label_column)
     given.check()
-    if dataset is None:  # a name is resolved by the pipeline, which records it for a resume
-        dataset = given.load()
-    return train_dataset(dataset, recipe, out, overrides_argument(overrides), data_dir, device, show_progress,
-                         overwrite, resume, source, settings, terms, hooks, on_epoch=on_epoch)
+    data = given.load() if dataset is None else resolve_dataset(dataset, data_dir)
+    overrides = overrides_argument(overrides)
+    # the run's one parse of its recipe, for this data (a resumed run reads its checkpoint's)
+    typed = None if resume else recipe_for_data(data, recipe, overrides, settings)
+    return train_dataset(data, typed, out, data_dir, device, show_progress, overwrite, resume, source, terms, hooks,
+                         on_epoch=on_epoch)

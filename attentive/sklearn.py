@@ -51,6 +51,7 @@ class AttentiveClassifier(ClassifierMixin, BaseEstimator):
     def fit(self, X: Sequence[str], y: Sequence) -> AttentiveClassifier:
         """Train on texts `X` with labels `y`; returns the estimator."""
         from .data.registry import load_texts
+        from .recipes.for_data import recipe_for_data
         from .training.pipeline import train
 
         labels = _labels(y)
@@ -66,8 +67,8 @@ class AttentiveClassifier(ClassifierMixin, BaseEstimator):
         settings = {key: value for key, value in (("epochs", self.epochs), ("lr", self.lr),
                                                   ("batch_size", self.batch_size)) if value is not None}
         overrides = [*overrides_argument(self.overrides), f"train.seed={self.seed_}"]
-        self.model_ = train(data, self.recipe, None, overrides, device=self.device, show_progress=self.verbose,
-                            settings=settings)
+        recipe = recipe_for_data(data, self.recipe, overrides, settings)
+        self.model_ = train(data, recipe, device=self.device, show_progress=self.verbose)
         self._columns = [self.model_.labels.index(str(label)) for label in self.classes_]
         return self
 

@@ -220,7 +220,7 @@ def test_a_model_saved_in_the_first_format_still_loads_and_predicts_the_same():
 
 def test_the_default_recipe_follows_the_data():
     from attentive.data.example import Dataset, Example
-    from attentive.training.pipeline import default_recipe_for
+    from attentive.recipes.for_data import default_recipe_for
 
     def data(dev_aspect: str | None = None, **fields):
         dev = [Example("a dev text", "x", aspect=dev_aspect)] if dev_aspect else []

@@ -12,6 +12,7 @@ import attentive
 from attentive.cli import main
 from attentive.errors import AttentiveError
 from attentive.recipes.loader import load_recipe
+from attentive.recipes.types import SearchSpace
 from attentive.selection.limits import parse_budget, parse_size
 
 from .conftest import tiny_overrides
@@ -128,7 +129,10 @@ def test_the_recipe_loader_checks_the_tune_section(tmp_path):
     good = _recipe_with(tmp_path, "tune: {train.lr: {log_uniform: [0.0001, 0.003]}, embedder.dropout: "
                                   "{uniform: [0.0, 0.5]}, pooler.heads: {choice: [4, 8, 10]}, "
                                   "train.batch_size: {int: [16, 64]}}")
-    assert load_recipe(str(good)).tune["pooler.heads"] == {"choice": [4, 8, 10]}
+    spaces = load_recipe(str(good)).tune  # typed, and written back as they were given
+    assert spaces["pooler.heads"] == SearchSpace.model_validate({"choice": [4, 8, 10]})
+    assert spaces["pooler.heads"].values == (4, 8, 10) and spaces["train.batch_size"].kind == "int"
+    assert load_recipe(str(good)).as_dict()["tune"]["pooler.heads"] == {"choice": [4, 8, 10]}
     with pytest.raises(AttentiveError, match="tune.train.batch_size must be"):
         load_recipe({**load_recipe("default").as_dict(), "tune": {"train.batch_size": {"int": [1.5, 8]}}})
     for shipped in ("default", "student"):  # the shipped spaces: the rates, dropouts and heads
@@ -220,4 +224,5 @@ def test_a_new_study_tries_the_recipe_s_own_settings_first(sst2_small, tmp_path)
     assert row["params"] == {key: entry(recipe.as_dict(), key) for key in SEARCHED}
     spaces = {"train.lr": {"log_uniform": [0.01, 0.1]}, "pooler.heads": {"choice": [3, 5]},
               "head.dropout": {"uniform": [0.0, 0.9]}}
+    spaces = {key: SearchSpace.model_validate(space) for key, space in spaces.items()}
     assert own_settings(recipe, spaces) == {"pooler.heads": 3, "head.dropout": recipe.head.dropout}

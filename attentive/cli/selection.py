@@ -153,12 +153,10 @@ def tune(
 ):
     """Search a recipe's settings (its tune: section) with Optuna on a time budget; the best dev accuracy wins and
     its model is saved to OUT/best. A second call with the same OUT resumes the study."""
-    from ..recipes.loader import load_recipe
     from ..selection.limits import human_size, parse_budget, parse_size
     from ..selection.tune import tune as run_tune
 
-    parse_budget(budget), parse_size(max_size)  # a bad budget, size, recipe or --set fails before the data is read
-    load_recipe(recipe, set_)
+    parse_budget(budget), parse_size(max_size)  # a bad budget or size fails before the data is read
     _use_threads(threads)
     data = _dataset(dataset, train_file, dev_file, None, text_column, label_column, data_dir, pair_column,
                     aspect_column)

@@ -154,11 +154,9 @@ def distill(
     and any unlabelled texts; its epoch is chosen on dev and it is saved like any model."""
     from ..distill import Distillation
     from ..distill import distill as distill_student
-    from ..recipes.loader import load_recipe
     from ..text.augment import Augmentation
 
     _use_threads(threads)
-    load_recipe(student, set_)  # a bad recipe or --set fails before the data is read
     try:
         how = Distillation(temperature, soft_weight, loss, Augmentation(copies=copies), augment_seed)
     except ValueError as exc:

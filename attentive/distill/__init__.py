@@ -29,12 +29,13 @@ from ..errors import AttentiveError
 from ..folders.output import check_contents, check_destination
 from ..folders.saved import CONFIG, TOKENIZER, WEIGHTS
 from ..model import Model
-from ..recipes.loader import load_recipe
+from ..recipes.for_data import recipe_for_data
+from ..recipes.types import Recipe
 from ..runtime import is_exported
 from ..runtime.folder import GRAPH
 from ..text.augment import Augmentation, augment, glove_neighbours, words
 from ..text.embeddings import cache_dir
-from ..training.pipeline import TRAINING_RUN, chosen_recipe
+from ..training.pipeline import TRAINING_RUN
 from ..training.pipeline import train as train_dataset
 from ..training.terms import SoftTargets
 from ..util.atomic import atomic_write_bytes
@@ -176,12 +177,13 @@ def transfer_set(data: Dataset, how: Distillation, unlabelled: Sequence[str] = (
 
 
 def distill(teachers: Sequence[str | Path] | str | Path, dataset: str | Dataset, out: str | Path | None = None,
-            student: str | dict = "student", how: Distillation | None = None,
+            student: str | dict | Recipe = "student", how: Distillation | None = None,
             unlabelled: str | Path | Sequence[str] | None = None, overrides: list[str] | None = None,
             data_dir: str | Path | None = None, device: str | None = None, show_progress: bool = True,
             overwrite: bool = False, **settings) -> Model:
-    """Train the `student` recipe on `dataset` and its transfer texts with the `teachers`' soft labels (see the
-    module docstring); saved to `out` as any model, with what it was distilled from in its config.json."""
+    """Train the `student` recipe (with `overrides` and keyword `settings`, as in `attentive.train`) on `dataset` and
+    its transfer texts with the `teachers`' soft labels (see the module docstring); saved to `out` as any model, with
+    what it was distilled from in its config.json."""
     teachers = [teachers] if isinstance(teachers, (str, Path)) else list(teachers)
     if not teachers:
         raise AttentiveError("distill needs at least one teacher model folder")
@@ -192,12 +194,13 @@ def distill(teachers: Sequence[str | Path] | str | Path, dataset: str | Dataset,
             check_contents(Path(out), DISTILL_RUN, overwrite)
     data = resolve_dataset(dataset, data_dir)
     extra = unlabelled_texts(unlabelled, data_dir) if isinstance(unlabelled, (str, Path)) else list(unlabelled or ())
-    train = load_recipe(chosen_recipe(data, student), overrides, settings).train
+    recipe = recipe_for_data(data, student, overrides, settings)  # the run's one parse of its recipe
+    train = recipe.train
     budget = train.max_updates * train.batch_size if train.max_updates else None
     transfer, counts = transfer_set(data, how, extra, budget)
     texts = [ex.text for ex in transfer.splits["train"]]
     soft = soft_labels(teachers, texts, transfer.labels)
     term = SoftTargets(soft, how.temperature, how.soft_weight, how.loss)
     described = {"distillation": {**asdict(how), "teachers": [str(t) for t in teachers], "transfer": counts}}
-    return train_dataset(transfer, student, out, overrides, data_dir, device, show_progress, overwrite,
-                         settings=settings, terms=[term], described=described, reads=teachers, kind=DISTILL_RUN)
+    return train_dataset(transfer, recipe, out, data_dir, device, show_progress, overwrite, terms=[term],
+                         described=described, reads=teachers, kind=DISTILL_RUN)

@@ -10,6 +10,7 @@ one line naming the file and the key.
 from __future__ import annotations
 
 import copy
+import json
 import re
 from pathlib import Path
 
@@ -17,14 +18,14 @@ import yaml
 from pydantic import ValidationError
 
 from ..errors import AttentiveError
-from .retired import RETIRED_SECTIONS, drop_retired, tune_space_problem
-from .types import Recipe, first_problem, section_fields
+from .retired import RETIRED_SECTIONS, drop_retired
+from .types import Recipe, SearchSpace, first_problem, section_fields
 
 RECIPE_DIR = Path(__file__).parent
 SECTIONS = ("tokenizer", "embedder", "aspect", "encoder", "pooler", "head", "wide", "train")
 
 TOP_LEVEL = (*SECTIONS, "name", "description", "tune")  # what a recipe may hold at its top (tune: the search
-# spaces of `attentive tune`, recipe_schema.tune_space_problem)
+# spaces of `attentive tune`, types.SearchSpace)
 RECIPE_CAP = 2**20  # bytes of a recipe file
 
 
@@ -108,6 +109,18 @@ def load_recipe(name_or_path: str | dict | Recipe, overrides: list[str] | None =
                              f"{entry(recipe, key)!r}") from None
 
 
+def recipe_from_config(recipe: dict) -> Recipe:
+    """The typed recipe of a run's config.json (`recipe.as_dict()`, its derived values numbers already): what a
+    resumed run reads back from its checkpoint, checked as any recipe is."""
+    return load_recipe(recipe)
+
+
+def with_settings(recipe: Recipe, values: dict) -> Recipe:
+    """A new recipe: `recipe` with each "section.key" (or "section.key.subkey") of `values` set and checked, as
+    `--set` sets it."""
+    return load_recipe(recipe, [f"{key}={json.dumps(value)}" for key, value in values.items()])
+
+
 def giver(given: dict[str, str], key: str) -> str | None:
     """The --set or keyword behind a problem with `key`: the one that gave it, else the one that gave the type
     beside it (`--set pooler.type=mean` leaves pooler.heads, which a mean pooler does not take), else, inside a
@@ -185,9 +198,10 @@ def check_tune(spaces, where: str | Path) -> None:
         if not isinstance(key, str) or section not in SECTIONS or not name:
             raise AttentiveError(f"{where}: tune.{str(key)[:60]}: a tuned setting is section.key with section in "
                                  f"{', '.join(SECTIONS)}")
-        problem = tune_space_problem(space)
-        if problem is not None:
-            raise AttentiveError(f"{where}: tune.{key} must be {problem}")
+        try:
+            SearchSpace.model_validate(space)
+        except ValidationError as exc:
+            raise AttentiveError(f"{where}: tune.{key} must be {first_problem(exc)[1]}") from None
 
 
 def setting_key(recipe: dict, name: str) -> tuple[str, str]:

@@ -2,15 +2,29 @@
 read by attribute (`recipe.train.lr`). Choices are `Literal`s, ranges `Field` constraints, unknown keys refused; a
 field's `description` is what its value "must be" in the one-line error. A part section (aspect, encoder, pooler,
 head, wide) is a `type` and the options its constructor owns and types (attentive/models/option_types.py checks
-them); options several parts share are bounded here (`PART_OPTIONS`). Derived values are new recipes (`resolved`);
-`as_dict()` is what config.json stores."""
+them); options several parts share are bounded here (`PART_OPTIONS`). The search spaces of `attentive tune` are
+typed too (`SearchSpace`). Derived values are new recipes (`resolved`); `as_dict()` is what config.json stores."""
 from __future__ import annotations
 
+import math
 import re
 import typing
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_serializer, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 Optimizer = Literal["adam", "adadelta", "adagrad"]  # train.optimizer, in any case (attentive/training/loop.py)
@@ -173,8 +187,63 @@ class Switch(Part):
     type: Any = "none"
 
 
+# The kinds of search space of a recipe's `tune:` section, each with the form of its values: uniform and log_uniform
+# draw a number between two bounds (log_uniform evenly in the logarithm, bounds > 0), int an integer between two
+# bounds (both included), choice one of a list of values.
+TUNE_SPACES = {"uniform": "[low, high]", "log_uniform": "[low, high] with low > 0", "int": "[low, high] (integers)",
+               "choice": "[value, ...]"}
+Number = StrictInt | StrictFloat  # not a bool
+Choice = StrictBool | StrictInt | StrictFloat | StrictStr | None
+SPACE_VALUES = {"uniform": TypeAdapter(tuple[Number, Number]), "log_uniform": TypeAdapter(tuple[Number, Number]),
+                "int": TypeAdapter(tuple[StrictInt, StrictInt]),
+                "choice": TypeAdapter(Annotated[tuple[Choice, ...], Field(min_length=1)])}
+
+
+class SearchSpace(BaseModel):
+    """One search space of `attentive tune` (attentive/selection/tune.py): its `kind` (a key of `TUNE_SPACES`) and
+    `values` ((low, high), or the choices), written and dumped `{kind: [values]}`. Whether its values suit the
+    setting it searches is checked when the study starts."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    kind: Literal["uniform", "log_uniform", "int", "choice"]
+    values: tuple[Choice, ...]
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _written(cls, written, handler):
+        """The space of `{kind: [values]}`, or a `problem` saying what it must be (one line)."""
+        if isinstance(written, SearchSpace):
+            return written
+        if not isinstance(written, dict) or len(written) != 1 or next(iter(written)) not in TUNE_SPACES:
+            raise problem("one search space, " + " or ".join(f"{{{kind}: {form}}}"
+                                                             for kind, form in TUNE_SPACES.items()))
+        (kind, given), = written.items()
+        bounds = f"{{{kind}: {TUNE_SPACES[kind]}}} with low < high, not {str(given)[:60]}"
+        try:
+            values = SPACE_VALUES[kind].validate_python(given if isinstance(given, list) else None)
+        except ValidationError as exc:
+            loc = exc.errors()[0]["loc"]
+            if kind != "choice":
+                raise problem(bounds) from None
+            if not isinstance(given, list) or not loc:
+                raise problem(f"{{choice: [value, ...]}} with one value at least, not {str(given)[:60]}") from None
+            raise problem(f"{{choice: [value, ...]}} of numbers, text, true/false or null, not "
+                          f"{str(given[loc[0]])[:60]}") from None
+        if kind == "choice" and len({repr(value) for value in values}) != len(values):
+            raise problem("{choice: [value, ...]} without a value twice")
+        if kind != "choice" and not (all(map(math.isfinite, values)) and values[0] < values[1]
+                                     and (kind != "log_uniform" or values[0] > 0)):
+            raise problem(bounds)
+        return handler({"kind": kind, "values": values})
+
+    @model_serializer
+    def _dump(self) -> dict:
+        return {self.kind: list(self.values)}
+
+
 class Recipe(Section):
-    """A whole recipe: its name, the sections, and the search spaces of `attentive tune` (recipes.check_tune)."""
+    """A whole recipe: its name, the sections, and the search spaces of `attentive tune` (by setting,
+    "section.key")."""
 
     OPTIONAL = frozenset({"description", "tune"})
     name: str = "recipe"
@@ -187,7 +256,7 @@ class Recipe(Section):
     head: Part
     wide: Switch = Switch()
     train: Train = Train()
-    tune: dict | None = None
+    tune: dict[str, SearchSpace] | None = None
 
     @model_validator(mode="after")
     def _part_options(self):

@@ -35,7 +35,7 @@ from ..data.example import Dataset, Example
 from ..data.source import DataSource
 from ..errors import AttentiveError
 from ..folders.output import OutputKind, check_contents, claim
-from ..recipes.loader import load_recipe
+from ..recipes.for_data import recipe_for_data
 from ..recipes.types import Recipe
 from .folds import Fold, check_fold_training, check_folds, fold_splits
 
@@ -54,9 +54,7 @@ class FoldJob:
 
     fold: Fold
     data: Dataset
-    recipe: str | dict | Recipe
-    overrides: list[str]
-    settings: dict
+    recipe: Recipe
     data_dir: str | Path | None
     device: str | None
     folder: Path
@@ -128,20 +126,19 @@ def cv(dataset: str | Dataset | None = None, recipe: str | dict | Recipe = "defa
                              "support (its folds are stratified by each row's one label): train with a dev split "
                              "instead (attentive train)")
     check_folds(data.name, [ex.label for ex in examples], folds)
-    overrides = overrides_argument(overrides) or []
-    from ..training.pipeline import chosen_recipe
-
-    load_recipe(chosen_recipe(data, recipe), overrides, settings)  # a bad recipe or setting fails before training
+    # the run's one parse of its recipe, before any fold trains; the summary names it as it was given
+    typed = recipe_for_data(data, recipe, overrides_argument(overrides), settings)
+    name = recipe if isinstance(recipe, str) else typed.name
     splits = fold_splits([ex.label for ex in examples], folds, seed, dev_fraction)
     check_fold_training(data.name, [ex.label for ex in examples], splits)
     if out is None:
         with tempfile.TemporaryDirectory(prefix="attentive-cv-") as scratch:
-            return _run(data, examples, splits, recipe, overrides, settings, Path(scratch), None, seed, jobs, threads,
-                        data_dir, device, True, show_progress, on_fold)
+            return _run(data, examples, splits, typed, name, Path(scratch), None, seed, jobs, threads, data_dir,
+                        device, True, show_progress, on_fold)
     out = Path(out)
     with claim(out, CV_RUN, overwrite=overwrite) as folder:
-        return _run(data, examples, splits, recipe, overrides, settings, out / FOLDS, folder, seed, jobs, threads,
-                    data_dir, device, overwrite, show_progress, on_fold)
+        return _run(data, examples, splits, typed, name, out / FOLDS, folder, seed, jobs, threads, data_dir, device,
+                    overwrite, show_progress, on_fold)
 
 
 def _rows(dataset, texts, labels, train, text_column, label_column, pair_column, aspect_column, data_dir) -> Dataset:
@@ -151,7 +148,7 @@ def _rows(dataset, texts, labels, train, text_column, label_column, pair_column,
                       data_dir=data_dir).load(dev_fraction=0.0)
 
 
-def _run(data: Dataset, examples: list[Example], splits: list[Fold], recipe, overrides, settings, folds_dir: Path,
+def _run(data: Dataset, examples: list[Example], splits: list[Fold], recipe: Recipe, name: str, folds_dir: Path,
          folder, seed: int, jobs: int, threads, data_dir, device, overwrite: bool, show_progress: bool,
          on_fold) -> CVResult:
     from ..training.pipeline import TRAINING_RUN
@@ -160,7 +157,7 @@ def _run(data: Dataset, examples: list[Example], splits: list[Fold], recipe, ove
         fold_folder = folds_dir / str(fold.number)
         if fold_folder.is_dir():
             check_contents(fold_folder, replace(TRAINING_RUN, command="cv", alternatives=""), overwrite)  # no --resume
-    jobs_ = [FoldJob(fold, _fold_data(data, examples, fold), recipe, overrides, settings, data_dir, device,
+    jobs_ = [FoldJob(fold, _fold_data(data, examples, fold), recipe, data_dir, device,
                      folds_dir / str(fold.number), overwrite, threads if jobs == 1 else threads or 1,
                      show_progress and jobs == 1) for fold in splits]
     results = {}
@@ -178,7 +175,7 @@ def _run(data: Dataset, examples: list[Example], splits: list[Fold], recipe, ove
     label_errors = [_error_row(rank, int(row), examples[row], data.labels, probabilities[row], int(suggested),
                                int(fold_of[row]))
                     for rank, (row, suggested) in enumerate(suspects, 1)]
-    summary = _summary(data, examples, splits, results, probabilities, given, thresholds, label_errors, seed, recipe)
+    summary = _summary(data, examples, splits, results, probabilities, given, thresholds, label_errors, seed, name)
     result = CVResult(summary, list(data.labels), examples, probabilities, fold_of, splits, label_errors,
                       folder.path if folder is not None else None)
     if folder is not None:
@@ -231,8 +228,7 @@ def train_fold(job: FoldJob) -> FoldResult:
 
     if job.threads is not None:
         use_threads(job.threads, torch_needed=True)
-    model = train(job.data, job.recipe, job.folder, job.overrides, job.data_dir, job.device, job.show_progress,
-                  job.overwrite, settings=job.settings)
+    model = train(job.data, job.recipe, job.folder, job.data_dir, job.device, job.show_progress, job.overwrite)
     test = job.data.splits["test"]
     probabilities = predict_probabilities(model.network, model.encode_examples(test), device=model.device,
                                           temperature=model.temperature)
@@ -279,7 +275,8 @@ def _error_row(rank: int, row: int, example: Example, labels: list[str], probabi
             **({"aspect": example.aspect} if example.aspect is not None else {})}
 
 
-def _summary(data, examples, splits, results, probabilities, given, thresholds, label_errors, seed, recipe) -> dict:
+def _summary(data, examples, splits, results, probabilities, given, thresholds, label_errors, seed,
+             recipe: str) -> dict:
     from ..answer.metrics import macro_f1
 
     per_fold = []
@@ -295,7 +292,7 @@ def _summary(data, examples, splits, results, probabilities, given, thresholds, 
 
     predicted = probabilities.argmax(1)
     labels = list(data.labels)
-    return {"dataset": data.name, "recipe": recipe if isinstance(recipe, str) else load_recipe(recipe).name,
+    return {"dataset": data.name, "recipe": recipe,
             "folds": len(splits), "seed": seed, "n": len(examples), "labels": labels,
             "accuracy": spread("accuracy"), "macro_f1": spread("macro_f1"), "per_fold": per_fold,
             "out_of_fold": {"accuracy": float((predicted == given).mean()),

@@ -5,7 +5,7 @@
     attentive.load("runs/sst2-tune/best").predict("a gorgeous, witty film")
 
 The search space is data: the recipe's `tune:` section maps settings ("section.key") to spaces (`uniform`,
-`log_uniform`, `int`, `choice`; attentive/recipes/retired.py:tune_space_problem); settings fixed with `--set` (or
+`log_uniform`, `int`, `choice`; attentive/recipes/types.py:SearchSpace); settings fixed with `--set` (or
 keyword settings) are not searched. A new study's first trial is the recipe's own settings (those its spaces
 hold), so that a search in which no trial beats the recipe reports the recipe itself. Each trial trains the recipe
 with its sampled settings by the ordinary pipeline into the scratch folder OUT/trials/N; Optuna's TPE sampler
@@ -38,8 +38,9 @@ from ..data.source import DataSource, Spelling
 from ..errors import AttentiveError
 from ..folders.output import OutputKind, claim
 from ..folders.saved import MODEL_FILES
-from ..recipes.loader import entry, load_recipe, setting_key
-from ..recipes.types import Recipe
+from ..recipes.for_data import recipe_for_data
+from ..recipes.loader import entry, setting_key, with_settings
+from ..recipes.types import Recipe, SearchSpace
 from ..training.checkpoint import FILES as CHECKPOINT_FILES
 from ..training.checkpoint import FOLDER as CHECKPOINT
 from ..training.pipeline import TRAINING_RUN
@@ -80,7 +81,7 @@ class TooLarge(Exception):
     """A trial's model folder is larger than `max_size`."""
 
 
-def tune(dataset: str | Dataset | None = None, recipe: str | dict = "default", out: str | Path | None = None,
+def tune(dataset: str | Dataset | None = None, recipe: str | dict | Recipe = "default", out: str | Path | None = None,
          budget: str | float = "10m", max_size: str | int | None = None, overrides: list[str] | str | None = None,
          trials: int | None = None, seed: int = 0, threads: int | None = None, data_dir: str | Path | None = None,
          device: str | None = None, overwrite: bool = False, show_progress: bool = False, *,
@@ -106,8 +107,11 @@ def tune(dataset: str | Dataset | None = None, recipe: str | dict = "default", o
     if trials is not None and (isinstance(trials, bool) or not isinstance(trials, int) or trials < 1):
         raise AttentiveError(f"trials: give 1 or more (got {trials!r})")
     data = _data(dataset, train, dev, text_column, label_column, pair_column, aspect_column, data_dir)
-    overrides = overrides_argument(overrides) or []
-    base, spaces, fixed = search_space(data, recipe, overrides, settings)
+    overrides = overrides_argument(overrides)
+    typed = recipe_for_data(data, recipe, overrides, settings)  # the run's one parse of its recipe
+    fixed_keys = [override.partition("=")[0].strip() for override in overrides]
+    fixed_keys += [".".join(setting_key(typed.as_dict(), name)) for name in settings]
+    base, spaces, fixed = search_space(typed, fixed_keys)
     if threads is not None:
         from ..util.threads import use_threads
 
@@ -129,17 +133,11 @@ def _data(dataset, train, dev, text_column, label_column, pair_column, aspect_co
                       pair_column=pair_column, aspect_column=aspect_column, data_dir=data_dir).load(spelling=TUNE)
 
 
-def search_space(data: Dataset, recipe: str | dict | Recipe, overrides: list[str],
-                 settings: dict) -> tuple[Recipe, dict, dict]:
-    """(the recipe with `overrides` and `settings` applied and its `tune:` section taken out, the spaces to search,
-    the fixed settings {key: value}); each space's ends (or choices) checked as settings of the recipe."""
-    from ..training.pipeline import chosen_recipe
-
-    base = load_recipe(chosen_recipe(data, recipe), overrides, settings)
-    declared = base.tune or {}
-    base = base.model_copy(update={"tune": None})
-    fixed_keys = [override.partition("=")[0].strip() for override in overrides]
-    fixed_keys += [".".join(setting_key(base.as_dict(), name)) for name in settings]
+def search_space(recipe: Recipe, fixed_keys: list[str]) -> tuple[Recipe, dict[str, SearchSpace], dict]:
+    """(`recipe` with its `tune:` section taken out, the spaces to search, the settings `fixed_keys` fix, {key:
+    value}); each space's ends (or choices) checked as settings of the recipe."""
+    declared = recipe.tune or {}
+    base = recipe.model_copy(update={"tune": None})
     fixed = {key: entry(base.as_dict(), key) for key in fixed_keys}
     spaces = {key: space for key, space in declared.items() if key not in fixed}
     name = base.name
@@ -148,8 +146,7 @@ def search_space(data: Dataset, recipe: str | dict | Recipe, overrides: list[str
         raise AttentiveError(f"recipe {name!r}: nothing to tune ({why}): give a recipe whose tune: section maps "
                              "settings to search spaces, e.g. tune: {train.lr: {log_uniform: [0.0001, 0.003]}}")
     for key, space in spaces.items():
-        kind, values = next(iter(space.items()))
-        for value in values if kind == "choice" else values[:2]:
+        for value in space.values:  # the choices, or the two ends
             try:
                 with_settings(base, {key: value})
             except AttentiveError as exc:
@@ -158,23 +155,18 @@ def search_space(data: Dataset, recipe: str | dict | Recipe, overrides: list[str
     return base, spaces, fixed
 
 
-def with_settings(recipe: Recipe, values: dict) -> Recipe:
-    """A new recipe: `recipe` with each "section.key" (or "section.key.subkey") of `values` set, by the loader."""
-    return load_recipe(recipe, [f"{key}={json.dumps(value)}" for key, value in values.items()])
-
-
 def model_size(folder: Path) -> int:
     """Bytes of a saved model folder's three files."""
     return sum((folder / name).stat().st_size for name in MODEL_FILES)
 
 
-def own_settings(base: Recipe, spaces: dict) -> dict:
+def own_settings(base: Recipe, spaces: dict[str, SearchSpace]) -> dict:
     """The recipe's own value of each searched setting that its space holds: a new study's first trial, so that the
     search reports the recipe itself when no trial beats it (as Optuna's enqueued trial; a setting whose value lies
     outside its space is sampled)."""
     own = {}
     for key, space in spaces.items():
-        kind, values = next(iter(space.items()))
+        kind, values = space.kind, space.values
         value = entry(base.as_dict(), key)
         if kind == "choice":
             if value in values:
@@ -185,8 +177,8 @@ def own_settings(base: Recipe, spaces: dict) -> dict:
     return own
 
 
-def _suggest(trial, key: str, space: dict):
-    kind, values = next(iter(space.items()))
+def _suggest(trial, key: str, space: SearchSpace):
+    kind, values = space.kind, space.values
     if kind == "choice":
         return trial.suggest_categorical(key, values)
     if kind == "int":
@@ -198,7 +190,12 @@ def _setup(data: Dataset, base: Recipe, spaces: dict, fixed: dict, limit: int | 
     from ..training.pipeline import data_fingerprint
 
     return json.loads(json.dumps({"data": data_fingerprint(data), "dataset": data.name, "recipe": base.as_dict(),
-                                  "spaces": spaces, "fixed": fixed, "max_size": limit}, default=str))
+                                  "spaces": written(spaces), "fixed": fixed, "max_size": limit}, default=str))
+
+
+def written(spaces: dict[str, SearchSpace]) -> dict:
+    """The spaces as a recipe writes them ({key: {kind: [values]}}): what the study and trials.json record."""
+    return {key: space.model_dump() for key, space in spaces.items()}
 
 
 @contextlib.contextmanager
@@ -263,7 +260,7 @@ def _study(data, base, spaces, fixed, folder, seconds, limit, max_trials, seed, 
                 storage.engine.dispose()
     with contextlib.suppress(OSError):
         trials_dir.rmdir()
-    table = {"study": STUDY_NAME, "dataset": data.name, "recipe": base.name, "spaces": spaces,
+    table = {"study": STUDY_NAME, "dataset": data.name, "recipe": base.name, "spaces": written(spaces),
              "fixed": fixed, "max_size": limit, "best": best, "importances": importances, "trials": rows}
     folder.commit({TABLE: (json.dumps(table, indent=2, ensure_ascii=False, default=str) + "\n").encode("utf-8"),
                    PLOT: tune_plot(rows, importances, data.name, base.name)})
@@ -306,8 +303,8 @@ def _search(study, data, base, spaces, trials_dir, seconds, limit, max_trials, d
 
         state, value, note = TrialState.FAIL, None, None
         try:
-            model = train_dataset(data, with_settings(base, params), trial_folder, None, data_dir, device,
-                                  show_progress, overwrite=True, on_epoch=on_epoch,
+            model = train_dataset(data, with_settings(base, params), trial_folder, data_dir, device, show_progress,
+                                  overwrite=True, on_epoch=on_epoch,
                                   described={"tuning": {"trial": trial.number, "params": params}})
             size = model_size(trial_folder)
             trial.set_user_attr("size", size)

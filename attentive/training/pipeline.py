@@ -8,6 +8,7 @@ import hashlib
 import json
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -28,7 +29,8 @@ from ..folders.saved import MODEL_FILES, holds_model
 from ..model import Model, pick_device
 from ..models.classifier import build_model
 from ..models.pretrained import pretrained_config, pretrained_tokenizer
-from ..recipes.loader import load_recipe
+from ..recipes.for_data import unseen_dev_aspects
+from ..recipes.loader import recipe_from_config
 from ..recipes.types import Recipe, Train
 from ..runtime import is_exported
 from ..text.embeddings import WordVectors
@@ -77,31 +79,6 @@ def check_aspects(data: Dataset, recipe: Recipe) -> list[str]:
                              f"{recipe.name!r} learns one vector per known aspect: for open-ended aspect terms use "
                              "--set aspect.type=words (or no --recipe: the default then does)")
     return sorted({ex.aspect for ex in data.splits["train"] if ex.aspect is not None})
-
-
-def unseen_dev_aspects(data: Dataset) -> list[str]:
-    """The dev split's aspects that no training text has (sorted): open-ended aspect terms, which no table of the
-    known aspects can answer for."""
-    known = {ex.aspect for ex in data.splits["train"]}
-    return sorted({ex.aspect for ex in data.splits["dev"] if ex.aspect is not None} - known)
-
-
-def default_recipe_for(data: Dataset) -> str:
-    """The recipe `default` stands for on this data: `default_aspect` when its texts come with aspect categories,
-    `default_aspect_terms` when the aspects are open-ended (some dev aspect never occurs in training, so a table of
-    the known ones could not answer for it), `default_pair` when they are pairs, else `default` itself (each chosen
-    on dev: benchmarks/notes.md)."""
-    train = data.splits["train"]
-    if any(ex.aspect is not None for ex in train):
-        return "default_aspect_terms" if unseen_dev_aspects(data) else "default_aspect"
-    if any(ex.text_pair is not None for ex in train):
-        return "default_pair"
-    return "default"
-
-
-def chosen_recipe(data: Dataset, recipe: str | dict | Recipe) -> str | dict | Recipe:
-    """`recipe`, or, where it is "default", the default for this kind of data (`default_recipe_for`)."""
-    return default_recipe_for(data) if recipe == "default" else recipe
 
 
 def data_fingerprint(data: Dataset) -> str:
@@ -164,7 +141,7 @@ def _resumed_model(data: Dataset, out: Path, device: str) -> tuple[Model, Traini
     if state.extra.get("data") != data_fingerprint(data):
         raise AttentiveError(f"{out}: the checkpoint was trained on other data than {data.name!r} (its train/dev "
                              "examples differ): resume with the data it started with")
-    recipe = load_recipe(config["recipe"])
+    recipe = recipe_from_config(config["recipe"])
     network = build_model(recipe, config["vocab_size"], len(config["labels"]), aspects=len(config["aspects"]))
     return Model(network, Tokenizer.from_str(tokenizer_json), config, device, recipe=recipe), state
 
@@ -251,87 +228,99 @@ def measure_faithfulness(model: Model, dev_examples: Sequence, seed: int = 0) ->
     return result
 
 
-def train(dataset: str | Dataset, recipe: str | dict | Recipe = "default", out: str | Path | None = None,
-          overrides: list[str] | None = None, data_dir: str | Path | None = None, device: str | None = None,
-          show_progress: bool = True, overwrite: bool = False, resume: bool = False,
-          source: dict | None = None, settings: dict | None = None, terms: Sequence[LossTerm] = (),
-          hooks: Sequence[StepHook] = (), described: dict | None = None, reads: Sequence[Path] = (),
-          on_epoch: Callable[[dict], None] | None = None, kind: OutputKind = TRAINING_RUN) -> Model:
-    """Train a recipe on a dataset's train split, select the epoch on dev, save to `out` (if given).
+@dataclass(frozen=True)
+class TrainingRun:
+    """What one `train` call trains, and how: its arguments, passed as one through the stages of the pipeline."""
+
+    data: Dataset
+    recipe: Recipe | None  # None when resuming: the checkpoint's
+    out: Path | None
+    data_dir: str | Path | None
+    device: str | None
+    show_progress: bool
+    overwrite: bool
+    resume: bool
+    source: dict | None
+    terms: Sequence[LossTerm]
+    hooks: Sequence[StepHook]
+    described: dict | None
+    reads: Sequence[Path]
+    on_epoch: Callable[[dict], None] | None
+    kind: OutputKind
+
+
+def train(data: Dataset, recipe: Recipe | None, out: str | Path | None = None, data_dir: str | Path | None = None,
+          device: str | None = None, show_progress: bool = True, overwrite: bool = False, resume: bool = False,
+          source: dict | None = None, terms: Sequence[LossTerm] = (), hooks: Sequence[StepHook] = (),
+          described: dict | None = None, reads: Sequence[Path] = (), on_epoch: Callable[[dict], None] | None = None,
+          kind: OutputKind = TRAINING_RUN) -> Model:
+    """Train `recipe` (typed, resolved for this data once by the caller: `recipes.for_data.recipe_for_data`) on the
+    data's train split, select the epoch on dev, save to `out` (if given).
 
     A folder that holds a model is refused unless `overwrite` (the old model stays until the new one's first epoch
     replaces it as a whole) or `resume` (continue from the folder's last checkpoint, with the recipe and vocabulary
-    it was started with; `recipe`, `overrides` and `settings` are then not used). A folder holding files training
-    does not write is refused unless `overwrite`, and even then only the model's files, metrics.jsonl and
-    checkpoint/ are written there (`TRAINING_RUN`); one run at a time writes to a folder. `settings` are keyword
-    settings (`{"heads": 5}`, see `recipes.load_recipe`). `source` (JSON) is kept in the checkpoint to tell a later
-    resume where the data came from. `terms` and `hooks` (attentive/training/terms.py, hooks.py) are added to the
-    recipe's loss terms and step hooks; they are code, not recipe, so a resume must be given them again. Training
-    rows without a label are taken only with a term that `uses_unlabelled` (distillation's transfer texts).
-    `described` (JSON) joins the model's config.json, e.g. what a student was distilled from. `reads` are model
-    folders the run reads (a student's teachers): `out` is never one of them or a folder holding one. `on_epoch`
-    gets each epoch's record (as metrics.jsonl logs it) once the epoch's checkpoint is written; an exception it
-    raises stops the run there (attentive tune prunes a trial so), the folder holding the best epoch so far and
-    its checkpoint. `kind` is the output `out` is claimed as (a command that trains, as distill does, names itself
-    and the ways out it offers).
+    it was started with, read from the checkpoint; `recipe` is then None). A folder holding files training does not
+    write is refused unless `overwrite`, and even then only the model's files, metrics.jsonl and checkpoint/ are
+    written there (`TRAINING_RUN`); one run at a time writes to a folder. `source` (JSON) is kept in the checkpoint
+    to tell a later resume where the data came from. `terms` and `hooks` (attentive/training/terms.py, hooks.py)
+    are added to the recipe's loss terms and step hooks; they are code, not recipe, so a resume must be given them
+    again. Training rows without a label are taken only with a term that `uses_unlabelled` (distillation's transfer
+    texts). `described` (JSON) joins the model's config.json, e.g. what a student was distilled from. `reads` are
+    model folders the run reads (a student's teachers): `out` is never one of them or a folder holding one.
+    `on_epoch` gets each epoch's record (as metrics.jsonl logs it) once the epoch's checkpoint is written; an
+    exception it raises stops the run there (attentive tune prunes a trial so), the folder holding the best epoch so
+    far and its checkpoint. `kind` is the output `out` is claimed as (a command that trains, as distill does, names
+    itself and the ways out it offers).
 
     Under torchrun (`torchrun --nproc-per-node N -m attentive train ...`, or a script calling `train` in each
     process it starts) the ranks train one model together (attentive/training/distributed.py): rank 0 builds the
     vocabulary and vectors first and the others build theirs from the same data once it is done (reading what it
     cached); only rank 0 claims `out` and writes the model, metrics.jsonl and checkpoints, the others write nothing;
     every rank returns the same weights."""
+    run = TrainingRun(data, recipe, Path(out) if out is not None else None, data_dir, device, show_progress, overwrite,
+                      resume, source, tuple(terms), tuple(hooks), described, tuple(reads), on_epoch, kind)
     with distributed.session(distributed.local_device(pick_device(device))):
-        return _train_claimed(dataset, recipe, out, overrides, data_dir, device, show_progress, overwrite, resume,
-                              source, settings, terms, hooks, described, reads, on_epoch, kind)
+        return _train_claimed(run)
 
 
-def _train_claimed(dataset, recipe, out, overrides, data_dir, device, show_progress, overwrite, resume, source,
-                   settings, terms, hooks, described, reads, on_epoch, kind) -> Model:
+def _train_claimed(run: TrainingRun) -> Model:
     """`train` inside its process group, if any."""
-    data = resolve_dataset(dataset, data_dir)
+    data = run.data
     check_training_labels(data)  # one class is an error; labels only dev/test has are in data.warnings
     unlabelled = sum(not ex.is_labelled for ex in data.splits["train"])
-    if unlabelled and not any(term.uses_unlabelled for term in terms):
+    if unlabelled and not any(term.uses_unlabelled for term in run.terms):
         raise AttentiveError(f"{data.name}: {unlabelled} training rows have no label, and only a distillation term "
                              "learns from unlabelled texts (attentive distill)")
-    if not resume:  # the run's one parse of its recipe, for this data (a resumed run reads its checkpoint's)
-        recipe, overrides, settings = load_recipe(chosen_recipe(data, recipe), overrides, settings), None, None
-        if data.multi_label:  # refused before the folder is claimed (a resumed run was checked)
-            refuse_one_label_settings(recipe.train)
-    out = Path(out) if out is not None else None
-    if resume and out is None:
+    if not run.resume and data.multi_label:  # refused before the folder is claimed (a resumed run was checked)
+        refuse_one_label_settings(run.recipe.train)
+    if run.resume and run.out is None:
         raise AttentiveError("resume needs the folder of the run to continue (--out / --resume RUN)")
-    if out is None or not distributed.is_main():  # another rank than 0 reads a resumed run's checkpoint only
-        return _train(data, recipe, out, overrides, data_dir, device, show_progress and distributed.is_main(),
-                      resume, source, settings, terms, hooks, described, on_epoch, writes=False)
+    if run.out is None or not distributed.is_main():  # another rank than 0 reads a resumed run's checkpoint only
+        return _train(replace(run, show_progress=run.show_progress and distributed.is_main()), writes=False)
     # one writer, nothing of others replaced
-    with claim(out, kind, overwrite=overwrite, continuing=resume, inputs=reads):
-        return _train(data, recipe, out, overrides, data_dir, device, show_progress, resume, source, settings,
-                      terms, hooks, described, on_epoch)
+    with claim(run.out, run.kind, overwrite=run.overwrite, continuing=run.resume, inputs=run.reads):
+        return _train(run)
 
 
-def _train(data: Dataset, recipe: str | dict | Recipe, out: Path | None, overrides: list[str] | None, data_dir,
-           device: str | None, show_progress: bool, resume: bool, source: dict | None, settings: dict | None,
-           terms: Sequence[LossTerm] = (), hooks: Sequence[StepHook] = (), described: dict | None = None,
-           on_epoch: Callable[[dict], None] | None = None, writes: bool = True) -> Model:
+def _train(run: TrainingRun, writes: bool = True) -> Model:
     """`train` once its output folder, if any, is claimed; with `writes` false (a rank other than 0 under
-    torchrun), `out` is only read (a resumed run's checkpoint), never written."""
-    device = distributed.local_device(pick_device(device))
+    torchrun), `run.out` is only read (a resumed run's checkpoint), never written."""
+    data, terms = run.data, run.terms
+    device = distributed.local_device(pick_device(run.device))
     with distributed.main_first():  # the other ranks read the vectors rank 0 cached
-        if resume:
-            model, state = _resumed_model(data, out, device)
+        if run.resume:
+            model, state = _resumed_model(data, run.out, device)
             rng = seed_everything(model.recipe.train.seed)
         else:
-            recipe = load_recipe(chosen_recipe(data, recipe), overrides, settings)
-            rng = seed_everything(recipe.train.seed)
+            rng = seed_everything(run.recipe.train.seed)
             if not data.splits["train"] or not data.splits["dev"]:
                 raise AttentiveError(f"dataset {data.name!r} needs non-empty train and dev splits")
-            check_class_weight(recipe.train.class_weight, data.labels)  # before the vocabulary and vectors
-            model, state = new_model(data, recipe, data_dir, device, rng), None
-            model.config.update(described or {})
+            check_class_weight(run.recipe.train.class_weight, data.labels)  # before the vocabulary and vectors
+            model, state = new_model(data, run.recipe, run.data_dir, device, rng), None
+            model.config.update(run.described or {})
         recipe = model.recipe  # as config.json holds it: its derived values resolved
     distributed.check_same(model.tokenizer.to_str(), "vocabulary")
-    out = out if writes else None
+    out, on_epoch = run.out if writes else None, run.on_epoch
     config = model.config
     label_index = {label: i for i, label in enumerate(config["labels"])}
     unknown = sorted({label for split in ("train", "dev") for ex in data.splits[split] for label in given_labels(ex)}
@@ -357,7 +346,7 @@ def _train(data: Dataset, recipe: str | dict | Recipe, out: Path | None, overrid
             model.save(out)
 
     def checkpoint(training_state: TrainingState):
-        training_state.extra = {"config": config, "data": data_fingerprint(data), "source": source}
+        training_state.extra = {"config": config, "data": data_fingerprint(data), "source": run.source}
         write_checkpoint(out, training_state, model.tokenizer.to_str())
 
     def epoch_end(training_state: TrainingState):
@@ -380,9 +369,9 @@ def _train(data: Dataset, recipe: str | dict | Recipe, out: Path | None, overrid
     config.pop("calibration", None)  # a resumed run's: fitted again once training ends
     config.pop("faithfulness", None)  # likewise measured again
     history = fit(model.network, model.encode_examples(train_examples), train_targets, dev_items, dev_targets,
-                  recipe.train, rng, device, log_path, show_progress, on_improve=save_best,
+                  recipe.train, rng, device, log_path, run.show_progress, on_improve=save_best,
                   on_epoch_end=epoch_end if out is not None or on_epoch is not None else None, resume=state,
-                  terms=terms, hooks=hooks, class_weights=weights, dev_score=selection)
+                  terms=terms, hooks=run.hooks, class_weights=weights, dev_score=selection)
     best = next((r for r in history.epochs if r["epoch"] == history.best_epoch), {})
     config["training"] = {"best_epoch": history.best_epoch, "dev_accuracy": history.best_dev_accuracy,
                           "dev_macro_f1": best.get("dev_macro_f1"),
