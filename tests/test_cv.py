@@ -109,6 +109,9 @@ def test_the_label_error_report_ranks_the_planted_flips_near_the_top(planted):
     assert [int(row["row"]) for row in table] == ranked and table[0]["rank"] == "1"
     page = (out / "label_errors.html").read_text()
     assert page.count("class='text'") == min(len(ranked), 200) and 'class="w"' in page
+    # each suspect leads with the words that decided the fold model's answer, signed, then its attention
+    assert page.count("the words of most evidence for it") == min(len(ranked), 200)
+    assert page.count('class="w ev"') > 0 and page.index('class="w ev"') < page.index('class="w"')
     assert attentive.load(out / "folds" / "1").labels == result.labels  # the fold models stay, loadable
 
 

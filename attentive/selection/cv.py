@@ -41,7 +41,8 @@ from .folds import Fold, check_fold_training, check_folds, fold_splits
 
 SUMMARY, OOF, ERRORS_CSV, ERRORS_HTML, FOLDS = "cv.json", "oof.jsonl", "label_errors.csv", "label_errors.html", "folds"
 MAX_FOLDS = 100
-HTML_ROWS = 200  # suspects shown, with their attention, on label_errors.html (the CSV lists them all)
+HTML_ROWS = 200  # suspects shown, with their evidence and attention, on label_errors.html (the CSV lists them all)
+EVIDENCE_WORDS = 5  # the words of most evidence named above each suspect's evidence row
 CV_FILES = frozenset({SUMMARY, OOF, ERRORS_CSV, ERRORS_HTML})
 CV_RUN = OutputKind(command="cv", output="a cross-validation", files=CV_FILES,
                     holds_output=lambda folder: (folder / SUMMARY).is_file(),
@@ -331,7 +332,8 @@ def _errors_csv(rows: list[dict], labels: list[str], examples: list[Example]) ->
 
 
 def _explanations(rows: list[dict], examples: list[Example], folds_dir: Path) -> list:
-    """Each row's explanation by the fold model that held it out (in the order of `rows`)."""
+    """Each row's explanation by the fold model that held it out (in the order of `rows`), with its signed
+    evidence."""
     from ..api import load
 
     found: dict[int, object] = {}
@@ -341,16 +343,18 @@ def _explanations(rows: list[dict], examples: list[Example], folds_dir: Path) ->
         wanted = [examples[row["row"]] for row in mine]
         pairs = [ex.text_pair or "" for ex in wanted] if model.is_pair else None
         aspects = [ex.aspect for ex in wanted] if model.uses_aspect else None
-        for row, explanation in zip(mine, model.explain([ex.text for ex in wanted], pairs, aspects=aspects,
-                                                       with_polarity=False)):
+        for row, explanation in zip(mine, model.explain([ex.text for ex in wanted], pairs, aspects=aspects)):
             found[row["rank"]] = explanation
     return [found[row["rank"]] for row in rows]
 
 
 def errors_html(rows: list[dict], explanations: list, name: str, suspects: int, total: int) -> str:
-    """The label-error page: per suspect its rank, text, given and suggested label, out-of-fold probabilities and
-    the attention of the fold model that held it out (the summed heads, as attentive/explain/html.py draws it)."""
-    from ..explain.html import STYLE, _row
+    """The label-error page: per suspect its rank, text, given and suggested label, out-of-fold probabilities, and
+    what the fold model that held it out read: the words of most signed evidence for its own answer (which moved its
+    margin over the runner-up most: `Explanation.evidence`, drawn as attentive/explain/html.py draws it), then its
+    attention (the summed heads). Evidence first: the words a model attends to need not be those that decide, and a
+    suspect the model itself gets wrong (a negation it misreads) shows so by the words that pushed it."""
+    from ..explain.html import STYLE, _evidence_row, _row
 
     title = f"attentive cv: suspected label errors in {name}"
     blocks = []
@@ -362,10 +366,17 @@ def errors_html(rows: list[dict], explanations: list, name: str, suspects: int, 
         for key in ("aspect", "text_pair"):
             if key in row:
                 parts.append(f"<div class='probs'>{key}: {html.escape(str(row[key]))}</div>")
-        if explanation.attention is None:
-            parts.append(f"<p>{html.escape(row['text'])} (this model has no attention)</p>")
-        else:
+        evidence = explanation.evidence
+        if evidence is not None:
+            top = [explanation.words[i] for i in np.argsort(-evidence, kind="stable")[:EVIDENCE_WORDS]
+                   if evidence[i] > 0]
+            parts.append(f"<div class='probs'>the fold model answers <em>{html.escape(explanation.prediction.label)}"
+                         f"</em>; the words of most evidence for it: {html.escape(', '.join(top)) or '(none)'}</div>")
+            parts.append(_evidence_row(explanation.words, evidence))
+        if explanation.attention is not None:
             parts.append(_row(explanation.words, explanation.summed, "attention"))
+        elif evidence is None:
+            parts.append(f"<p>{html.escape(row['text'])} (this model has no attention)</p>")
         blocks.append(f"<div class='text'>{''.join(parts)}</div>")
     shown = f"the first {len(rows)} of " if len(rows) < suspects else ""
     intro = (f"<p>{shown}{suspects} suspects among {total} rows: rows whose given label gets a low out-of-fold "
