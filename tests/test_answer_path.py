@@ -38,12 +38,15 @@ def same_predictions(ours, theirs) -> None:
 
 @pytest.mark.parametrize("top_k", [0, 1, 3, 50])
 def test_predict_answers_bit_for_bit_what_the_explanations_hold(backends, top_k):
-    """predict builds its answers without the Explanations (inputs.prediction); they are the Explanations' own."""
-    texts = TEXTS + ["   x", "?!", "the the the film film", "a " * 400]
-    for model in backends:
-        for batch_size in (128, 2):  # batches pad differently, which moves the last bits of the numbers
-            explained = [e.prediction for e in model._answers(texts, None, top_k, batch_size, None, Need.ATTENTION)]
-            assert model.predict(texts, top_k=top_k, batch_size=batch_size) == explained
+    """predict builds its answers without the Explanations (inputs.predictions: a few texts one at a time, more at
+    once); they are the Explanations' own."""
+    few = TEXTS + ["   x", "?!", "the the the film film", "a " * 400, "naïve but warm"]
+    for texts in (few, few * 3 + [text.upper() for text in few]):
+        for model in backends:
+            for batch_size in (128, 2):  # batches pad differently, which moves the last bits of the numbers
+                explained = [e.prediction
+                             for e in model._answers(texts, None, top_k, batch_size, None, Need.ATTENTION)]
+                assert model.predict(texts, top_k=top_k, batch_size=batch_size) == explained
 
 
 @pytest.mark.parametrize("texts", [TEXTS, [], "a gorgeous , witty film"], ids=["texts", "none", "one string"])

@@ -126,13 +126,14 @@ def test_the_lane_s_whole_words_are_the_tokenizer_s(name):
             if found is None:
                 continue
             taken += 1
-            ids, starts = found
-            spans = word_spans(text)[:len(starts)]
+            ids, sizes, spelt = found
+            spans = word_spans(text)[:len(sizes)]
+            assert spelt == [text[a:b] for a, b in spans]
             encoding = tokenizer.encode(text, add_special_tokens=False)
-            assert ids == encoding.ids[:keep]
+            assert ids == encoding.ids[:keep] and sum(sizes) == len(ids)
             if not ids:
                 continue
             words, token_spans = whole_words(text, encoding, len(ids))
-            assert starts == [start for start, _ in token_spans]
+            assert sizes == [end - start for start, end in token_spans]
             assert [text[a:b] for a, b in spans] == words
     assert taken > len(texts)

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..text.encoding import Item
 from ..util.checks import ArgumentError, check_call
-from .inputs import Expanded, Inputs, apply_threshold, explanation, prediction
+from .inputs import Expanded, Inputs, apply_threshold, explanation, predictions
 from .types import Explanation, Prediction
 
 
@@ -91,13 +91,12 @@ class Answerer(ABC):
         items, encodings = self.inputs.items(texts, pairs, aspects, offsets=bool(top_k), words=bool(top_k))
         if not items:
             return []
-        probabilities, looked = self._look(items, batch_size, Need.ATTENTION if top_k else Need.PROBABILITIES)
-        looked = looked or [Looked()] * len(items)
-        thresholds = self.thresholds
-        return apply_threshold([prediction(text, encoding, len(item.ids), self.labels, probs, seen.attention,
-                                           aspect, top_k, thresholds)
-                                for text, encoding, item, probs, seen, aspect in
-                                zip(texts, encodings, items, probabilities, looked, aspects)], threshold)
+        if top_k:
+            probabilities, attention = self._attention(items, batch_size)
+        else:
+            probabilities, attention = self._look(items, batch_size, Need.PROBABILITIES)[0], [None] * len(items)
+        return apply_threshold(predictions(texts, encodings, [len(item.ids) for item in items], self.labels,
+                                           probabilities, attention, aspects, top_k, self.thresholds), threshold)
 
     def predict_proba(self, texts: list[str] | str | Expanded, pairs: list[str] | str | None = None,
                       aspects: list[str | None] | str | None = None, batch_size: int = 128) -> np.ndarray:
@@ -149,6 +148,13 @@ class Answerer(ABC):
 
         raise AttentiveError(f"{data.name}/{split}: label sets (multi-label): evaluate the saved model, which "
                              "attentive.load reads, not its export")
+
+    def _attention(self, items: list[Item], batch_size: int) -> tuple[np.ndarray, list[np.ndarray | None]]:
+        """What `predict` needs of `items`: their probabilities and each one's attention (heads x its tokens; None
+        where the model has none), as `_look` gives them at Need.ATTENTION (a backend that has them without a
+        `Looked` per item gives them directly)."""
+        probabilities, looked = self._look(items, batch_size, Need.ATTENTION)
+        return probabilities, [seen.attention for seen in looked] if looked else [None] * len(items)
 
     def _explain(self, texts, pairs, top_k: int, batch_size: int, aspects, need: Need) -> list[Explanation]:
         """`explain`, its call checked, seeing as far as `need` (a backend's explain that takes more options picks

@@ -13,17 +13,18 @@ check them again.
 """
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Flag
+from itertools import accumulate, chain
 
 import numpy as np
 from tokenizers import Encoding, Tokenizer
 
 from ..errors import AttentiveError
 from ..text.encoding import IdsAndWords, Item, encode, encode_batch, truncated_ids
-from ..text.fast_ids import word_spans
 from ..text.tokenizer import UNK_ID
 from ..util.checks import as_list, texts_argument, unicode_problem
 from .types import Explanation, Prediction
@@ -198,38 +199,150 @@ def explanation(text: str, encoding: Encoding, item: Item, labels: list[str], pr
     return result
 
 
-def prediction(text: str, encoding: Encoding | IdsAndWords, length: int, labels: list[str], probabilities: np.ndarray,
-               attention: np.ndarray | None, aspect: str | None = None, top_k: int = 5,
-               thresholds: dict[str, float] | None = None) -> Prediction:
-    """The Prediction `explanation` would give for the same text, made without the Explanation: `predict` answers
-    only the label, the probabilities and the `top_k` most attended whole words, so the word spans are found
-    (`word_starts`, or the fast lane's `IdsAndWords`) but only the top words' strings are cut from the text, and no
-    per-word array but the attention is merged. The attention is merged over pieces, summed over heads and
-    renormalised in the order `explanation` and `Explanation.summed` do it, so that the numbers are the same bit for bit
-    (tests/test_answer_path.py)."""
-    answer = Prediction(labels[int(probabilities.argmax())], dict(zip(labels, probabilities.tolist())),
-                        aspect=aspect)
-    if thresholds is not None:
-        answer.labels = label_set(answer.probabilities, thresholds)
-        answer.label = answer.labels[0] if answer.labels else None
-    if attention is None or not top_k:
-        return answer
-    if isinstance(encoding, IdsAndWords):
-        starts, spans = encoding.starts, word_spans(text)
+FEW_TEXTS = 12  # `most_attended` computes up to this many texts one at a time (on SST-2's sentences the compact
+#   student's predict took as long either way for 16 texts, 10% longer at once for 8, 25% for 2)
+
+
+def predictions(texts: Sequence[str], encodings: Sequence[Encoding | IdsAndWords], lengths: Sequence[int],
+                labels: list[str], probabilities: np.ndarray, attention: Sequence[np.ndarray | None],
+                aspects: Sequence[str | None], top_k: int = 5,
+                thresholds: dict[str, float] | None = None) -> list[Prediction]:
+    """The Predictions `explanation` would give for the same texts (`lengths`: each one's tokens read, probabilities
+    and attention one per text), made for the whole call at once and without the Explanations: `predict` answers
+    only the label, the probabilities and the `top_k` most attended whole words (`top_words`), whose numbers are
+    the same bit for bit (tests/test_predictions.py, tests/test_answer_path.py)."""
+    best, rows = probabilities.argmax(1).tolist(), probabilities.tolist()
+    if top_k:
+        answers = [Prediction(labels[index], dict(zip(labels, row)), words, aspect) for index, row, words, aspect
+                   in zip(best, rows, top_words(texts, encodings, lengths, attention, top_k), aspects)]
     else:
-        offsets = encoding.offsets[:length]
-        starts = word_starts(encoding.word_ids[:length])
-        ends = starts[1:] + [length]
-        spans = [(offsets[start][0], offsets[end - 1][1]) for start, end in zip(starts, ends)]
-    if not starts:  # no token: fed as one unknown token, shown whole as one word
-        starts, spans = [0], [(0, len(text))]
-    if len(starts) < length:
-        attention = np.add.reduceat(attention, starts, axis=-1)
-    total = attention.sum(0)
-    summed = total / total.sum()
-    answer.top_words = [(text[spans[i][0]:spans[i][1]], float(summed[i]))
-                        for i in np.argsort(-summed, kind="stable")[:top_k].tolist()]
-    return answer
+        answers = [Prediction(labels[index], dict(zip(labels, row)), aspect=aspect)
+                   for index, row, aspect in zip(best, rows, aspects)]
+    if thresholds is not None:
+        for answer in answers:
+            answer.labels = label_set(answer.probabilities, thresholds)
+            answer.label = answer.labels[0] if answer.labels else None
+    return answers
+
+
+def top_words(texts: Sequence[str], encodings: Sequence[Encoding | IdsAndWords], lengths: Sequence[int],
+              attention: Sequence[np.ndarray | None], top_k: int) -> list[list[tuple[str, float]]]:
+    """Each text's `top_k` most attended whole words and their summed attention, as `explanation` gives them ([]
+    where the model gives no attention): the words are found (`word_sizes`, or the fast lane's `IdsAndWords`) and
+    cut from the text, and the attention merged over their pieces, for the whole call at once (`most_attended`)."""
+    types = {None if weights is None else weights.dtype for weights in attention}
+    if len(types) == 1 and None not in types:  # one backend's attention: every text's, of one type
+        return _top_words(texts, encodings, lengths, attention, top_k)
+    found: list[list[tuple[str, float]]] = [[] for _ in texts]
+    for kind in types - {None}:
+        group = [index for index, weights in enumerate(attention) if weights is not None and weights.dtype == kind]
+        for index, words in zip(group, _top_words(*([values[index] for index in group]
+                                                    for values in (texts, encodings, lengths, attention)), top_k)):
+            found[index] = words
+    return found
+
+
+def _top_words(texts: Sequence[str], encodings: Sequence[Encoding | IdsAndWords], lengths: Sequence[int],
+               attention: Sequence[np.ndarray], top_k: int) -> list[list[tuple[str, float]]]:
+    """`top_words` of texts that all have attention, of one type."""
+    sizes = [encoding.sizes or [1] if type(encoding) is IdsAndWords  # no token: fed as one unknown token
+             else word_sizes(encoding.word_ids[:length], length) or [1]
+             for encoding, length in zip(encodings, lengths)]
+    words = list(chain.from_iterable(  # every text's words, as it spells them; a text of no token is one word
+        encoding.words or [text] if type(encoding) is IdsAndWords else _words(text, encoding, text_sizes)
+        for text, encoding, text_sizes in zip(texts, encodings, sizes)))
+    chosen, weights, counts = most_attended(attention, sizes, top_k)
+    pairs = list(zip(map(words.__getitem__, chosen), weights))
+    bounds = [0, *accumulate(counts)]
+    return [pairs[start:end] for start, end in zip(bounds, bounds[1:])]
+
+
+def _words(text: str, encoding: Encoding, sizes: list[int]) -> list[str]:
+    """A text's whole words (`whole_words`' words, of `sizes` tokens each) from the tokenizer's offsets: from a
+    word's first token's start to its last token's end; a text of no token is one word, the whole text."""
+    offsets = encoding.offsets
+    if not offsets:
+        return [text]
+    bounds = list(accumulate(sizes, initial=0))
+    return [text[offsets[start][0]:offsets[end - 1][1]] for start, end in zip(bounds, bounds[1:])]
+
+
+def most_attended(attention: Sequence[np.ndarray], sizes: Sequence[list[int]],
+                  top_k: int) -> tuple[list[int], list[float], list[int]]:
+    """The `top_k` most attended whole words of each text (its attention, heads x tokens, and how many tokens each
+    of its words has, adding up to its tokens), computed for all texts at once: the chosen words, most attended
+    first (ties in word order), text after text, as indices into all the texts' words one after the other; their
+    weights; how many each text has (its words, at most `top_k`).
+
+    The numbers are bit for bit those of `explanation` and `Explanation.summed`, which compute one text at a time:
+    its attention merged over each word's pieces (`merge_pieces`: np.add.reduceat, which sums the same tokens here,
+    the texts side by side), summed over the heads (head after head, for each word, either way; a text of one word
+    has the weight x / x = 1 however its x is summed), divided by its words' sum (`_sums`) and sorted stably (the
+    texts as the rows of one array, each padded with NaN, which sorts after every number and, stably, after the
+    text's own NaN)."""
+    if len(attention) <= FEW_TEXTS:
+        return _most_attended_each(attention, sizes, top_k)
+    counts = np.array(list(map(len, sizes)))
+    first = np.cumsum(counts) - counts
+    flat = np.fromiter(chain.from_iterable(sizes), np.intp, int(counts.sum()))
+    starts = np.cumsum(flat) - flat
+    tokens = np.concatenate(attention, axis=-1)
+    total = tokens.sum(0)[starts]  # a word of one token: its heads summed, head after head
+    pieced = np.flatnonzero(flat > 1)
+    if len(pieced):  # a word of pieces: each head's sum over its pieces (np.add.reduceat), summed head after head
+        bounds = np.stack([starts[pieced], starts[pieced] + flat[pieced]], 1).ravel()
+        merged = np.add.reduceat(tokens, bounds[:-1] if bounds[-1] == tokens.shape[-1] else bounds, axis=-1)
+        total[pieced] = functools.reduce(np.add, merged[:, 0::2])
+    columns = np.arange(counts.max())
+    padded = total[np.minimum(first[:, None] + columns, len(total) - 1)]  # texts x their most words
+    summed = padded / _sums(padded, counts)[:, None]
+    past = columns >= counts[:, None]
+    summed[past] = np.nan
+    top = np.argsort(-summed, axis=1, kind="stable")[:, :top_k]
+    shown = ~past[:, :top.shape[1]]
+    return (top + first[:, None])[shown].tolist(), np.take_along_axis(summed, top, 1)[shown].tolist(), \
+        np.minimum(counts, top_k).tolist()
+
+
+def _most_attended_each(attention: Sequence[np.ndarray], sizes: Sequence[list[int]],
+                        top_k: int) -> tuple[list[int], list[float], list[int]]:
+    """`most_attended` one text at a time, as `explanation` and `Explanation.summed` compute it: for a few texts
+    (one, as the server answers a request), which numpy's calls cost more for than their work."""
+    chosen: list[int] = []
+    weights: list[float] = []
+    counts: list[int] = []
+    first = 0
+    for values, text_sizes in zip(attention, sizes):
+        if len(text_sizes) < values.shape[-1]:
+            values = np.add.reduceat(values, list(accumulate(text_sizes[:-1], initial=0)), axis=-1)
+        total = values.sum(0)
+        summed = total / total.sum()
+        top = np.argsort(-summed, kind="stable")[:top_k]
+        chosen += (top + first).tolist()
+        weights += summed[top].tolist()
+        counts.append(len(top))
+        first += len(text_sizes)
+    return chosen, weights, counts
+
+
+def _sums(padded: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Each row's first `counts[i]` values summed as numpy sums them alone (its pairwise sum depends on how many
+    they are): the rows of one count summed as the rows of one array, which numpy sums as it sums each alone."""
+    order = np.argsort(counts, kind="stable")
+    ordered, rows = counts[order], padded[order]
+    sums = np.empty(len(counts), padded.dtype)
+    bounds = [0, *(np.flatnonzero(ordered[1:] != ordered[:-1]) + 1).tolist(), len(ordered)]
+    for start, end in zip(bounds, bounds[1:]):
+        np.add.reduce(rows[start:end, :ordered[start]], axis=1, out=sums[start:end])
+    result = np.empty_like(sums)
+    result[order] = sums
+    return result
+
+
+def word_sizes(word_ids: list[int | None], length: int) -> list[int]:
+    """How many of a text's `length` tokens each whole word has (`whole_words`' spans), from its `word_ids`."""
+    starts = word_starts(word_ids)
+    return [end - start for start, end in zip(starts, [*starts[1:], length])]
 
 
 def word_starts(word_ids: list[int | None]) -> list[int]:

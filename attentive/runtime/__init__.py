@@ -93,6 +93,10 @@ class RuntimeModel(Answerer):
         self.lanes.run(batches, [max(lengths[i] for i in batch) for batch in batches], answer)
         return probabilities, attention
 
+    def _attention(self, items: list[Item], batch_size: int) -> tuple[np.ndarray, list[np.ndarray | None]]:
+        """predict's probabilities and attention: the graph's, as `run` gives them (no `Looked` per item)."""
+        return self.run(items, batch_size, attention_wanted=True)
+
     def _look(self, items: list[Item], batch_size: int, need: Need) -> tuple[np.ndarray, list[Looked]]:
         """The answer path's ONNX Runtime backend (attentive.answer.answerer.Answerer): the graph's probabilities and,
         when `need` asks for more than them, each item's attention; `explain` (Need.EVIDENCE) also each token's

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 from tokenizers import Encoding, Tokenizer
 
-from .fast_ids import ascii_ids, ascii_words
+from .fast_ids import IdsAndWords, ascii_ids, ascii_words
 from .tokenizer import PAD_ID, UNK_ID
 
 POOL_BATCHES = 50
@@ -68,15 +67,6 @@ class IdsOnly:
     ids: list[int]
 
 
-class IdsAndWords(NamedTuple):
-    """A text's token ids and its whole words, as `encode_batch` gives them with `words` for a text of the fast
-    lane: each word's first token position (`starts`; `fast_ids.word_spans` gives their characters), no offsets.
-    A named tuple: made for every text `predict` answers, where a frozen dataclass cost a tenth of the answer."""
-
-    ids: list[int]
-    starts: list[int]
-
-
 def encode_batch(tokenizer: Tokenizer, texts: Sequence[str], max_length: int | None = None,
                  special_tokens: bool = False, offsets: bool = True,
                  words: bool = False) -> list[Encoding | IdsOnly | IdsAndWords]:
@@ -97,7 +87,7 @@ def encode_batch(tokenizer: Tokenizer, texts: Sequence[str], max_length: int | N
         return _tokenizer_encodings(tokenizer, texts, keep, special_tokens, offsets)
     fast: list[Encoding | IdsOnly | IdsAndWords | None]
     if words:
-        fast = [None if found is None else IdsAndWords._make(found) for found in ascii_words(tokenizer, texts, keep)]
+        fast = ascii_words(tokenizer, texts, keep)
     else:
         fast = [None if ids is None else IdsOnly(ids) for ids in ascii_ids(tokenizer, texts, keep)]
     rest = [index for index, encoding in enumerate(fast) if encoding is None]

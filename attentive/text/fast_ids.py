@@ -21,7 +21,8 @@ import unicodedata
 import weakref
 from bisect import bisect_right
 from collections.abc import Sequence
-from itertools import accumulate
+from itertools import accumulate, chain
+from typing import NamedTuple
 
 from tokenizers import Tokenizer
 
@@ -38,6 +39,17 @@ def _nfkc_replaced(text: str) -> str:
     return unicodedata.normalize("NFKC", text).replace("\ufeff", " ")
 
 
+class IdsAndWords(NamedTuple):
+    """A text's token ids and its whole words, as `FastIds.words` gives them (and `attentive.text.encoding.
+    encode_batch` with `words`, for a text of the fast lane): how many tokens each word has (`sizes`, adding up to
+    the ids) and its characters in the text (`words`, those at `word_spans`), no offsets. A named tuple: made for
+    every text `predict` answers, where a frozen dataclass cost a tenth of the answer."""
+
+    ids: list[int]
+    sizes: list[int]
+    words: list[str]
+
+
 class FastIds:
     """Ids of ASCII texts for one tokenizer of attentive's own pipeline (see the module's docstring)."""
 
@@ -47,6 +59,8 @@ class FastIds:
         # tokenizer's normaliser does (their Unicode tables differ: Python's maps U+1F16C to "MR", the tokenizer's not)
         self.added = [token.lower() for token in added]  # e.g. "[PAD]": matched in the raw text before any split
         self.memo: dict[str, list[int]] = {}
+        self.spelt: dict[str, list[int]] = self.memo if not lowercase else {}  # a word as a text spells it -> its
+        #   ids (`words`, which reads the words of the text itself, not of its lower case)
 
     def word_ids(self, word: str) -> list[int]:
         ids = self.memo.get(word)
@@ -54,6 +68,15 @@ class FastIds:
             ids = [token.id for token in self.model.tokenize(word)]
             if len(self.memo) < MEMO_WORDS:
                 self.memo[word] = ids
+        return ids
+
+    def spelt_ids(self, word: str) -> list[int]:
+        """The ids of a word as a text spells it (lower-cased first by a lower-casing tokenizer)."""
+        ids = self.spelt.get(word)
+        if ids is None:
+            ids = self.word_ids(word.lower() if self.lowercase else word)
+            if len(self.spelt) < MEMO_WORDS:
+                self.spelt[word] = ids
         return ids
 
     def normalised(self, text: str) -> str | None:
@@ -103,30 +126,33 @@ class FastIds:
         return ids[:keep]
 
 
-    def words(self, text: str, keep: int) -> tuple[list[int], list[int]] | None:
-        """The first `keep` ids of a plain ASCII `text`, and the first token position of each whole word they hold
-        (the starts of `attentive.answer.inputs.whole_words`' spans; `word_spans` gives the words' characters). None
-        where the lane does not take the text (as `ids`; a non-ASCII text, whose normalised characters would not be
-        the text's own; a text long enough for `ids` to read it word by word) or `keep` cuts a word of several tokens
-        (whose cut end only the tokenizer's offsets know)."""
+    def words(self, text: str, keep: int) -> IdsAndWords | None:
+        """The first `keep` ids of a plain ASCII `text`, how many of them each whole word they hold has (the sizes
+        of `attentive.answer.inputs.whole_words`' spans; they add up to the ids) and those words as the text spells
+        them (its characters at `word_spans`; a lower-casing tokenizer's ids are those of their lower case, which
+        the pattern cuts alike). None where the lane does not take the text (as `ids`; a non-ASCII text, whose
+        normalised characters would not be the text's own; a text long enough for `ids` to read it word by word) or
+        `keep` cuts a word of several tokens (whose cut end only the tokenizer's offsets know)."""
         if not text.isascii() or len(text) > keep * LONG_TEXT_CHARS_PER_TOKEN:
             return None
-        lowered = text.lower()
-        if self.added and any(token in lowered for token in self.added):
-            return None
-        words = WORDS.findall(lowered if self.lowercase else text)
-        try:
-            pieces = [self.memo[word] for word in words]
-        except KeyError:  # a word not in the memo yet
-            pieces = [self.word_ids(word) for word in words]
-        ids = [i for word in pieces for i in word]
-        starts = list(accumulate(map(len, pieces[:-1]), initial=0)) if pieces else []
-        if len(ids) > keep:
-            kept = bisect_right(starts, keep - 1)
-            if len(pieces[kept - 1]) > 1 and starts[kept - 1] + len(pieces[kept - 1]) > keep:
+        if self.added:
+            lowered = text.lower()
+            if any(token in lowered for token in self.added):
                 return None
-            ids, starts = ids[:keep], starts[:kept]
-        return ids, starts
+        words = WORDS.findall(text)
+        try:
+            pieces = list(map(self.spelt.__getitem__, words))
+        except KeyError:  # a word not in the memo yet
+            pieces = list(map(self.spelt_ids, words))
+        ids = list(chain.from_iterable(pieces))
+        sizes = list(map(len, pieces))
+        if len(ids) > keep:
+            starts = list(accumulate(sizes, initial=0))
+            kept = bisect_right(starts, keep - 1, hi=len(sizes))
+            if starts[kept] > keep:  # its last word, of several tokens, cut
+                return None
+            ids, sizes, words = ids[:keep], sizes[:kept], words[:kept]
+        return IdsAndWords(ids, sizes, words)
 
 
 def word_spans(text: str) -> list[tuple[int, int]]:
@@ -135,14 +161,27 @@ def word_spans(text: str) -> list[tuple[int, int]]:
 
 
 _LANES: weakref.WeakKeyDictionary[Tokenizer, FastIds | None] = weakref.WeakKeyDictionary()
+_HELD: dict[int, tuple[Tokenizer, FastIds | None]] = {}  # where a Tokenizer takes no weak reference (tokenizers
+#   0.22): the latest few, each held (so that its id is not reused while it is here)
+HELD_TOKENIZERS = 8
 
 
 def fast_lane(tokenizer: Tokenizer) -> FastIds | None:
     """The fast lane of `tokenizer`, or None when its pipeline is not attentive's own (a pretrained tokenizer's, one
-    with a post-processor): those take the tokenizer's own path."""
-    if tokenizer not in _LANES:
-        _LANES[tokenizer] = _lane_for(tokenizer)
-    return _LANES[tokenizer]
+    with a post-processor): those take the tokenizer's own path. Found once per tokenizer: kept beside it by a weak
+    reference, or, for a tokenizers release whose Tokenizer takes none (0.22), for the latest `HELD_TOKENIZERS`."""
+    try:
+        lane = _LANES.get(tokenizer, _LANES)
+        if lane is _LANES:
+            lane = _LANES[tokenizer] = _lane_for(tokenizer)
+        return lane
+    except TypeError:  # cannot create a weak reference to a 'tokenizers.Tokenizer' object
+        held = _HELD.get(id(tokenizer))
+        if held is None or held[0] is not tokenizer:
+            held = _HELD[id(tokenizer)] = (tokenizer, _lane_for(tokenizer))
+            while len(_HELD) > HELD_TOKENIZERS:
+                del _HELD[next(iter(_HELD))]
+        return held[1]
 
 
 def _lane_for(tokenizer: Tokenizer) -> FastIds | None:
@@ -156,7 +195,7 @@ def _lane_for(tokenizer: Tokenizer) -> FastIds | None:
     return FastIds(tokenizer, steps[2:] == [_LOWERCASE], [token["content"] for token in spec.get("added_tokens") or ()])
 
 
-def ascii_words(tokenizer: Tokenizer, texts: Sequence[str], keep: int) -> list[tuple | None]:
+def ascii_words(tokenizer: Tokenizer, texts: Sequence[str], keep: int) -> list[IdsAndWords | None]:
     """Each text's first `keep` ids and whole words by the fast lane (`FastIds.words`), or None for a text the lane
     does not take (every text, for a tokenizer outside attentive's pipeline)."""
     lane = fast_lane(tokenizer)
