@@ -18,11 +18,18 @@ def deploy_section(results: list[dict]) -> list[str]:
         return []
     lines = ["## Deployment: latency, throughput, int8", ""]
     for result in sorted((r for r in results if r["kind"] == "serve_load"), key=lambda r: r["name"]):
-        lines += [f"Server under load (`{result['command']}`, {machine_short(result)}): {result['requests']:,} POST "
-                  f"/predict requests, {result['concurrency']} at a time on loopback, statuses {result['statuses']} "
+        served = result.get("served")
+        what = "" if not served else (f" serving `{served['recipe']}`" + (", exported, int8" if served["int8"] else
+                                                                            ", exported" if served["exported"] else ""))
+        per_request = result.get("texts_per_request", 1)
+        texts = f" ({result['texts_per_s']:,} texts/s)" if per_request > 1 else ""
+        lines += [f"Server under load (`{result['command']}`, {machine_short(result)}{what}): {result['requests']:,} "
+                  f"POST /predict requests of {per_request} text{'s' if per_request > 1 else ''}, "
+                  f"{result['concurrency']} at a time on loopback, statuses {result['statuses']} "
                   f"({result['unexpected_statuses']} other than expected: every 1,000th body oversize, 413; every "
                   f"1,000th malformed, 422), latency p50 {result['p50_ms']} ms / p99 {result['p99_ms']} ms, "
-                  f"{result['requests_per_s']:,} requests/s; answering afterwards: {result['still_answering']}.", ""]
+                  f"{result['requests_per_s']:,} requests/s{texts}; answering afterwards: "
+                  f"{result['still_answering']}.", ""]
     for result in sorted((r for r in results if r["kind"] == "deploy"), key=lambda r: r["name"]):
         accuracy, sizes = result["test_accuracy"], result["sizes_mb"]
         lines += [f"Model: recipe `{result['recipe']}` trained on {result['dataset']}; timed on the first "
