@@ -32,6 +32,7 @@ import torch
 from torch import nn
 
 from .answer.inputs import temperature_of
+from .answer.types import BEFORE_EXPORT
 from .folders.config import BOUND_LABELS
 from .folders.output import OutputKind, claim, read_config
 from .folders.saved import CONFIG, TOKENIZER, WEIGHTS
@@ -169,8 +170,9 @@ def _exported_files(model: Model, scratch: Path, int8: bool) -> dict[str, bytes]
         config.update(multi_label=True, thresholds=model.thresholds)
     if "calibration" in model.config:  # for the record: the graph applies the temperature itself
         config["calibration"] = model.config["calibration"]
-    if "faithfulness" in model.config:  # the deletion test run at training's end, shown by the runtime's /info
-        config["faithfulness"] = model.config["faithfulness"]
+    if isinstance(model.config.get("faithfulness"), dict):  # the deletion test run at training's end, shown by /info,
+        # named as the PyTorch model's: the export's evidence is occlusion's, its own measured by `attentive evaluate`
+        config["faithfulness"] = {**model.config["faithfulness"], "measured_on": BEFORE_EXPORT}
     files = {name: (scratch / name).read_bytes() for name in config["graphs"]}
     files[TOKENIZER] = model.tokenizer.to_str().encode("utf-8")
     config["checksums"] = {name: hashlib.sha256(data).hexdigest() for name, data in files.items()}

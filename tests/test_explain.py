@@ -6,9 +6,10 @@ import json
 import numpy as np
 import torch
 
+from attentive.answer.deletion import removal_count
 from attentive.cli import main
 from attentive.data.batching import Item
-from attentive.explain.deletion import deletion_test, removal_count
+from attentive.explain.deletion import deletion_test
 
 from .conftest import tiny_overrides
 from .helpers import KEY, hand_built_model, write_tsv

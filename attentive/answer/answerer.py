@@ -110,6 +110,27 @@ class Answerer(ABC):
             return np.zeros((0, len(self.labels)), dtype=np.float32)
         return self._look(items, batch_size, Need.PROBABILITIES)[0]
 
+    def faithfulness(self, texts: list[str] | str | Expanded, pairs: list[str] | str | None = None,
+                     aspects: list[str | None] | str | None = None, fraction: float = 0.05, seed: int = 0,
+                     batch_size: int = 128) -> dict:
+        """The deletion test on this backend (attentive/answer/deletion.py faithfulness): the share of answers that
+        change when the `fraction` of each text's words with the most attention, chosen at random (seeded), or with
+        the most signed evidence for the predicted label is removed. The evidence is this backend's own (`explain`:
+        PyTorch's exact or gradient × input, an export's by occlusion) and the reduced texts are answered by it (an
+        export's graph in ONNX Runtime, the int8 one where that is what runs). {"texts", "fraction", "flipped"}."""
+        from .deletion import faithfulness
+
+        check_call(batch_size=batch_size)
+        if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 < fraction < 1:
+            raise ArgumentError(f"fraction={fraction!r}: must be a number between 0 and 1")
+        texts, pairs, aspects = self._expanded(texts, pairs, aspects)
+        items, _ = self.inputs.items(texts, pairs, aspects, offsets=False)
+        if not items:
+            return {"texts": 0, "fraction": fraction, "flipped": {}}
+        explanations = self.explain(Expanded(texts, pairs, aspects), top_k=0, batch_size=batch_size)
+        return faithfulness(lambda reduced: self._look(reduced, batch_size, Need.PROBABILITIES)[0], items,
+                            explanations, fraction, seed)
+
     def evaluate(self, dataset, split: str = "test", data_dir=None) -> dict:
         """Accuracy, macro-F1, per-class precision/recall/F1, the confusion matrix, the expected calibration error
         (`ece`, of the probabilities at the model's `temperature`, also given) and the accuracy by length on one

@@ -167,10 +167,16 @@ def _rounded(value) -> float | None:
     return None if value is None else round(float(value), 5)
 
 
+BEFORE_EXPORT = "pytorch before export"  # `measured_on` of the training record an export keeps (attentive/export.py)
+
+
 def faithfulness_line(config: dict) -> str | None:
-    """config.json's `faithfulness` (the deletion test run at the end of training) as one line: "on dev, removing
-    the 5% most attended words changed 31% of answers; 5% random words, 4%; 5% words of most evidence, 40%". None
-    where the model has none (a folder saved before it existed) or it is not as training writes it."""
+    """config.json's `faithfulness` (the deletion test run at the end of training, or `attentive evaluate`'s) as one
+    line: "on dev, removing the 5% most attended words changed 31% of answers; 5% random words, 4%; 5% words of most
+    evidence, 40%", ending with the model it was measured on where the record names one (`measured_on`: an export's
+    copy of the training record, "pytorch before export", says it is not the export's; evaluate's names the PyTorch
+    model, or the export's graph in ONNX Runtime). "on dev" is the record's `split` where it has one. None where the
+    model has none (a folder saved before it existed) or it is not as training or evaluate writes it."""
     record = config.get("faithfulness") if isinstance(config, dict) else None
     if not isinstance(record, dict) or not isinstance(record.get("flipped"), dict):
         return None
@@ -191,4 +197,22 @@ def faithfulness_line(config: dict) -> str | None:
                      else f"removing {size} random words changed {share('random')} of answers")
     if share("evidence") is not None:
         parts.append(f"{size} words of most evidence, {share('evidence')}")
-    return "on dev, " + "; ".join(parts) if parts else None
+    split = record.get("split", "dev")
+    if not parts or not isinstance(split, str):
+        return None
+    return f"on {split}, " + "; ".join(parts) + _measured_on(record)
+
+
+def _measured_on(record: dict) -> str:
+    """The line's ending naming the model the record was measured on; "" where it names none (a saved model's own
+    training record)."""
+    where, graph = record.get("measured_on"), record.get("graph")
+    if where == BEFORE_EXPORT:
+        return (" (measured on the PyTorch model before export, not on this export: attentive evaluate measures the "
+                "export's own)")
+    if where == "pytorch":
+        return " (measured on the PyTorch model)"
+    if where == "onnx":
+        return f" (measured on the export's {graph} in ONNX Runtime)" if isinstance(graph, str) \
+            else " (measured on the export in ONNX Runtime)"
+    return ""

@@ -41,6 +41,12 @@ def print_metrics(metrics: dict) -> None:
         from ..answer.length import length_line
 
         console.print(length_line(metrics["by_length"]), soft_wrap=True)
+    if metrics.get("faithfulness"):
+        from ..answer.types import faithfulness_line
+
+        line = faithfulness_line(metrics)  # the deletion test on the split, on the model evaluated
+        if line is not None:
+            console.print(line, highlight=False, soft_wrap=True)
     table = Table("class", "precision", "recall", "F1", "support")
     for label, row in metrics["per_class"].items():
         table.add_row(label, f"{row['precision']:.3f}", f"{row['recall']:.3f}", f"{row['f1']:.3f}",
@@ -95,11 +101,29 @@ def evaluate(
     target = claim_file(output, option="--output", overwrite=overwrite or again, inputs=[test_file], models=[run],
                         own=evaluate_writes)  # its own results in RUN; nothing else of any model folder
     metrics = model.evaluate(data, split)
+    faithful = faithfulness_of(model, data.splits[split], split)
+    if faithful is not None:
+        metrics["faithfulness"] = faithful
     print_metrics(metrics)
     atomic_write_json(target, {**metrics, "model_id": model.config.get("model_id")})
     if target.parent == run.resolve() and target in [path.resolve() for path in mark_stale_results(run)]:
         err.print(f"[yellow]the model in {run} was replaced while it was evaluated: {output} is marked stale[/]")
     console.print(f"written {output}")
+
+
+def faithfulness_of(model, examples: list, split: str) -> dict | None:
+    """evaluate's `faithfulness`: the deletion test on at most 300 seeded texts of the split evaluated, measured on
+    the model evaluated (attentive/answer/deletion.py measure: an export's graph in ONNX Runtime, its evidence by
+    occlusion; the PyTorch network, its evidence exact or gradient × input), named so (`split`, `measured_on`, an
+    export's `graph`). None where no text of the split has two words."""
+    from ..answer.deletion import measure
+
+    result = measure(model, examples)
+    if result is None:
+        return None
+    graph = getattr(model, "graph", None)  # an export's: the one that runs (model.int8.onnx where it has one)
+    return {"split": split, **result, "measured_on": "pytorch" if graph is None else "onnx",
+            **({} if graph is None else {"graph": graph})}
 
 
 def _one_source(texts, pair, input_file) -> None:

@@ -4,31 +4,24 @@ For each text, rank its words three ways — by attention weight (heads summed),
 (the predicted class's logit differentiated by each word vector, dotted with that vector) — remove the k top-ranked
 words (k = 1, 2, 5 and 10% of the text), classify again, and measure how often the prediction flips and how much the
 originally predicted class's probability drops. A ranking that finds the words the decision rests on flips more.
+
+The removal and its counting are the torch-free core of attentive/answer/deletion.py (which also holds the cheap
+`faithfulness` test every backend runs, `Answerer.faithfulness`); here are what needs PyTorch: gradient × input, and
+the full test over the network.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
 import torch
 
+from ..answer.deletion import removal_rows, word_spans
 from ..answer.inference import predict_probabilities
 from ..data.batching import Item, collate, iterate
 
 STEPS: tuple[int | str, ...] = (1, 2, 5, "10%")
 RANKINGS = ("attention", "random", "gradient")
-
-
-def removal_count(step: int | str, length: int) -> int:
-    """Words to remove for a step: a number, or a percentage of the text (at least 1); never the whole text."""
-    k = max(1, math.ceil(length * float(step[:-1]) / 100)) if isinstance(step, str) else step
-    return min(k, length - 1)
-
-
-def without(item: Item, positions: Sequence[int]) -> Item:
-    gone = set(positions)
-    return Item([t for i, t in enumerate(item.ids) if i not in gone], item.pair, item.aspect)
 
 
 def gradient_times_input(network: torch.nn.Module, items: Sequence[Item], predicted: np.ndarray,
@@ -73,7 +66,7 @@ def deletion_test(network: torch.nn.Module, items: Sequence[Item], attention: Se
     removed whole, its gradient × input summed over its pieces); without it (or None for a text) each token is a word.
     Returns {"texts": n, "rows": [...], "verdict": "..."}; each row holds ranking, step, k_mean, flip_rate,
     probability_drop."""
-    spans = [_spans(item, None if words is None else words[i]) for i, item in enumerate(items)]
+    spans = [word_spans(item, None if words is None else words[i]) for i, item in enumerate(items)]
     keep = [i for i in range(len(items)) if len(spans[i]) >= 2]  # one word cannot lose a word
     dropped = len(items) - len(keep)
     items, spans = [items[i] for i in keep], [spans[i] for i in keep]
@@ -87,63 +80,10 @@ def deletion_test(network: torch.nn.Module, items: Sequence[Item], attention: Se
     if saliency is not None:
         rankings["gradient"] = [np.argsort(-_per_word(s, text_spans), kind="stable")
                                 for s, text_spans in zip(saliency, spans)]
-    rows = _removal_rows(network, items, spans, rankings, steps, before, device)
+    rows = removal_rows(lambda reduced: predict_probabilities(network, reduced, device=device), items, spans,
+                        rankings, steps, before)
     return {"texts": len(items), "one_word_texts_left_out": dropped,
             "rows": rows, "verdict": verdict(rows)}
-
-
-def _removal_rows(network, items: Sequence[Item], spans: list, rankings: dict, steps, before: np.ndarray,
-                  device) -> list[dict]:
-    """Per ranking and step: remove each text's k top-ranked words (whole words, `spans`), classify again, and
-    measure the flip rate and the mean drop of the originally predicted class's probability (`before`)."""
-    predicted = before.argmax(1)
-    rows = []
-    for ranking, orders in rankings.items():
-        for step in steps:
-            counts = [removal_count(step, len(text_spans)) for text_spans in spans]
-            reduced = [without(item, [p for w in order[:k] for p in range(*text_spans[w])])
-                       for item, order, k, text_spans in zip(items, orders, counts, spans)]
-            after = predict_probabilities(network, reduced, device=device)
-            index = np.arange(len(items))
-            rows.append({"ranking": ranking, "step": str(step), "k_mean": round(float(np.mean(counts)), 3),
-                         "flip_rate": round(float((after.argmax(1) != predicted).mean()), 6),
-                         "probability_drop": round(float((before[index, predicted]
-                                                          - after[index, predicted]).mean()), 6)})
-    return rows
-
-
-def faithfulness(network: torch.nn.Module, items: Sequence[Item], explanations: Sequence, fraction: float = 0.05,
-                 seed: int = 0, device: str | torch.device = "cpu") -> dict:
-    """The cheap deletion test run at the end of training (kept in config.json as `faithfulness`): the share of
-    answers that change when the `fraction` of each text's words (at least one, never all) with the most attention
-    (heads summed), chosen at random, or with the most positive signed evidence for the predicted label
-    (Explanation.evidence) is removed. `explanations` are the texts' (whole words: `token_spans`); texts of one word
-    are left out. Returns {"dev_texts": n, "fraction": f, "flipped": {"attention": .., "random": .., "evidence": ..}}
-    (a ranking the model cannot give, attention without attention, is left out)."""
-    keep = [i for i, e in enumerate(explanations)
-            if len(_spans(items[i], e.token_spans)) >= 2]
-    items = [items[i] for i in keep]
-    explanations = [explanations[i] for i in keep]
-    spans = [_spans(item, e.token_spans) for item, e in zip(items, explanations)]
-    if not items:
-        return {"dev_texts": 0, "fraction": fraction, "flipped": {}}
-    rng = np.random.default_rng(seed)
-    rankings = {}
-    if all(e.attention is not None for e in explanations):
-        rankings["attention"] = [np.argsort(-e.summed, kind="stable") for e in explanations]
-    rankings["random"] = [rng.permutation(len(text_spans)) for text_spans in spans]
-    evidence = [e.evidence for e in explanations]
-    if all(v is not None for v in evidence):
-        rankings["evidence"] = [np.argsort(-v, kind="stable") for v in evidence]
-    before = predict_probabilities(network, items, device=device)
-    rows = _removal_rows(network, items, spans, rankings, (f"{100 * fraction:g}%",), before, device)
-    return {"dev_texts": len(items), "fraction": fraction,
-            "flipped": {row["ranking"]: round(row["flip_rate"], 4) for row in rows}}
-
-
-def _spans(item: Item, spans: Sequence[tuple[int, int]] | None) -> list[tuple[int, int]]:
-    """A text's words as token spans: those given, or one per token."""
-    return list(spans) if spans is not None else [(p, p + 1) for p in range(len(item.ids))]
 
 
 def _per_word(values: np.ndarray, spans: Sequence[tuple[int, int]]) -> np.ndarray:

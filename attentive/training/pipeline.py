@@ -197,35 +197,21 @@ def calibrate(model: Model, dev_items: Sequence, dev_targets: Sequence[int]) -> 
     return model.config["calibration"]
 
 
-FAITHFULNESS_TEXTS, FAITHFULNESS_FRACTION = 300, 0.05  # the deletion test at the end of training
-
-
 def measure_faithfulness(model: Model, dev_examples: Sequence, seed: int = 0) -> dict | None:
-    """A cheap deletion test on at most FAITHFULNESS_TEXTS dev texts (a seeded sample): the share of answers that
-    change when the 5% most attended words, 5% random words or the 5% words of most positive evidence are removed
-    (attentive/explain/deletion.py faithfulness); set as config.json's `faithfulness` and returned. None (and no
-    entry) when no dev text can be explained (none of at least two words)."""
-    from ..answer.inputs import text_problem
-    from ..explain.deletion import faithfulness
+    """A cheap deletion test on at most 300 dev texts (a seeded sample): the share of answers that change when the
+    5% most attended words, 5% random words or the 5% words of most positive evidence are removed, measured by the
+    answer path (`Answerer.faithfulness`, attentive/answer/deletion.py), as an export's is by `attentive evaluate`;
+    set as config.json's `faithfulness` ({"dev_texts", "fraction", "flipped"}) and returned. None (and no entry)
+    when no dev text can be explained (none of at least two words)."""
+    from ..answer.deletion import measure
 
     model.config.pop("faithfulness", None)
-    usable = [ex for ex in dev_examples if text_problem(ex.text) is None
-              and (not model.is_pair or text_problem(ex.text_pair or "") is None)
-              and (not model.uses_aspect or ex.aspect is not None)]
-    if not usable:
+    result = measure(model, dev_examples, seed)
+    if result is None:
         return None
-    rng = np.random.default_rng(seed)
-    chosen = sorted(rng.choice(len(usable), min(FAITHFULNESS_TEXTS, len(usable)), replace=False))
-    examples = [usable[i] for i in chosen]
-    explanations = model.explain([ex.text for ex in examples],
-                                 [ex.text_pair for ex in examples] if model.is_pair else None, top_k=0,
-                                 aspects=[ex.aspect for ex in examples] if model.uses_aspect else None)
-    result = faithfulness(model.network, model.encode_examples(examples), explanations, FAITHFULNESS_FRACTION,
-                          seed, model.device)
-    if not result["dev_texts"]:
-        return None
-    model.config["faithfulness"] = result
-    return result
+    model.config["faithfulness"] = {"dev_texts": result["texts"], "fraction": result["fraction"],
+                                    "flipped": result["flipped"]}
+    return model.config["faithfulness"]
 
 
 @dataclass(frozen=True)
