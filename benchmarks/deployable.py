@@ -13,9 +13,10 @@ labels (`attentive train --recipe student`, seed SEED), and TF-IDF + LR, fastTex
 on two lanes: attentive/runtime/lanes.py), p50 of one sentence with 1 thread. Writes
 results/deployable-DATASET[-VARIANT].json, `"kind": "deployable"`, with per system the keys `accuracy` (test),
 `int8_mb`, `docs_per_s`, `p50_ms` (and for ours `predict_docs_per_s`, `predict_p50_ms`), `train_s`, `by_unseen`
-(benchmarks/unseen_words.py) and `dev_accuracy` (what a student family is chosen by). Nothing
-else may run beside it. `--retime` measures the speeds of an earlier run again from its saved models (on a quiet
-machine), keeping its accuracies and the command that scored them (`scored_by`).
+(benchmarks/unseen_words.py), `by_length` (quartiles of the test texts' words and the split at their mean) and
+`dev_accuracy` (what a student family is chosen by). Nothing else may run beside it. `--retime` measures the speeds
+of an earlier run again from its saved models (on a quiet machine), keeping its accuracies and the command that scored
+them (`scored_by`).
 """
 from __future__ import annotations
 
@@ -63,19 +64,19 @@ def summary(values: list[float]) -> dict:
             "std": round(statistics.stdev(values), 4) if len(values) > 1 else 0.0, "values": values}
 
 
-def model_correct(model, texts: list[str], gold: list[str]) -> np.ndarray:
-    """Whether `model` (PyTorch, float32) answers each text with its gold label."""
-    return np.array(model.labels)[model.predict_proba(texts).argmax(1)] == np.array(gold)
+def model_predicted(model, texts: list[str]) -> list[str]:
+    """The label `model` (PyTorch, float32) answers each text with."""
+    return np.array(model.labels)[model.predict_proba(texts).argmax(1)].tolist()
 
 
-def unseen_summary(per_seed: list[list[dict]]) -> list[dict]:
-    """The accuracy by unseen words over the seeds: per bucket its texts and the mean ± std of its accuracy."""
+def bucket_summary(per_seed: list[list[dict]]) -> list[dict]:
+    """Accuracy buckets (by unseen words, by length) over the seeds: per bucket what the first seed says of it (its
+    name, its texts, its lengths) and the mean ± std of its accuracy."""
     buckets = {}
     for found in per_seed:
         for row in found:
-            buckets.setdefault(row["bucket"], {"bucket": row["bucket"], "texts": row["texts"], "values": []})
-            buckets[row["bucket"]]["values"].append(row["accuracy"])
-    return [{"bucket": row["bucket"], "texts": row["texts"], "accuracy": summary(row["values"])}
+            buckets.setdefault(row["bucket"], {**row, "values": []})["values"].append(row["accuracy"])
+    return [{**{key: value for key, value in row.items() if key != "values"}, "accuracy": summary(row["values"])}
             for row in buckets.values()]
 
 
@@ -117,6 +118,7 @@ def main(argv=None) -> int:
     dev_accuracy = {name: [] for name in accuracy}
     train_s = {name: [] for name in accuracy}
     by_unseen = {name: [] for name in accuracy}  # per seed, the accuracy by the share of words training never showed
+    by_length = {name: [] for name in accuracy}  # per seed, the accuracy by length (as `attentive evaluate` gives it)
     train_texts = split_xy(data, "train")[0]
     copies_made = []  # augmented copies of each training text, per seed: fewer than --augment on large data
     folders = {}  # the first seed's models, timed
@@ -141,9 +143,12 @@ def main(argv=None) -> int:
         ours = {"default": (teacher, seconds, teacher_dir), "student": (student, student_seconds, student_dir),
                 "student_alone": (alone, alone_seconds, alone_dir)}
         for name, (model, spent, folder) in ours.items():
-            correct = model_correct(model, test_texts, test_gold)
+            predicted = model_predicted(model, test_texts)
+            correct = np.array(predicted) == np.array(test_gold)
             accuracy[name].append(round(float(correct.mean()), 4))
             by_unseen[name].append(accuracy_by_unseen(unseen_shares(train_texts, test_texts), correct))
+            by_length[name].append(attentive.compute_metrics(test_gold, predicted, data.labels,
+                                                             texts=test_texts)["by_length"])
             dev_accuracy[name].append(round(model.config["training"]["dev_accuracy"], 4))
             train_s[name].append(spent)
             folders.setdefault(name, folder)
@@ -154,13 +159,16 @@ def main(argv=None) -> int:
             accuracy[name].append(round(scores["test"]["accuracy"], 4))
             dev_accuracy[name].append(round(scores["dev"]["accuracy"], 4))
             by_unseen[name].append(scores["test"]["by_unseen"])
+            by_length[name].append(scores["test"]["by_length"])
         print(f"seed {seed}: " + ", ".join(f"{name} {values[-1]:.4f}" for name, values in accuracy.items()), flush=True)
     texts = test_texts[: args.n]
     measured, sizes = timings(folders, data, texts, args.repeats)
     systems = {}
     for name in accuracy:
         systems[name] = {**measured[name], **sizes[name], "accuracy": summary(accuracy[name]),
-                         "dev_accuracy": summary(dev_accuracy[name]), "by_unseen": unseen_summary(by_unseen[name]),
+                         "dev_accuracy": summary(dev_accuracy[name]), "by_unseen": bucket_summary(by_unseen[name]),
+                         "by_length": {part: bucket_summary([found[part] for found in by_length[name]])
+                                       for part in ("quartiles", "mean")},
                          "train_s": round(statistics.fmean(train_s[name]), 1)}
     payload = {"kind": "deployable", "dataset": data.name, "seeds": args.seeds, "student": args.student,
                "student_overrides": args.overrides, "variant": args.variant, "soft_weight": args.soft_weight,

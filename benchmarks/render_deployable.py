@@ -120,7 +120,33 @@ def deployable_section(results: list[dict]) -> list[str]:
         dev = _accuracy(student["dev_accuracy"]) if "dev_accuracy" in student else "—"
         lines.append(f"| {result['dataset']} | {result.get('variant') or '(shipped)'} | {settings} | {dev} | "
                      f"{_accuracy(student['accuracy'])} | {student['int8_mb']:.2f} | {student['docs_per_s']:,.0f} |")
-    return lines + [""] + unseen_lines(shipped) + calibration_lines(shipped)
+    return lines + [""] + unseen_lines(shipped) + length_lines(shipped) + calibration_lines(shipped)
+
+
+def _bucket_rows(result: dict, field) -> list[tuple[str, dict]]:
+    """(system label, {bucket: row}) of each system of `result` that has the breakdown `field(system)`."""
+    return [(label, {row["bucket"]: row for row in field(result["systems"][key])}) for key, label in SYSTEMS
+            if key in result["systems"]]
+
+
+def length_lines(shipped: list[dict]) -> list[str]:
+    """Issue 46's breakdown: test accuracy by length (quartiles of the test texts' words; the texts up to and over
+    their mean length, as the LAMA paper splits YelpL), per system, where a run measured it."""
+    measured = [result for result in shipped if "by_length" in result["systems"]["student"]]
+    lines = ["Test accuracy by length in words (the quartiles of the test texts' lengths, and the texts up to and over "
+             "their mean length, as the LAMA paper splits YelpL), mean ± std over the seeds.", "",
+             "| dataset | system | Q1 | Q2 | Q3 | Q4 | <= mean | > mean |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"] if measured else []
+    for result in measured:
+        def buckets(system: dict) -> list[dict]:
+            return system["by_length"]["quartiles"] + system["by_length"]["mean"]
+
+        for label, cells in _bucket_rows(result, buckets):
+            quartiles = [_accuracy(cells[q]["accuracy"]) if q in cells else "—" for q in ("Q1", "Q2", "Q3", "Q4")]
+            halves = [next((_accuracy(row["accuracy"]) for name, row in cells.items() if name.startswith(side)), "—")
+                      for side in ("<= mean", "> mean")]
+            lines.append(f"| {result['dataset']} | {label} | " + " | ".join(quartiles + halves) + " |")
+    return lines + [""] if measured else []
 
 
 def unseen_lines(shipped: list[dict]) -> list[str]:
@@ -135,10 +161,7 @@ def unseen_lines(shipped: list[dict]) -> list[str]:
              "bucket in brackets.", "",
              "| dataset | system | " + " | ".join(buckets) + " |", "| --- | --- |" + " ---: |" * len(buckets)]
     for result in measured:
-        for key, label in SYSTEMS:
-            if key not in result["systems"]:
-                continue
-            cells = {row["bucket"]: row for row in result["systems"][key]["by_unseen"]}
+        for label, cells in _bucket_rows(result, lambda system: system["by_unseen"]):
             lines.append(f"| {result['dataset']} | {label} | " + " | ".join(
                 f"{_accuracy(cells[b]['accuracy'])} ({cells[b]['texts']})" if b in cells else "—" for b in buckets)
                 + " |")
