@@ -10,21 +10,24 @@ from rich.table import Table
 from rich.text import Text
 
 from ..errors import AttentiveError
-from .app import (
-    AspectOption,
+from .app import _load_any, _report_data, app, console, err
+from .options import (
+    AspectColumn,
+    Aspects,
     DataDir,
-    Fp32Option,
-    InputOption,
+    Fp32,
+    InputFile,
+    LabelColumn,
+    LabelledFile,
     LabelSeparator,
-    OnErrorOption,
-    PairOption,
-    ThreadsOption,
-    _dataset,
-    _load_any,
-    _report_data,
-    app,
-    console,
-    err,
+    ModelDataset,
+    OnError,
+    PairColumn,
+    PairTexts,
+    Split,
+    TextColumn,
+    Threads,
+    scored_data,
 )
 
 
@@ -63,20 +66,20 @@ def print_metrics(metrics: dict) -> None:
 @app.command()
 def evaluate(
     run: Path = typer.Argument(..., help="a saved or exported model folder"),
-    dataset: Optional[str] = typer.Option(None, "--dataset"),
-    split: str = typer.Option("test", "--split"),
-    test_file: Optional[Path] = typer.Option(None, "--file", help="evaluate on your own labelled file"),
-    text_column: str = typer.Option("text", "--text-column"),
-    label_column: str = typer.Option("label", "--label-column"),
-    pair_column: Optional[str] = typer.Option(None, "--pair-column", help="second-text column, for pair models"),
-    aspect_column: Optional[str] = typer.Option(None, "--aspect-column", help="aspect column, for aspect models"),
+    dataset: Optional[str] = ModelDataset,
+    split: str = Split,
+    test_file: Optional[Path] = LabelledFile,
+    text_column: str = TextColumn,
+    label_column: str = LabelColumn,
+    pair_column: Optional[str] = PairColumn,
+    aspect_column: Optional[str] = AspectColumn,
     label_separator: Optional[str] = LabelSeparator,
     output: Optional[Path] = typer.Option(None, "--output", help="JSON file (default RUN/eval-DATASET-SPLIT.json)"),
     overwrite: bool = typer.Option(False, "--overwrite", help="replace an existing --output file (an earlier "
                                                             "result of evaluate, in RUN)"),
-    threads: Optional[int] = ThreadsOption,
+    threads: Optional[int] = Threads,
     data_dir: Optional[Path] = DataDir,
-    fp32: bool = Fp32Option,
+    fp32: bool = Fp32,
 ):
     """Accuracy, macro-F1, per-class report and confusion matrix; printed and written as JSON."""
     from ..folders.output_file import claim_file
@@ -84,15 +87,9 @@ def evaluate(
     from ..util.atomic import atomic_write_json
 
     model = _load_any(run, threads, fp32)  # an export answers from the graph predict and serve run
-    if test_file is not None:
-        from ..data.registry import load_test_file
-
-        data = load_test_file(test_file, text_column=text_column, label_column=label_column, pair_column=pair_column,
-                              aspect_column=aspect_column, label_separator=label_separator)
-        split = "test"
-    else:
-        data = _dataset(dataset or model.config.get("dataset"), None, None, None, text_column, label_column,
-                        data_dir)
+    data, split = scored_data(model, split, test_file, dataset=dataset, data_dir=data_dir, text_column=text_column,
+                              label_column=label_column, pair_column=pair_column, aspect_column=aspect_column,
+                              label_separator=label_separator)
     _report_data(data)
     # evaluating again replaces the earlier result the default name holds, as analyze replaces its earlier report;
     # a file the user names, or anything at the default name that is not evaluate's result, needs --overwrite
@@ -181,13 +178,13 @@ def _wanted(model, texts, pair, input_file, aspect, answer_key: str | None = Non
 def predict(
     run: Path = typer.Argument(..., help="a saved model folder, or an exported one (run without PyTorch)"),
     texts: list[str] = typer.Argument(None, help="texts to classify"),
-    input_file: Optional[Path] = InputOption,
-    pair: list[str] = PairOption,
-    aspect: list[str] = AspectOption,
+    input_file: Optional[Path] = InputFile,
+    pair: list[str] = PairTexts,
+    aspect: list[str] = Aspects,
     top_k: int = typer.Option(5, "--top-k", min=0, help="most attended words to report"),
     batch_size: int = typer.Option(256, "--batch-size", min=1, help="texts answered at a time: the network's batch, "
                                                                     "and how many lines are read before answering"),
-    on_error: str = OnErrorOption,
+    on_error: str = OnError,
     jobs: int = typer.Option(1, "--jobs", min=1, help="worker processes answering at once, each loading the model "
                                                       "and computing with --threads threads (default 1); the "
                                                       "output keeps the input's order"),
@@ -202,8 +199,8 @@ def predict(
                                              'byte for byte; a line holding it is a bad line'),
     threshold: Optional[float] = typer.Option(None, "--threshold", min=0.0, max=1.0,
                                               help="multi-label models: one threshold in place of every label's own"),
-    fp32: bool = Fp32Option,
-    threads: Optional[int] = ThreadsOption,
+    fp32: bool = Fp32,
+    threads: Optional[int] = Threads,
 ):
     """Label, probabilities and top attended words as JSON lines, one per text (per text and aspect), streamed: an
     --input line comes back as it is, its answer under "prediction" (--answer-key)."""
@@ -262,16 +259,16 @@ def _predict_to(run, texts, pair, input_file, aspect, jobs, threads, batch_size,
 def explain(
     run: Path = typer.Argument(..., help="a saved model folder, or an exported one (run without PyTorch)"),
     texts: list[str] = typer.Argument(None, help="texts to explain"),
-    input_file: Optional[Path] = InputOption,
-    pair: list[str] = PairOption,
-    aspect: list[str] = AspectOption,
+    input_file: Optional[Path] = InputFile,
+    pair: list[str] = PairTexts,
+    aspect: list[str] = Aspects,
     heads: bool = typer.Option(False, "--heads", help="show every head, not only their sum"),
     per_word: bool = typer.Option(False, "--words", help="per word: attention score, weight and polarity score"),
     html_file: Optional[Path] = typer.Option(None, "--html", help="also write a self-contained HTML page"),
     png_file: Optional[Path] = typer.Option(None, "--png", help="also write a PNG heatmap (words x heads)"),
     overwrite: bool = typer.Option(False, "--overwrite", help="replace an existing --html or --png file"),
-    fp32: bool = Fp32Option,
-    threads: Optional[int] = ThreadsOption,
+    fp32: bool = Fp32,
+    threads: Optional[int] = Threads,
 ):
     """Prediction and an attention heatmap of each text: in the terminal, and as HTML and PNG files."""
     from ..answer.types import faithfulness_line

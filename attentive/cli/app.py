@@ -1,5 +1,5 @@
-"""What the commands share: the typer app, the consoles, the options several commands declare, and the helpers
-that pick threads, data and a model folder."""
+"""What the commands share: the typer app, the consoles and the helpers that pick threads, report the data read
+and open a model folder (the options several commands declare are in attentive/cli/options.py)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -13,13 +13,6 @@ app = typer.Typer(add_completion=False, no_args_is_help=True,
 console = Console()
 err = Console(stderr=True)
 
-DataDir = typer.Option(None, "--data-dir", help="benchmark data folder (default: $ATTENTIVE_DATA or ../shared/data)")
-LabelSeparator = typer.Option(None, "--label-separator", help="CSV/TSV label fields hold several labels cut by "
-                                                               "this (multi-label), e.g. '|'")
-ThreadsOption = typer.Option(None, "--threads", min=1, envvar="ATTENTIVE_THREADS",
-                             help="threads to compute with (default: $OMP_NUM_THREADS, else the usable cores divided "
-                                  "by the local processes)")
-
 
 def _use_threads(threads: int | None, torch_needed: bool = True) -> int:
     """Set the threads (attentive.util.threads) and say on stderr, in one line, when the machine is oversubscribed."""
@@ -32,17 +25,6 @@ def _use_threads(threads: int | None, torch_needed: bool = True) -> int:
     return threads
 
 
-def _dataset(dataset, train_file, dev_file, test_file, text_column, label_column, data_dir, pair_column=None,
-             aspect_column=None, label_separator=None):
-    """A registry name, or the user's own files (`label_separator`: their label fields hold label sets), given one
-    way (attentive.data.source)."""
-    from ..data.source import CLI, DataSource
-
-    return DataSource(dataset=dataset, train=train_file, dev=dev_file, test=test_file, text_column=text_column,
-                      label_column=label_column, pair_column=pair_column, aspect_column=aspect_column,
-                      label_separator=label_separator, data_dir=data_dir).load(spelling=CLI)
-
-
 def _report_data(data) -> None:
     """What the readers dropped, merged or noticed, so that nothing is lost without a count: notes (rows dropped,
     rows spanning several lines, how dev was made) and warnings (labels only dev or test has)."""
@@ -50,21 +32,6 @@ def _report_data(data) -> None:
         err.print(Text(f"{data.name}: {note}", style="dim"), soft_wrap=True)
     for warning in data.warnings:
         err.print(Text("warning: ", style="yellow") + Text(f"{data.name}/{warning}"), soft_wrap=True)
-
-
-AspectOption = typer.Option([], "--aspect", help='aspect models: the aspect(s) to answer for (default: a JSONL '
-                                                 '"aspect" field, else every aspect the model knows)')
-InputOption = typer.Option(None, "--input", help='JSONL file, a "text" field a line ("text_pair" for pair models, '
-                                                 'optionally "aspect" for aspect models)')
-PairOption = typer.Option([], "--pair", help="pair models: the second text of each text, in order")
-
-
-OnErrorOption = typer.Option("stop", "--on-error", help="a bad input line: stop (after answering every good line "
-                                                     "before it) or skip it with a warning")
-
-
-Fp32Option = typer.Option(False, "--fp32", help="an export holding model.int8.onnx (exported with --int8): run "
-                                                  "model.onnx instead (default: the int8 graph, as exported)")
 
 
 def _load_any(run: Path, threads: int | None = None, fp32: bool = False):

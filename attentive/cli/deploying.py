@@ -7,14 +7,8 @@ from typing import Optional
 import typer
 
 from ..errors import AttentiveError
-from .app import (
-    Fp32Option,
-    ThreadsOption,
-    _load_any,
-    _use_threads,
-    app,
-    console,
-)
+from .app import _load_any, _use_threads, app, console
+from .options import Fp32, Threads
 
 
 @app.command()
@@ -24,7 +18,7 @@ def export(
     int8: bool = typer.Option(False, "--int8", help="also write model.int8.onnx (dynamic int8 quantisation)"),
     overwrite: bool = typer.Option(False, "--overwrite", help="replace the export OUT holds, or write beside other "
                                                             "files (only the export's own four are replaced)"),
-    threads: Optional[int] = ThreadsOption,
+    threads: Optional[int] = Threads,
 ):
     """An ONNX graph (probabilities and attention) that `attentive predict`/`explain` and attentive.runtime run
     without PyTorch."""
@@ -48,8 +42,8 @@ def serve(
                                           help="required on every request (X-API-Key header)"),
     max_texts: int = typer.Option(256, "--max-texts", min=1, help="texts a request may hold"),
     max_body: int = typer.Option(1_000_000, "--max-body", min=1, help="bytes a request body may hold"),
-    fp32: bool = Fp32Option,
-    threads: Optional[int] = ThreadsOption,
+    fp32: bool = Fp32,
+    threads: Optional[int] = Threads,
 ):
     """An HTTP API (POST /predict, /explain; GET /health, /info, /metrics) and a page at / showing the attention."""
     import uvicorn

@@ -10,11 +10,8 @@ from rich.text import Text
 
 from ..errors import AttentiveError
 from .answering import print_metrics
-from .app import (
-    DataDir,
-    app,
-    console,
-)
+from .app import app, console
+from .options import DataDir, Overrides, Recipe
 
 
 @app.command()
@@ -51,8 +48,7 @@ def recipes():
 
 
 @app.command()
-def demo(out: Path = typer.Option(Path("runs/demo"), "--out"), recipe: str = typer.Option("default", "--recipe"),
-         set_: list[str] = typer.Option([], "--set", help="recipe overrides: section.key=value"),
+def demo(out: Path = typer.Option(Path("runs/demo"), "--out"), recipe: str = Recipe, set_: list[str] = Overrides,
          show: int = typer.Option(6, "--show")):
     """Train on the bundled SST-2 sample, report test metrics and show attention heatmaps of a few test sentences."""
     from ..api import train as train_model

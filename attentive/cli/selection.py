@@ -8,15 +8,27 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from ..data.source import CLI, DataSource
-from .app import (
+from .app import _report_data, _use_threads, app, console
+from .options import (
+    AspectColumn,
     DataDir,
-    ThreadsOption,
-    _dataset,
-    _report_data,
-    _use_threads,
-    app,
-    console,
+    Dataset,
+    DevFile,
+    Device,
+    LabelColumn,
+    LabelledFile,
+    ModelDataset,
+    Overrides,
+    PairColumn,
+    Recipe,
+    Split,
+    TextColumn,
+    Threads,
+    TrainFile,
+    data_source,
+    load_data,
+    retold,
+    scored_data,
 )
 
 
@@ -24,11 +36,11 @@ from .app import (
 def analyze(
     run: Path = typer.Argument(..., help="a saved model folder"),
     out: Path = typer.Option(..., "--out", help="report folder: PNGs, CSV/JSON and index.html"),
-    dataset: Optional[str] = typer.Option(None, "--dataset", help="default: the dataset the model was trained on"),
-    split: str = typer.Option("test", "--split"),
-    test_file: Optional[Path] = typer.Option(None, "--file", help="analyse your own labelled file instead"),
-    text_column: str = typer.Option("text", "--text-column"),
-    label_column: str = typer.Option("label", "--label-column"),
+    dataset: Optional[str] = ModelDataset,
+    split: str = Split,
+    test_file: Optional[Path] = LabelledFile,
+    text_column: str = TextColumn,
+    label_column: str = LabelColumn,
     limit: Optional[int] = typer.Option(2000, "--limit", help="analyse a seeded sample of this many texts (0: all)"),
     words: list[str] = typer.Option([], "--word", help="words whose weight distribution to plot (default: the top "
                                                          "attended words of each class)"),
@@ -37,7 +49,7 @@ def analyze(
     deletion: bool = typer.Option(True, "--deletion/--no-deletion", help="run the deletion test"),
     overwrite: bool = typer.Option(False, "--overwrite", help="write the report into a folder holding other files "
                                                             "(only the report's own files are replaced)"),
-    threads: Optional[int] = ThreadsOption,
+    threads: Optional[int] = Threads,
     data_dir: Optional[Path] = DataDir,
 ):
     """What a model attends to over a whole split, and whether its attention explains its decisions."""
@@ -46,12 +58,8 @@ def analyze(
 
     _use_threads(threads)
     model = load(run)
-    if test_file is not None:
-        from ..data.registry import load_test_file
-
-        data, split = load_test_file(test_file, text_column=text_column, label_column=label_column), "test"
-    else:
-        data = _dataset(dataset or model.config.get("dataset"), None, None, None, text_column, label_column, data_dir)
+    data, split = scored_data(model, split, test_file, dataset=dataset, data_dir=data_dir, text_column=text_column,
+                              label_column=label_column)
     _report_data(data)
     console.print(f"analysing up to {limit or 'all'} of the {len(data.splits.get(split) or [])} {data.name}/{split} "
                   "texts")
@@ -67,25 +75,24 @@ def analyze(
 def cv(
     out: Path = typer.Option(..., "--out", help="folder for cv.json, oof.jsonl, label_errors.csv/.html and the fold "
                                                 "models (folds/K)"),
-    dataset: Optional[str] = typer.Option(None, "--dataset", help="a dataset name from `attentive datasets` (its "
-                                                                  "train split is cross-validated)"),
-    train_file: Optional[Path] = typer.Option(None, "--train", help="your own labelled file (CSV/TSV/JSONL), read "
-                                                                     "whole"),
+    dataset: Optional[str] = retold(Dataset, "a dataset name from `attentive datasets` (its train split is "
+                                             "cross-validated)"),
+    train_file: Optional[Path] = retold(TrainFile, "your own labelled file (CSV/TSV/JSONL), read whole"),
     folds: int = typer.Option(10, "--folds", help="stratified folds (2 or more)"),
-    recipe: str = typer.Option("default", "--recipe", help="a recipe name or a YAML file"),
-    set_: list[str] = typer.Option([], "--set", help="override a recipe entry: section.key=value"),
+    recipe: str = Recipe,
+    set_: list[str] = Overrides,
     seed: int = typer.Option(13, "--seed", help="seeds the folds and each fold's dev split (the networks': "
                                                 "--set train.seed=N)"),
     jobs: int = typer.Option(1, "--jobs", help="folds trained at once, each in a process of --threads threads "
                                                "(default 1)"),
-    text_column: str = typer.Option("text", "--text-column"),
-    label_column: str = typer.Option("label", "--label-column"),
-    pair_column: Optional[str] = typer.Option(None, "--pair-column", help="second-text column, for pair recipes"),
-    aspect_column: Optional[str] = typer.Option(None, "--aspect-column", help="aspect column, for aspect recipes"),
+    text_column: str = TextColumn,
+    label_column: str = LabelColumn,
+    pair_column: Optional[str] = PairColumn,
+    aspect_column: Optional[str] = AspectColumn,
     overwrite: bool = typer.Option(False, "--overwrite", help="replace the cross-validation OUT holds, or write "
                                                             "beside other files (only cv's own are replaced)"),
-    device: str = typer.Option("auto", "--device", help="cpu, cuda or auto"),
-    threads: Optional[int] = ThreadsOption,
+    device: str = Device,
+    threads: Optional[int] = Threads,
     data_dir: Optional[Path] = DataDir,
 ):
     """Stratified k-fold cross-validation: accuracy and macro-F1 per fold and mean ± std, every row's out-of-fold
@@ -99,7 +106,7 @@ def cv(
         console.print(f"fold {found.number}/{total}: accuracy {found.metrics['accuracy']:.4f}  macro-F1 "
                       f"{found.metrics['macro_f1']:.4f}  (best epoch {found.best_epoch})")
 
-    DataSource(dataset=dataset, train=train_file).check(CLI)
+    data_source(dataset=dataset, train_file=train_file)  # none or both: one line, before anything is written
     result = cross_validate(dataset, recipe, out, folds, set_, seed, jobs,
                             threads, data_dir, device, overwrite, show_progress=False, train=train_file,
                             text_column=text_column, label_column=label_column, pair_column=pair_column,
@@ -130,25 +137,24 @@ def cv(
 def tune(
     out: Path = typer.Option(..., "--out", help="folder for the study (study.db), the best model (best/), trials.json "
                                                 "and tune.png; a study already there is resumed"),
-    dataset: Optional[str] = typer.Option(None, "--dataset", help="a dataset name from `attentive datasets`"),
-    train_file: Optional[Path] = typer.Option(None, "--train", help="your own training file (CSV/TSV/JSONL)"),
-    dev_file: Optional[Path] = typer.Option(None, "--dev", help="its dev file (default: a stratified tenth of train)"),
+    dataset: Optional[str] = Dataset,
+    train_file: Optional[Path] = TrainFile,
+    dev_file: Optional[Path] = DevFile,
     budget: str = typer.Option("10m", "--budget", help="time to search: 30s, 10m, 1h (no trial starts after it)"),
     max_size: Optional[str] = typer.Option(None, "--max-size", help="largest model folder a trial may make, e.g. "
                                                                     "5MB (larger trials are pruned)"),
-    recipe: str = typer.Option("default", "--recipe", help="a recipe name or a YAML file; its tune: section is the "
-                                                           "search space"),
-    set_: list[str] = typer.Option([], "--set", help="fix a recipe entry (not searched): section.key=value"),
+    recipe: str = retold(Recipe, "a recipe name or a YAML file; its tune: section is the search space"),
+    set_: list[str] = retold(Overrides, "fix a recipe entry (not searched): section.key=value"),
     trials: Optional[int] = typer.Option(None, "--trials", min=1, help="at most this many trials in this call"),
     seed: int = typer.Option(0, "--seed", help="seeds the sampler (the networks': --set train.seed=N)"),
-    text_column: str = typer.Option("text", "--text-column"),
-    label_column: str = typer.Option("label", "--label-column"),
-    pair_column: Optional[str] = typer.Option(None, "--pair-column", help="second-text column, for pair recipes"),
-    aspect_column: Optional[str] = typer.Option(None, "--aspect-column", help="aspect column, for aspect recipes"),
+    text_column: str = TextColumn,
+    label_column: str = LabelColumn,
+    pair_column: Optional[str] = PairColumn,
+    aspect_column: Optional[str] = AspectColumn,
     overwrite: bool = typer.Option(False, "--overwrite", help="start over in a folder holding a study, or write "
                                                             "beside other files (only tune's own are replaced)"),
-    device: str = typer.Option("auto", "--device", help="cpu, cuda or auto"),
-    threads: Optional[int] = ThreadsOption,
+    device: str = Device,
+    threads: Optional[int] = Threads,
     data_dir: Optional[Path] = DataDir,
 ):
     """Search a recipe's settings (its tune: section) with Optuna on a time budget; the best dev accuracy wins and
@@ -158,8 +164,9 @@ def tune(
 
     parse_budget(budget), parse_size(max_size)  # a bad budget or size fails before the data is read
     _use_threads(threads)
-    data = _dataset(dataset, train_file, dev_file, None, text_column, label_column, data_dir, pair_column,
-                    aspect_column)
+    data = load_data(dataset=dataset, train_file=train_file, dev_file=dev_file, text_column=text_column,
+                     label_column=label_column, pair_column=pair_column, aspect_column=aspect_column,
+                     data_dir=data_dir)
     _report_data(data)
 
     def report(row):

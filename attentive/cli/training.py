@@ -9,38 +9,48 @@ from typing import Optional
 import typer
 
 from ..errors import AttentiveError
-from .app import (
+from .app import _report_data, _use_threads, app, console
+from .options import (
+    AspectColumn,
     DataDir,
+    Dataset,
+    DevFile,
+    Device,
+    LabelColumn,
     LabelSeparator,
-    ThreadsOption,
-    _dataset,
-    _report_data,
-    _use_threads,
-    app,
-    console,
+    Overrides,
+    PairColumn,
+    Recipe,
+    TestFile,
+    TextColumn,
+    Threads,
+    TrainFile,
+    data_arguments,
+    load_data,
+    retold,
 )
 
 
 @app.command()
 def train(
     out: Optional[Path] = typer.Option(None, "--out", help="folder for the saved model and its metrics log"),
-    dataset: Optional[str] = typer.Option(None, "--dataset", help="a dataset name from `attentive datasets`"),
-    recipe: str = typer.Option("default", "--recipe", help="a recipe name or a YAML file"),
-    set_: list[str] = typer.Option([], "--set", help="override a recipe entry: section.key=value"),
-    train_file: Optional[Path] = typer.Option(None, "--train", help="your own training file (CSV/TSV/JSONL)"),
-    dev_file: Optional[Path] = typer.Option(None, "--dev"),
-    test_file: Optional[Path] = typer.Option(None, "--test"),
-    text_column: str = typer.Option("text", "--text-column"),
-    label_column: str = typer.Option("label", "--label-column"),
-    pair_column: Optional[str] = typer.Option(None, "--pair-column", help="second-text column, for pair recipes"),
-    aspect_column: Optional[str] = typer.Option(None, "--aspect-column", help="aspect column, for aspect recipes"),
+    dataset: Optional[str] = Dataset,
+    recipe: str = Recipe,
+    set_: list[str] = Overrides,
+    train_file: Optional[Path] = TrainFile,
+    dev_file: Optional[Path] = DevFile,
+    test_file: Optional[Path] = TestFile,
+    text_column: str = TextColumn,
+    label_column: str = LabelColumn,
+    pair_column: Optional[str] = PairColumn,
+    aspect_column: Optional[str] = AspectColumn,
     label_separator: Optional[str] = LabelSeparator,
     overwrite: bool = typer.Option(False, "--overwrite", help="replace the model OUT already holds, or write beside "
                                                             "other files (only the model's own are replaced)"),
     resume: Optional[Path] = typer.Option(None, "--resume", help="continue the killed run in this folder from its "
                                                                  "last checkpoint (same data, recipe and seed)"),
-    device: str = typer.Option("auto", "--device", help="cpu, cuda or auto"),
-    threads: Optional[int] = ThreadsOption,
+    device: str = Device,
+    threads: Optional[int] = Threads,
     data_dir: Optional[Path] = DataDir,
     nproc: int = typer.Option(1, "--nproc", min=1, help="train data-parallel in N processes on this machine: runs "
                                                         "torchrun --nproc-per-node N -m attentive train (the same "
@@ -56,26 +66,21 @@ def train(
     if compact and nproc > 1:
         raise AttentiveError("--compact distils and measures in this process: train with --nproc first, then run "
                              "attentive distill and attentive export")
-    if nproc > 1:
-        options = [("--out", out), ("--dataset", dataset), ("--recipe", recipe), ("--train", train_file),
-                   ("--dev", dev_file), ("--test", test_file), ("--text-column", text_column),
-                   ("--label-column", label_column), ("--pair-column", pair_column),
-                   ("--aspect-column", aspect_column), ("--label-separator", label_separator),
-                   ("--resume", resume), ("--device", device),
-                   ("--threads", threads), ("--data-dir", data_dir), *(("--set", entry) for entry in set_)]
-        args = [part for flag, value in options if value is not None for part in (flag, str(value))]
-        raise typer.Exit(_launch_torchrun(nproc, ["train", *args, *(["--overwrite"] if overwrite else [])]))
-    _use_threads(threads)
     source = {"dataset": dataset, "train_file": train_file, "dev_file": dev_file, "test_file": test_file,
               "text_column": text_column, "label_column": label_column, "pair_column": pair_column,
               "aspect_column": aspect_column, "data_dir": data_dir, "label_separator": label_separator}
+    if nproc > 1:
+        options = [("--out", out), ("--recipe", recipe), ("--resume", resume), ("--device", device),
+                   ("--threads", threads), *(("--set", entry) for entry in set_)]
+        args = [part for flag, value in options if value is not None for part in (flag, str(value))]
+        args += data_arguments(source)
+        raise typer.Exit(_launch_torchrun(nproc, ["train", *args, *(["--overwrite"] if overwrite else [])]))
+    _use_threads(threads)
     if resume is not None:
         out = _check_resume(resume, out, set_, source)
     elif out is None:
         raise AttentiveError("give --out FOLDER for the model (or --resume RUN to continue a run)")
-    data = _dataset(source["dataset"], source["train_file"], source["dev_file"], source["test_file"],
-                    source["text_column"], source["label_column"], source["data_dir"], source["pair_column"],
-                    source["aspect_column"], source.get("label_separator"))
+    data = load_data(**source)
     _report_data(data)
     if is_main():  # under torchrun, rank 0 alone says it
         console.print(f"[bold]{data.name}[/]: train {len(data.splits['train'])}, dev {len(data.splits['dev'])}, "
@@ -128,14 +133,14 @@ def distill(
     teachers: list[Path] = typer.Argument(..., help="the teacher model folders (saved or exported); several are "
                                                      "averaged"),
     out: Path = typer.Option(..., "--out", help="folder for the student model"),
-    dataset: Optional[str] = typer.Option(None, "--dataset", help="a dataset name from `attentive datasets`"),
-    train_file: Optional[Path] = typer.Option(None, "--train", help="your own training file (CSV/TSV/JSONL)"),
-    dev_file: Optional[Path] = typer.Option(None, "--dev"),
-    test_file: Optional[Path] = typer.Option(None, "--test"),
-    text_column: str = typer.Option("text", "--text-column"),
-    label_column: str = typer.Option("label", "--label-column"),
+    dataset: Optional[str] = Dataset,
+    train_file: Optional[Path] = TrainFile,
+    dev_file: Optional[Path] = DevFile,
+    test_file: Optional[Path] = TestFile,
+    text_column: str = TextColumn,
+    label_column: str = LabelColumn,
     student: str = typer.Option("student", "--student", help="the student's recipe (a name or a YAML file)"),
-    set_: list[str] = typer.Option([], "--set", help="override a student recipe entry: section.key=value"),
+    set_: list[str] = retold(Overrides, "override a student recipe entry: section.key=value"),
     unlabelled: Optional[str] = typer.Option(None, "--unlabelled", help="more in-domain texts to distil on: a JSONL "
                                                                         "file with a \"text\" field, or a dataset "
                                                                         "name (imdb_unsup)"),
@@ -146,8 +151,8 @@ def distill(
     copies: int = typer.Option(8, "--augment", min=0, help="augmented copies of each training text"),
     augment_seed: int = typer.Option(0, "--augment-seed", min=0),
     overwrite: bool = typer.Option(False, "--overwrite", help="replace the model OUT already holds"),
-    device: str = typer.Option("auto", "--device", help="cpu, cuda or auto"),
-    threads: Optional[int] = ThreadsOption,
+    device: str = Device,
+    threads: Optional[int] = Threads,
     data_dir: Optional[Path] = DataDir,
 ):
     """Train a small student on the teachers' probabilities over the training texts, seeded augmentations of them
@@ -161,7 +166,8 @@ def distill(
         how = Distillation(temperature, soft_weight, loss, Augmentation(copies=copies), augment_seed)
     except ValueError as exc:
         raise AttentiveError(str(exc)) from exc
-    data = _dataset(dataset, train_file, dev_file, test_file, text_column, label_column, data_dir)
+    data = load_data(dataset=dataset, train_file=train_file, dev_file=dev_file, test_file=test_file,
+                     text_column=text_column, label_column=label_column, data_dir=data_dir)
     _report_data(data)
     model = distill_student(teachers, data, out, student, how, unlabelled, set_, data_dir, device,
                             overwrite=overwrite)
@@ -186,6 +192,8 @@ def _check_resume(run: Path, out: Path | None, overrides: list[str], source: dic
     if source["dataset"] is None and source["train_file"] is None:
         recorded = resume_source(run)
         for key, value in recorded.items():
+            if key not in source:  # not a data option (what a run records is the source dict train gives it)
+                continue
             is_path = key.endswith("_file") or key == "data_dir"
             source[key] = Path(value) if is_path and value is not None else value
     return run
