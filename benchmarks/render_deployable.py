@@ -72,7 +72,6 @@ def _distillation(result: dict) -> str:
 def deployable_section(results: list[dict]) -> list[str]:
     """The `deployable` results: the shipped student's rows, then every student variant's accuracy."""
     shipped = sorted((r for r in results if r.get("kind") == "deployable" and not r.get("variant")), key=_order)
-    variants = sorted((r for r in results if r.get("kind") == "deployable"), key=lambda r: (_order(r), r["name"]))
     if not shipped:
         return []
     lines = ["## Deployable: the default, its distilled student, TF-IDF + LR, fastText", "",
@@ -108,10 +107,20 @@ def deployable_section(results: list[dict]) -> list[str]:
         verdicts.append(f"{result['dataset']} ({seeds} seed{'s' if seeds > 1 else ''}, {machine_short(result)}): "
                         f"{_verdict(systems, result['dataset'])}")
     lines += ["", "Target: " + " · ".join(verdicts) + ".", ""]
-    lines += ["Student variants (the student recipe with `--set` overrides, or other distillation settings), by "
+    lines += ["The student variants tried, by mean dev accuracy, are in the appendix (\"Student variants\").", ""]
+    return lines + [""] + unseen_lines(shipped) + length_lines(shipped) + calibration_lines(shipped)
+
+
+def variants_section(results: list[dict]) -> list[str]:
+    """Every student variant of the `deployable` results, by mean dev accuracy (the appendix's section)."""
+    variants = sorted((r for r in results if r.get("kind") == "deployable"), key=lambda r: (_order(r), r["name"]))
+    if not variants:
+        return []
+    lines = ["## Student variants", ""]
+    lines += ["The student variants (the student recipe with `--set` overrides, or other distillation settings), by "
               "mean dev accuracy; the shipped student is the row without a variant name. A variant's texts/s is from "
-              "its own run, some of them made beside other work; the rows above were timed again on a quiet machine "
-              "(`--retime`).", "",
+              "its own run, some of them made beside other work; the deployable table's shipped rows were retimed "
+              "on a quiet machine (`--retime`).", "",
               "| dataset | variant | settings | dev acc | test acc | int8 MB | texts/s |",
               "| --- | --- | --- | ---: | ---: | ---: | ---: |"]
     for result in variants:
@@ -120,7 +129,7 @@ def deployable_section(results: list[dict]) -> list[str]:
         dev = _accuracy(student["dev_accuracy"]) if "dev_accuracy" in student else "—"
         lines.append(f"| {result['dataset']} | {result.get('variant') or '(shipped)'} | {settings} | {dev} | "
                      f"{_accuracy(student['accuracy'])} | {student['int8_mb']:.2f} | {student['docs_per_s']:,.0f} |")
-    return lines + [""] + unseen_lines(shipped) + length_lines(shipped) + calibration_lines(shipped)
+    return lines + [""]
 
 
 def _bucket_rows(result: dict, field) -> list[tuple[str, dict]]:
