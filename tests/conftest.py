@@ -37,6 +37,16 @@ def tiny_overrides(recipe_name: str) -> list[str]:
     return TINY + sizes
 
 
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist (files spread over workers, `--dist loadfile --no-loadscope-reorder`), the files that hold a
+    slow test go out first, so that no worker is handed a long file at the end while the others stand idle; each
+    file's tests keep their order. A run in one process keeps pytest's order."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)  # stable
+
+
 class Stop(Exception):
     """Raised after a checkpoint is written, as a killed run would stop there."""
 
@@ -80,6 +90,39 @@ def copy_of_tiny_run(tiny_run: Path, folder: Path) -> Path:
     import shutil
 
     return Path(shutil.copytree(tiny_run, folder))
+
+
+@pytest.fixture(scope="session")
+def minilm_vocabulary(tmp_path_factory) -> Path:
+    """The table of MiniLM's whole vocabulary (`attentive.text.distilled.encoder_vocabulary_table`: the encoder run over
+    30,000 word pieces, about 25 seconds, the same every time), computed once for the whole run, in a folder of its
+    own; a test links it into its own empty ATTENTIVE_CACHE (`cache_with_minilm_vocabulary`). With pytest-xdist the
+    workers share it: the first computes it, under a lock, and the others read it."""
+    import fcntl
+
+    from attentive.text.distilled import encoder_vocabulary_table
+
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # this run's folder, above each worker's own
+    folder = root / "minilm-vocabulary"
+    with open(root / "minilm-vocabulary.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        folder.mkdir(exist_ok=True)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("ATTENTIVE_CACHE", str(folder))
+            encoder_vocabulary_table()  # computed and saved there, or read from there
+    [table] = folder.glob("minilm-vocabulary-*.npz")
+    return table
+
+
+def cache_with_minilm_vocabulary(folder: Path, table: Path, monkeypatch) -> Path:
+    """`folder`, empty but for a link to the session's MiniLM vocabulary table (`minilm_vocabulary`), as
+    ATTENTIVE_CACHE: what a test computes and caches lands in its own folder."""
+    folder.mkdir(parents=True, exist_ok=True)
+    os.link(table, folder / table.name)  # a cache write replaces a file (attentive.util.atomic), never writes into it
+    monkeypatch.setenv("ATTENTIVE_CACHE", str(folder))
+    return folder
 
 
 @pytest.fixture(scope="session")

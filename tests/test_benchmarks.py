@@ -162,6 +162,7 @@ print(json.dumps(payload))
 """
 
 
+@pytest.mark.slow  # starts a process per seed
 def test_fasttext_baseline_runs_on_small_real_data():
     """fastText on the whole bundled train split (2,500 sentences; on 600 it stays near chance), in a fresh process.
 

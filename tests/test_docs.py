@@ -15,6 +15,12 @@ the session). A bash block runs with `set -euo pipefail`, `attentive` being the 
 a wrapper that cuts training short: `train`, `distill` and `cv` get `--set train.epochs=1` appended and
 `tune` `--set train.epochs=1 --trials 2`, so that a block runs in seconds; everything else runs as written. Each
 block must exit 0; whatever it leaves running (a server put in the background) is stopped when it ends.
+
+The wrapper runs each `attentive` command in a fork of one process that has already imported the CLI, torch and
+scikit-learn (tests/cli_zygote.py: the installed console script itself, with the command's arguments, working
+directory, environment, standard streams, signals and exit status), rather than in a new interpreter that spends
+seconds importing them again; ATTENTIVE_DOCS_FRESH=1 runs every command in a new interpreter instead. The ```python
+blocks always run in a new interpreter: what they import is part of what the page shows.
 """
 from __future__ import annotations
 
@@ -36,13 +42,16 @@ PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 RUN, NOT_RUN = "<!-- run -->", re.compile(r"<!-- not run: \S.* -->")
 FENCE = re.compile(r"^```(\w*)\s*$")
 WRAPPER = """#!/usr/bin/env bash
-# The docs' training commands cut to one epoch (tune to two trials); everything else as written.
+# The docs' training commands cut to one epoch (tune to two trials); everything else as written. Each runs in a fork
+# of the session's CLI process (tests/cli_zygote.py), or as its own process with ATTENTIVE_DOCS_FRESH=1.
+if [ -n "${ATTENTIVE_DOCS_FRESH:-}" ]; then run=("%(real)s"); else run=("%(python)s" -S "%(client)s" "%(socket)s"); fi
 case "${1:-}" in
-    train|distill|cv) exec "%(real)s" "$@" --set train.epochs=1 ;;
-    tune) exec "%(real)s" "$@" --set train.epochs=1 --trials 2 ;;
-    *) exec "%(real)s" "$@" ;;
+    train|distill|cv) exec "${run[@]}" "$@" --set train.epochs=1 ;;
+    tune) exec "${run[@]}" "$@" --set train.epochs=1 --trials 2 ;;
+    *) exec "${run[@]}" "$@" ;;
 esac
 """
+ZYGOTE = Path(__file__).with_name("cli_zygote.py")
 
 
 def blocks(page: Path) -> list[tuple[int, str, str, str]]:
@@ -125,13 +134,26 @@ def start(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def wrapped(tmp_path_factory) -> Path:
-    """A folder holding the `attentive` wrapper of the module docstring, to put first on PATH."""
+def wrapped(tmp_path_factory):
+    """A folder holding the `attentive` wrapper of the module docstring, to put first on PATH; the CLI process whose
+    forks run the commands lives as long as the session."""
     folder = tmp_path_factory.mktemp("docs-bin")
-    (folder / "attentive").write_text(WRAPPER % {"real": Path(sys.executable).parent / "attentive"},
-                                      encoding="utf-8")
+    real, where = Path(sys.executable).parent / "attentive", folder / "cli.sock"
+    assert len(str(where)) < 100  # a Unix socket's path is short
+    (folder / "attentive").write_text(WRAPPER % {"real": real, "python": sys.executable, "client": ZYGOTE,
+                                                 "socket": where}, encoding="utf-8")
     (folder / "attentive").chmod(0o755)
-    return folder
+    env = {**os.environ, "PATH": f"{folder}{os.pathsep}{os.environ.get('PATH', '')}", "ATTENTIVE_THREADS": "1"}
+    log = folder / "cli.log"
+    with open(log, "wb") as errors:
+        server = subprocess.Popen([sys.executable, str(ZYGOTE), "serve", str(where), str(real)], env=env,
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors)
+    try:
+        assert server.stdout.readline() == b"ready\n", log.read_text(errors="replace")[-4000:]
+        yield folder
+    finally:
+        server.kill()
+        server.wait()
 
 
 def _run_block(language: str, text: str, workdir: Path, env: dict, where: str) -> None:

@@ -167,6 +167,7 @@ def test_a_file_linked_to_dev_zero_is_refused_before_it_is_read(run, tmp_path, c
     refused(folder, capsys, f"{name}: a link to /dev/zero, outside the model folder")
 
 
+@pytest.mark.slow  # starts a process (a FIFO read in this one would wait for ever)
 def test_a_fifo_is_refused_rather_than_waited_on(run, tmp_path):
     folder = copy_of(run, tmp_path)
     (folder / "config.json").unlink()

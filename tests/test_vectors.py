@@ -9,15 +9,17 @@ from attentive.text.distilled import distill_vectors, run_encoder
 from attentive.text.sources import build_vocabulary, initial_vectors, vocabulary_report
 from attentive.text.tokenizer import PAD_ID, UNK_ID, build_tokenizer, is_piece
 
+from .conftest import cache_with_minilm_vocabulary
+
 pytestmark = pytest.mark.slow  # runs the pretrained MiniLM encoder over vocabularies
 
 WORDS = ["good", "bad", "film", "awful", "##ing"]
 
 
 @pytest.fixture
-def cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("ATTENTIVE_CACHE", str(tmp_path))
-    return tmp_path
+def cache(tmp_path, monkeypatch, minilm_vocabulary):
+    """An ATTENTIVE_CACHE of the test's own, holding only the MiniLM vocabulary table the session computed once."""
+    return cache_with_minilm_vocabulary(tmp_path / "cache", minilm_vocabulary, monkeypatch)
 
 
 def test_distilled_vectors_are_deterministic_and_cached_by_content(cache):
@@ -105,18 +107,18 @@ def test_an_unknown_vector_source_is_named_in_the_error():
         source_names("distilled+glove2")
 
 
-def test_the_default_path_trains_on_the_bundled_sample_with_no_word_lost(sst2_small, tmp_path):
+def test_the_default_path_trains_on_the_bundled_sample_with_no_word_lost(sst2_small, tmp_path, cache):
     import attentive
     from attentive.data.example import Dataset
 
     data = Dataset("tiny", {"train": sst2_small.splits["train"][:200], "dev": sst2_small.splits["dev"][:50],
                             "test": []}, sst2_small.labels)
-    model = attentive.train(data, out=tmp_path, overrides=["train.epochs=1"], show_progress=False)  # no recipe named
+    model = attentive.train(data, out=tmp_path / "run", overrides=["train.epochs=1"], show_progress=False)  # no recipe
     assert model.config["recipe"]["name"] == "default"
     assert model.config["vectors"]["source"].startswith("distilled-minilm")
     report = model.config["vocabulary"]
     assert report["train"]["unknown"] == 0.0 and report["dev"]["unknown"] < 0.01 and report["dev"]["pieces"] > 0
-    loaded = attentive.load(tmp_path)
+    loaded = attentive.load(tmp_path / "run")
     assert (loaded.predict("an unwatchablezzz mess")[0].probabilities
             == model.predict("an unwatchablezzz mess")[0].probabilities)
 

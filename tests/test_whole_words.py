@@ -125,6 +125,7 @@ def test_the_cli_table_words_html_png_and_json_show_whole_words(run, tmp_path, c
     assert {word for word, _ in answer["top_words"]} == set(TEXT.split())
 
 
+@pytest.mark.slow  # starts a server process
 def test_the_server_answers_with_whole_words(run):
     from .helpers import start
 
