@@ -119,7 +119,7 @@ def main(argv=None) -> int:
     train_s = {name: [] for name in accuracy}
     by_unseen = {name: [] for name in accuracy}  # per seed, the accuracy by the share of words training never showed
     by_length = {name: [] for name in accuracy}  # per seed, the accuracy by length (as `attentive evaluate` gives it)
-    train_texts = split_xy(data, "train")[0]
+    test_unseen = unseen_shares(split_xy(data, "train")[0], test_texts)  # the same for every system and seed
     copies_made = []  # augmented copies of each training text, per seed: fewer than --augment on large data
     folders = {}  # the first seed's models, timed
     if args.ensemble:  # every seed's default model first: each student learns from them all
@@ -146,7 +146,7 @@ def main(argv=None) -> int:
             predicted = model_predicted(model, test_texts)
             correct = np.array(predicted) == np.array(test_gold)
             accuracy[name].append(round(float(correct.mean()), 4))
-            by_unseen[name].append(accuracy_by_unseen(unseen_shares(train_texts, test_texts), correct))
+            by_unseen[name].append(accuracy_by_unseen(test_unseen, correct))
             by_length[name].append(attentive.compute_metrics(test_gold, predicted, data.labels,
                                                              texts=test_texts)["by_length"])
             dev_accuracy[name].append(round(model.config["training"]["dev_accuracy"], 4))
