@@ -122,9 +122,10 @@ def export(model: Model, out: str | Path, int8: bool = False, overwrite: bool = 
 def _quiet_tracing() -> None:
     """Silence, inside the caller's `warnings.catch_warnings()`, what the TorchScript exporter says on every export
     and a user cannot act on: that it is the legacy exporter (chosen: `dynamo=False` traces the graph the runtime
-    reads); that tracing turns a shape test into a constant (the graph's axes stay dynamic, and tests/test_export.py
-    answers texts of other lengths and batch sizes as PyTorch does); that a GRU exported with a batch of more than
-    one may fail on other batch sizes (the same tests run batches of 1 to 128); and what constant folding skips."""
+    reads); that tracing turns a shape test into a constant (the graph's axes stay dynamic, and
+    tests/runtime/test_export.py answers texts of other lengths and batch sizes as PyTorch does); that a GRU exported
+    with a batch of more than one may fail on other batch sizes (the same tests run batches of 1 to 128); and what
+    constant folding skips."""
     warnings.filterwarnings("ignore", category=torch.jit.TracerWarning)
     for message, category in (("You are using the legacy TorchScript-based ONNX export", DeprecationWarning),
                               ("The feature will be removed", DeprecationWarning),

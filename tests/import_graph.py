@@ -1,6 +1,6 @@
 """The import graph of a package, read from its source with `ast` (lazy imports inside functions included), and the
-circle finder the import-circle tests of tests/test_python_api.py and tests/test_benchmarks.py share, and the names
-a file outside the package imports from it (tests/test_layers.py)."""
+circle finder the import-circle tests of tests/test_python_api.py and tests/benchmarks/test_benchmarks.py share, and
+the names a file outside the package imports from it (tests/test_layers.py)."""
 from __future__ import annotations
 
 import ast

@@ -133,3 +133,15 @@ def test_public_means_the_package_s_all_and_the_public_modules(tmp_path):
     (tmp_path / "a.py").write_text("import attentive\nfrom attentive import Model\n"
                                    "def f():\n    from attentive.training.pipeline import new_model\n")
     assert private_imports(tmp_path) == {("a.py", "attentive.training.pipeline.new_model")}
+
+
+def test_the_tests_are_laid_out_like_the_package():
+    """tests/FOLDER/ holds the tests of attentive/FOLDER/ (tests/benchmarks/ those of benchmarks/); the tests of the
+    package's root modules, the layers and the docs stay in tests/ itself, beside conftest.py and helpers.py."""
+    tests = Path(__file__).parent
+    folders = {path.name for path in tests.iterdir() if path.is_dir() and path.name not in ("fixtures", "__pycache__")}
+    package_folders = {path.name for path in ROOT.iterdir() if (path / "__init__.py").exists()}
+    assert folders <= package_folders | {"benchmarks"}, folders - package_folders
+    assert all((tests / folder / "__init__.py").exists() for folder in folders)
+    helpers = {path.name for path in tests.glob("*.py") if not path.name.startswith("test_")}
+    assert helpers == {"__init__.py", "conftest.py", "helpers.py", "import_graph.py", "cli_zygote.py"}

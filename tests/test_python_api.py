@@ -14,7 +14,7 @@ from attentive.errors import AttentiveError
 from attentive.models.classifier import build_model
 from attentive.recipes.loader import load_recipe
 
-from .conftest import TINY, tiny_overrides
+from .helpers import TINY, tiny_overrides
 from .import_graph import find_circle, module_imports
 
 OVERRIDES = tiny_overrides("lama_ctx")

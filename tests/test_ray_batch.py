@@ -17,7 +17,7 @@ from attentive.cli import main
 from attentive.errors import AttentiveError
 from attentive.export import export
 
-from .conftest import copy_of_tiny_run
+from .helpers import copy_of_tiny_run
 
 pytestmark = pytest.mark.slow  # a Ray cluster
 

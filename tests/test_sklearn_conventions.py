@@ -12,7 +12,7 @@ from sklearn.utils.fixes import parse_version
 from attentive.errors import AttentiveError
 from attentive.sklearn import AttentiveClassifier
 
-from .conftest import tiny_overrides
+from .helpers import tiny_overrides
 
 OVERRIDES = tiny_overrides("lama_ctx")
 TAGS_AS_OBJECTS = pytest.mark.skipif(parse_version(sklearn.__version__) < parse_version("1.6"),

@@ -210,7 +210,7 @@ def predictions(texts: Sequence[str], encodings: Sequence[Encoding | IdsAndWords
     """The Predictions `explanation` would give for the same texts (`lengths`: each one's tokens read, probabilities
     and attention one per text), made for the whole call at once and without the Explanations: `predict` answers
     only the label, the probabilities and the `top_k` most attended whole words (`top_words`), whose numbers are
-    the same bit for bit (tests/test_predictions.py, tests/test_answer_path.py)."""
+    the same bit for bit (tests/answer/test_predictions.py, tests/answer/test_answer_path.py)."""
     best, rows = probabilities.argmax(1).tolist(), probabilities.tolist()
     if top_k:
         answers = [Prediction(labels[index], dict(zip(labels, row)), words, aspect) for index, row, words, aspect

@@ -10,7 +10,7 @@ word ids, the attention and type masks) per text, which is most of what `encode_
 
 The lane opens only for a tokenizer whose whole pipeline is that one (checked once per tokenizer from its JSON) and
 only for ASCII texts, or texts that the tokenizer's own normaliser makes ASCII (then the lane reads the normalised
-text); any other text or tokenizer takes the tokenizer's own path. tests/test_fast_ids.py checks that both give the
+text); any other text or tokenizer takes the tokenizer's own path. tests/text/test_fast_ids.py checks that both give the
 same ids (and every Unicode code point, in a text, was checked by hand at commit b758be7: none differs).
 """
 from __future__ import annotations
