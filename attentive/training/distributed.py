@@ -138,12 +138,19 @@ def local_device(device: str) -> str:
 @contextlib.contextmanager
 def session(device: str) -> Iterator[None]:
     """The process group of a torchrun job for the run inside (NCCL on CUDA, gloo on CPU), made where torchrun
-    started this process and none exists yet, and left at the end (only when made here); nothing otherwise."""
+    started this process and none exists yet, and left at the end (only when made here); nothing otherwise.
+
+    torch.distributed.nn is imported before the group is made. Its functions take `group=group.WORLD` as a default,
+    evaluated on import: imported while a group exists (as training does, through torch._dynamo, on its first
+    seeded initialisation), ten of them keep that group for good, `destroy_process_group` leaves its threads
+    running, and a rank then aborted now and then at exit ("terminate called without an active exception") after
+    the model was saved, failing the job (PyTorch 2.13; tests/training/test_ddp.py looks for the threads)."""
     if not launched() or (dist.is_available() and dist.is_initialized()):
         yield
         return
     if not dist.is_available():
         raise AttentiveError("torchrun started this process, but this PyTorch build has no torch.distributed")
+    import torch.distributed.nn  # noqa: F401  (before init_process_group: see above)
     cuda = device.startswith("cuda")
     if cuda:
         torch.cuda.set_device(torch.device(device))

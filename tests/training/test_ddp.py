@@ -32,7 +32,7 @@ TIMEOUT = 240  # seconds: a hang fails the test instead of the suite
 # Run by torchrun in each rank: train through the public API (rank 0 writes OUT, the other ranks write nothing),
 # then write this rank's parameter digest beside, as a file of the test's own.
 SCRIPT = textwrap.dedent("""
-    import hashlib, json, os, signal, sys
+    import glob, hashlib, json, os, signal, sys
     import torch
     import attentive
 
@@ -57,7 +57,10 @@ SCRIPT = textwrap.dedent("""
         digest.update(name.encode() + tensor.detach().cpu().contiguous().numpy().tobytes())
     with open(os.path.join(digests, f"rank{rank}.json"), "w") as f:
         json.dump({"digest": digest.hexdigest(), "training": model.config["training"],
-                   "dropout_seed": torch.initial_seed()}, f)  # the seed of the stream the last epoch drew from
+                   "dropout_seed": torch.initial_seed(),  # the seed of the stream the last epoch drew from
+                   "gloo_threads": [name for name in (open(task).read().strip()  # the process group's, left running
+                                                      for task in glob.glob("/proc/self/task/*/comm")) if "gloo" in name]},
+                  f)
 """)
 
 
@@ -113,6 +116,9 @@ def test_two_ranks_train_one_model_with_identical_parameters_written_once(tmp_pa
     assert set(ranks) == {"rank0.json", "rank1.json"}
     seeds = [rank.pop("dropout_seed") for rank in ranks.values()]
     assert seeds[0] != seeds[1]  # each rank drew dropout from a stream of its own
+    # the process group is gone once training returns: a thread of it left running aborted a rank at exit now and
+    # then (attentive/training/distributed.py, average_gradients)
+    assert [rank.pop("gloo_threads") for rank in ranks.values()] == [[], []]
     for rank in ranks.values():
         del rank["training"]["epoch_seconds"]  # each rank's own clock
     assert ranks["rank0.json"] == ranks["rank1.json"]  # same weights, same best epoch and dev accuracy
