@@ -48,6 +48,9 @@ SCRIPT = textwrap.dedent("""
         if rank == 0 and record["epoch"] == 1:
             os.kill(os.getpid(), signal.SIGKILL)
 
+    def threads():  # the names of this process's threads
+        return [open(task).read().strip() for task in glob.glob("/proc/self/task/*/comm")]
+
     on_epoch = {"fail": fail_on_rank_1, "kill": kill_rank_0}.get(mode)
     model = attentive.train(train=os.environ["DDP_TEST_TRAIN"], dev=os.environ["DDP_TEST_DEV"], recipe="lama_ctx",
                             out=out, overrides=overrides, show_progress=False, on_epoch=on_epoch,
@@ -58,9 +61,7 @@ SCRIPT = textwrap.dedent("""
     with open(os.path.join(digests, f"rank{rank}.json"), "w") as f:
         json.dump({"digest": digest.hexdigest(), "training": model.config["training"],
                    "dropout_seed": torch.initial_seed(),  # the seed of the stream the last epoch drew from
-                   "gloo_threads": [name for name in (open(task).read().strip()  # the process group's, left running
-                                                      for task in glob.glob("/proc/self/task/*/comm")) if "gloo" in name]},
-                  f)
+                   "gloo_threads": [name for name in threads() if "gloo" in name]}, f)  # the group's, left running
 """)
 
 
