@@ -24,6 +24,7 @@ from typing import NamedTuple
 from benchmarks.common import REPO_ROOT, RESULTS_DIR, write_text
 from benchmarks.render_absa import absa_section
 from benchmarks.render_analysis import analysis_section
+from benchmarks.render_by_length import by_length_section
 from benchmarks.render_class_weights import class_weights_section
 from benchmarks.render_defaults import defaults_section
 from benchmarks.render_deploy import deploy_section
@@ -117,7 +118,7 @@ def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: 
     top = ["# Benchmarks", "", generated, "", INTRO, ""]
     summary, defaults = summary_section(results), defaults_section(results, sizes)
     body = targets_section(results, targets)
-    body += lama_section(results) + heads_section(results) + long_texts
+    body += lama_section(results) + heads_section(results) + long_texts + by_length_section(results)
     for result in parameter_results:
         body += parameters_section(result)
     body += pruned_section(results) + absa_section(results) + ssan_section(results)

@@ -115,3 +115,35 @@ def test_runs_go_seed_by_seed_after_their_halfs_warm_up_and_none_starts_after_th
     assert started[:2] == warm and len(started) == 10  # both warm-ups before any run of their half
     started.clear()
     assert long_texts.schedule(warm + tasks, jobs=3, deadline=-1, submit=submit) == 0 and started == []
+
+
+def _with_length(kind: str, seed: int, q4: float, **who) -> dict:
+    """A result file of benchmarks.run or benchmarks.baselines on R8 with its test accuracy by length."""
+    quartiles = [{"bucket": f"Q{i}", "min_words": 1 + 100 * (i - 1), "max_words": 100 * i, "texts": 550,
+                  "accuracy": 0.98 if i < 4 else q4} for i in range(1, 5)]
+    halves = [{"bucket": "<= mean (180.5 words)", "min_words": 1, "max_words": 180, "texts": 1500, "accuracy": 0.98},
+              {"bucket": "> mean (180.5 words)", "min_words": 181, "max_words": 400, "texts": 689, "accuracy": q4}]
+    return {"name": f"{kind}-r8-s{seed}", "kind": kind, "dataset": "r8", "seed": seed, **who,
+            "test": {"accuracy": 0.97, "by_length": {"mean_words": 180.5, "quartiles": quartiles, "mean": halves}}}
+
+
+def test_the_by_length_section_shows_each_system_s_buckets_on_the_long_sets_and_skips_files_without_them():
+    from benchmarks.render_by_length import TITLE as BY_LENGTH
+    from benchmarks.render_by_length import by_length_section
+
+    results = [_with_length("model", seed, q4, recipe="student", variant="alone")
+               for seed, q4 in enumerate((0.90, 0.92, 0.94))]
+    results += [_with_length("baseline", 0, 0.95, model="tfidf_lr"),
+                {"name": "default-r8-s0", "kind": "model", "recipe": "default", "variant": "defaults",
+                 "dataset": "r8", "test": {"accuracy": 0.96}},  # an older file, without the breakdown
+                {**_with_length("baseline", 0, 0.5, model="tfidf_lr"), "dataset": "sst2"}]  # not a long set
+    lines = by_length_section(results)
+    assert lines[0] == f"## {BY_LENGTH}"
+    rows = [line for line in lines if line.startswith("| R8 ")]
+    assert [row.split(" | ")[1] for row in rows] == ["student, alone", "TF-IDF + LR"]
+    assert rows[0].split(" | ")[5] == "92.00 ± 2.00 (3)"  # Q4, over the three seeds
+    assert rows[1].split(" | ")[7].strip(" |") == "95.00 (1)"  # > mean
+    assert "| **R8** | (words) | 1-100 | 101-200 | 201-300 | 301-400 | 1-180 | 181-400 |" in lines
+    assert not any("SST" in line for line in lines)
+    assert by_length_section(results[4:]) == []
+    assert BY_LENGTH in render.render_markdown(results).main

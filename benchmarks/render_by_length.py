@@ -1,0 +1,71 @@
+"""BENCHMARKS.md's "Accuracy by length" section (issue 46, item 1): on the long-document sets, test accuracy by the
+length of the test text in words, for our models and the peers, from the `by_length` breakdown every result file of
+`python -m benchmarks.run` and `python -m benchmarks.baselines` carries since it was added (attentive.answer.length:
+the quartiles of the test texts' lengths, and the texts up to and over their mean length, as the LAMA paper splits
+YelpL). Older result files without it are not shown; a system's cell is its mean over the seeds that have it.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+
+from benchmarks.formatting import fmt_mean_std
+
+TITLE = "Accuracy by length on the long-document sets"
+DATASETS = {"r8": "R8", "imdb": "IMDB", "news": "News", "newsgroups20": "20 Newsgroups"}
+SYSTEMS = [  # (label, what picks a result file of it)
+    ("default", lambda r: r.get("kind") == "model" and r.get("recipe") == "default"
+     and r.get("variant") in (None, "defaults")),
+    ("student, alone", lambda r: r.get("kind") == "model" and r.get("recipe") == "student"
+     and r.get("variant") == "alone"),
+    ("TF-IDF + LR", lambda r: r.get("kind") == "baseline" and r.get("model") == "tfidf_lr"),
+    ("fastText", lambda r: r.get("kind") == "baseline" and r.get("model") == "fasttext"),
+    ("model2vec", lambda r: r.get("kind") == "baseline" and r.get("model") == "model2vec"),
+]
+BUCKETS = ("Q1", "Q2", "Q3", "Q4", "<= mean", "> mean")
+
+
+def buckets_of(by_length: dict) -> dict[str, dict]:
+    """One run's breakdown as {bucket: row}, the halves named `<= mean` and `> mean` (their names carry the mean)."""
+    rows = {row["bucket"]: row for row in by_length["quartiles"]}
+    for row in by_length["mean"]:
+        rows["<= mean" if row["bucket"].startswith("<=") else "> mean"] = row
+    return rows
+
+
+def measured(results: list[dict]) -> dict[str, dict[str, list[dict]]]:
+    """{dataset: {system label: [each seed's buckets]}} for the results that have the breakdown."""
+    found: dict[str, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
+    for result in results:
+        test = result.get("test")
+        if result.get("dataset") not in DATASETS or not isinstance(test, dict) or not test.get("by_length"):
+            continue
+        for label, picks in SYSTEMS:
+            if picks(result):
+                found[result["dataset"]][label].append(buckets_of(test["by_length"]))
+    return found
+
+
+def by_length_section(results: list[dict]) -> list[str]:
+    """The section's lines, or [] where no result has the breakdown on these sets."""
+    found = measured(results)
+    if not found:
+        return []
+    lines = [f"## {TITLE}", "",
+             "Test accuracy (%) by the length of the test text in words: the quartiles Q1-Q4 of the test texts' "
+             "lengths (their word ranges under each set's name), and the texts up to and over their mean length, as "
+             "the LAMA paper splits YelpL; mean ± std over the seeds (number of seeds). Where the linear model wins "
+             "and loses by length is what issue 46 asks for the n-gram channel.", "",
+             "| set | system | " + " | ".join(BUCKETS) + " |", "| --- | --- |" + " ---: |" * len(BUCKETS)]
+    for dataset, name in DATASETS.items():
+        if dataset not in found:
+            continue
+        first = next(iter(found[dataset].values()))[0]
+        ranges = [f"{first[b]['min_words']}-{first[b]['max_words']}" if b in first else "" for b in BUCKETS]
+        lines.append(f"| **{name}** | (words) | " + " | ".join(ranges) + " |")
+        for label, _ in SYSTEMS:
+            runs = found[dataset].get(label)
+            if runs:
+                shown = [fmt_mean_std([run[b]["accuracy"] for run in runs if b in run]) + f" ({len(runs)})"
+                         for b in BUCKETS]
+                lines.append(f"| {name} | {label} | " + " | ".join(shown) + " |")
+    return lines + [""]
