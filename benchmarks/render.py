@@ -118,7 +118,7 @@ def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: 
     top = ["# Benchmarks", "", generated, "", INTRO, ""]
     summary, defaults = summary_section(results), defaults_section(results, sizes)
     body = targets_section(results, targets)
-    body += lama_section(results) + heads_section(results) + long_texts + by_length_section(results)
+    body += lama_section(results) + heads_section(results) + long_texts
     for result in parameter_results:
         body += parameters_section(result)
     body += pruned_section(results) + absa_section(results) + ssan_section(results)
@@ -126,7 +126,7 @@ def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: 
         body += characteristics_section(result)
     body += analysis_section(results) + deploy_section(deploy) + class_weights
     more = notes.strip().splitlines() + [""] if notes else []
-    more += variants_section(deployable_results)
+    more += by_length_section(results) + variants_section(deployable_results)
     more += appendix_section(results, footnote) + footnotes_section(results, footnote, results_link)
     body += appendix_link(appendix_name, more)
     if problems:

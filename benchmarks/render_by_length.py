@@ -1,8 +1,9 @@
-"""BENCHMARKS.md's "Accuracy by length" section (issue 46, item 1): on the long-document sets, test accuracy by the
-length of the test text in words, for our models and the peers, from the `by_length` breakdown every result file of
-`python -m benchmarks.run` and `python -m benchmarks.baselines` carries since it was added (attentive.answer.length:
-the quartiles of the test texts' lengths, and the texts up to and over their mean length, as the LAMA paper splits
-YelpL). Older result files without it are not shown; a system's cell is its mean over the seeds that have it.
+"""The appendix's "Accuracy by length" section (issue 46, item 1; benchmarks/APPENDIX.md, BENCHMARKS.md being at
+its 60 KB): on the long-document sets, test accuracy by the length of the test text in words, for our models and the
+peers, from the `by_length` breakdown every result file of `python -m benchmarks.run` and `python -m
+benchmarks.baselines` carries since it was added (attentive.answer.length: the quartiles of the test texts' lengths,
+and the texts up to and over their mean length, as the LAMA paper splits YelpL). Older result files without it are
+not shown; a system's cell is its mean over the seeds that have it.
 """
 from __future__ import annotations
 
@@ -51,21 +52,19 @@ def by_length_section(results: list[dict]) -> list[str]:
     if not found:
         return []
     lines = [f"## {TITLE}", "",
-             "Test accuracy (%) by the length of the test text in words: the quartiles Q1-Q4 of the test texts' "
-             "lengths (their word ranges under each set's name), and the texts up to and over their mean length, as "
-             "the LAMA paper splits YelpL; mean ± std over the seeds (number of seeds). Where the linear model wins "
-             "and loses by length is what issue 46 asks for the n-gram channel.", "",
-             "| set | system | " + " | ".join(BUCKETS) + " |", "| --- | --- |" + " ---: |" * len(BUCKETS)]
+             "Test accuracy (%) by the test text's length in words: the quartiles Q1-Q4 of the test texts' lengths "
+             "(word ranges in each set's first row), and the texts up to and over their mean length, as the LAMA "
+             "paper splits YelpL; mean ± std over the seeds.", "",
+             "| set | system | seeds | " + " | ".join(BUCKETS) + " |", "| --- | --- |" + " ---: |" * (len(BUCKETS) + 1)]
     for dataset, name in DATASETS.items():
         if dataset not in found:
             continue
         first = next(iter(found[dataset].values()))[0]
         ranges = [f"{first[b]['min_words']}-{first[b]['max_words']}" if b in first else "" for b in BUCKETS]
-        lines.append(f"| **{name}** | (words) | " + " | ".join(ranges) + " |")
+        lines.append(f"| **{name}** | (words) | | " + " | ".join(ranges) + " |")
         for label, _ in SYSTEMS:
             runs = found[dataset].get(label)
             if runs:
-                shown = [fmt_mean_std([run[b]["accuracy"] for run in runs if b in run]) + f" ({len(runs)})"
-                         for b in BUCKETS]
-                lines.append(f"| {name} | {label} | " + " | ".join(shown) + " |")
+                shown = [fmt_mean_std([run[b]["accuracy"] for run in runs if b in run]) for b in BUCKETS]
+                lines.append(f"| {name} | {label} | {len(runs)} | " + " | ".join(shown) + " |")
     return lines + [""]
