@@ -40,27 +40,32 @@ def tiny_run(sst2_small, tmp_path_factory) -> Path:
     return folder
 
 
-@pytest.fixture(scope="session")
-def minilm_vocabulary(tmp_path_factory) -> Path:
-    """The table of MiniLM's whole vocabulary (`attentive.text.distilled.encoder_vocabulary_table`: the encoder run over
-    30,000 word pieces, about 25 seconds, the same every time), computed once for the whole run, in a folder of its
-    own; a test links it into its own empty ATTENTIVE_CACHE (`cache_with_minilm_vocabulary`). With pytest-xdist the
-    workers share it: the first computes it, under a lock, and the others read it."""
-    import fcntl
-
-    from attentive.text.distilled import encoder_vocabulary_table
-
+@pytest.fixture(scope="session", autouse=True)
+def run_cache(tmp_path_factory) -> Path:
+    """One ATTENTIVE_CACHE for the whole run, shared by the pytest-xdist workers (the word vectors and the MiniLM
+    vocabulary table a test computes are there for the next, as they would be on a user's machine), never the user's
+    own ~/.cache/attentive. A test that needs an empty cache sets its own."""
     root = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
         root = root.parent  # this run's folder, above each worker's own
-    folder = root / "minilm-vocabulary"
-    with open(root / "minilm-vocabulary.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        folder.mkdir(exist_ok=True)
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setenv("ATTENTIVE_CACHE", str(folder))
-            encoder_vocabulary_table()  # computed and saved there, or read from there
-    [table] = folder.glob("minilm-vocabulary-*.npz")
+    folder = root / "attentive-cache"
+    folder.mkdir(exist_ok=True)
+    os.environ["ATTENTIVE_CACHE"] = str(folder)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def minilm_vocabulary(run_cache) -> Path:
+    """The table of MiniLM's whole vocabulary (`attentive.text.distilled.encoder_vocabulary_table`: the encoder run over
+    30,000 word pieces, about 25 seconds, the same every time) in the run's cache, computed once for the whole run:
+    processes asking for it at once wait for the one computing it (`attentive.util.atomic.computed_once`). A test
+    links it into its own empty ATTENTIVE_CACHE (`cache_with_minilm_vocabulary`)."""
+    from attentive.text.distilled import encoder_vocabulary_table
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ATTENTIVE_CACHE", str(run_cache))
+        encoder_vocabulary_table()  # computed and saved there, or read from there
+    [table] = run_cache.glob("minilm-vocabulary-*.npz")
     return table
 
 

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..util.atomic import atomic_write_bytes
+from ..util.atomic import atomic_write_bytes, computed_once
 
 ENCODER_NAME = "all-MiniLM-L6-v2"
 METHOD_VERSION = 1  # bump when the computation below changes, so old caches are not reused
@@ -94,14 +94,15 @@ def encoder_vocabulary_table() -> tuple[list[str], np.ndarray]:
     from .embeddings import cache_dir
 
     path = cache_dir() / f"minilm-vocabulary-v{METHOD_VERSION}.npz"
-    if path.exists():
-        cached = np.load(path, allow_pickle=False)
-        return cached["words"].tolist(), cached["vectors"]
-    words = encoder_pieces()
-    vectors = run_encoder(words)
-    buffer = io.BytesIO()
-    np.savez(buffer, words=np.asarray(words), vectors=vectors)
-    atomic_write_bytes(path, buffer.getvalue())
+    with computed_once(path):  # about 25 s on two cores: processes started together compute it once
+        if path.exists():
+            cached = np.load(path, allow_pickle=False)
+            return cached["words"].tolist(), cached["vectors"]
+        words = encoder_pieces()
+        vectors = run_encoder(words)
+        buffer = io.BytesIO()
+        np.savez(buffer, words=np.asarray(words), vectors=vectors)
+        atomic_write_bytes(path, buffer.getvalue())
     return words, vectors
 
 

@@ -1,5 +1,6 @@
 """Atomic writes: a file is written beside its target under a temporary name, then renamed over it; a set of files
-(a model folder) is committed by renaming the folder that holds the new ones."""
+(a model folder) is committed by renaming the folder that holds the new ones. A cache entry several processes may
+compute at once is computed by one of them (`computed_once`)."""
 from __future__ import annotations
 
 import contextlib
@@ -29,6 +30,24 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+@contextlib.contextmanager
+def computed_once(path: str | Path):
+    """Held while the cache entry `path` is looked up and, if missing, computed and written: a process computing the
+    same entry meanwhile waits here, then finds it written (an exclusive `flock` on PATH.lock, which stays beside
+    it; no lock where the platform has no `fcntl`). Several trainings started at once on a fresh machine (benchmark
+    lanes, a test suite's workers) so compute MiniLM's vocabulary table once, not once each."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: each process computes, the atomic write keeps the entry whole
+        yield
+        return
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_name(path.name + ".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+        yield
 
 
 def atomic_write_text(path: str | Path, text: str) -> None:

@@ -131,3 +131,32 @@ def test_word2vec_vectors_are_cached_by_content_not_by_row_count(cache):
         vectors = initial_vectors(recipe, tokenizer, texts, "mine", lambda _: [], np.random.default_rng(0))
         assert vectors.coverage == 1.0
     assert len(list(cache.glob("w2v-*.npz"))) == 2
+
+
+def test_processes_asking_for_the_vocabulary_table_at_once_compute_it_once(tmp_path, monkeypatch):
+    """attentive.util.atomic.computed_once: the second caller waits for the first, then reads what it wrote (two
+    threads here; a flock taken through separate opens excludes them as it excludes processes)."""
+    import threading
+    import time
+
+    from attentive.text import distilled
+
+    monkeypatch.setenv("ATTENTIVE_CACHE", str(tmp_path))
+    monkeypatch.setattr(distilled, "encoder_pieces", lambda: ["good", "bad"])
+    computed = []
+
+    def slow_encoder(words):
+        computed.append(list(words))
+        time.sleep(0.3)  # long enough for the other thread to arrive while this one computes
+        return np.ones((len(words), 3), dtype=np.float32)
+
+    monkeypatch.setattr(distilled, "run_encoder", slow_encoder)
+    answers = []
+    threads = [threading.Thread(target=lambda: answers.append(distilled.encoder_vocabulary_table())) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert computed == [["good", "bad"]]
+    assert [words for words, _ in answers] == [["good", "bad"]] * 2
+    assert all(np.array_equal(vectors, np.ones((2, 3))) for _, vectors in answers)
