@@ -26,9 +26,16 @@ from benchmarks.render_absa import absa_section
 from benchmarks.render_analysis import analysis_section
 from benchmarks.render_by_length import by_length_section
 from benchmarks.render_class_weights import class_weights_section
+from benchmarks.render_compact_rule import compact_rule_section
 from benchmarks.render_defaults import defaults_section
 from benchmarks.render_deploy import deploy_section
-from benchmarks.render_deployable import deployable_section, imdb_student_lines, pruned_default_lines, variants_section
+from benchmarks.render_deployable import (
+    breakdowns_section,
+    deployable_section,
+    imdb_student_lines,
+    pruned_default_lines,
+    variants_section,
+)
 from benchmarks.render_lama import heads_section, lama_section, parameters_section
 from benchmarks.render_long_texts import long_texts_section
 from benchmarks.render_multilabel import multilabel_section
@@ -102,7 +109,7 @@ def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: 
     sizes = [r for r in results if r.get("kind") == "size"]
     deploy = [r for r in results if r.get("kind") in ("deploy", "serve_load")]
     deployable_results = [r for r in results if r.get("kind") == "deployable"]
-    deployable = deployable_section(deployable_results)
+    deployable = deployable_section(deployable_results) + compact_rule_section(results)
     deployable += pruned_default_lines([r for r in results if r.get("kind") == "pruned_default"])
     peers = {r["name"]: r["test"]["accuracy"] for r in results if r.get("name") in IMDB_PEERS.values()}
     deployable += imdb_student_lines([r for r in results if r.get("kind") == "imdb_student"],
@@ -126,7 +133,7 @@ def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: 
         body += characteristics_section(result)
     body += analysis_section(results) + deploy_section(deploy) + class_weights
     more = notes.strip().splitlines() + [""] if notes else []
-    more += by_length_section(results) + variants_section(deployable_results)
+    more += by_length_section(results) + variants_section(deployable_results) + breakdowns_section(deployable_results)
     more += appendix_section(results, footnote) + footnotes_section(results, footnote, results_link)
     body += appendix_link(appendix_name, more)
     if problems:

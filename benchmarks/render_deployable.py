@@ -107,8 +107,16 @@ def deployable_section(results: list[dict]) -> list[str]:
         verdicts.append(f"{result['dataset']} ({seeds} seed{'s' if seeds > 1 else ''}, {machine_short(result)}): "
                         f"{_verdict(systems, result['dataset'])}")
     lines += ["", "Target: " + " · ".join(verdicts) + ".", ""]
-    lines += ["The student variants tried, by mean dev accuracy, are in the appendix (\"Student variants\").", ""]
-    return lines + [""] + unseen_lines(shipped) + length_lines(shipped) + calibration_lines(shipped)
+    lines += ["The student variants tried, by mean dev accuracy, and these runs' accuracy by length and calibration "
+              "are in the appendix (\"Student variants\", \"Deployable: by length, calibration\").", ""]
+    return lines + [""] + unseen_lines(shipped)
+
+
+def breakdowns_section(results: list[dict]) -> list[str]:
+    """The appendix's section of the shipped `deployable` runs' accuracy by length and calibration."""
+    shipped = sorted((r for r in results if r.get("kind") == "deployable" and not r.get("variant")), key=_order)
+    body = length_lines(shipped) + calibration_lines(shipped)
+    return ["## Deployable: by length, calibration", ""] + body if body else []
 
 
 def variants_section(results: list[dict]) -> list[str]:

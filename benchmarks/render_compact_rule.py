@@ -1,0 +1,83 @@
+"""The compact-by-default rule, computed (issue 45, item 5; benchmarks/notes.md, "Compact by default: the rule",
+written 2026-11-26 before its runs): mean dev accuracy over the visible single-text sets, the opinion sets and the
+topic and intent sets weighing half each; a compact candidate within 0.5 points of the default becomes what
+`attentive train` trains. Computed from the result files that hold each candidate's dev accuracy: the runs of
+`python -m benchmarks.run` (`default`, variant `defaults`; `student`, variant `alone`), else the systems of the
+shipped `python -m benchmarks.deployable` run of the set. Test accuracy is never read here.
+"""
+from __future__ import annotations
+
+import statistics
+
+from benchmarks.results_io import on_current_dev, values
+
+OPINION = ("sst2", "sst5", "opener", "sentube_auto", "sentube_tablets", "semeval2013", "imdb")
+TOPIC = ("r8", "news", "newsgroups20", "banking77")
+WEIGHTS = {**{dataset: 0.5 / len(OPINION) for dataset in OPINION}, **{dataset: 0.5 / len(TOPIC) for dataset in TOPIC}}
+MARGIN = 0.5  # points of the weighted mean dev accuracy
+CANDIDATES = [  # (label, (recipe, variant) of its benchmarks.run files or None, its system in a deployable run)
+    ("default", ("default", "defaults"), "default"),
+    ("student, alone", ("student", "alone"), "student_alone"),
+    ("student, distilled", None, "student"),
+]
+TITLE = "Compact by default? The rule, computed"
+
+
+def dev_accuracies(results: list[dict], dataset: str, runs_of: tuple[str, str] | None, system: str) -> list[float]:
+    """One candidate's dev accuracy on `dataset`, one value a seed (fractions of 1); [] where no result has it."""
+    if runs_of is not None:
+        recipe, variant = runs_of
+        found = values([r for r in results if r.get("kind") == "model" and r.get("dataset") == dataset
+                        and r.get("recipe") == recipe and r.get("variant") == variant and on_current_dev(r)],
+                       lambda r: r["dev"]["accuracy"])
+        if found:
+            return found
+    shipped = [r for r in results if r.get("kind") == "deployable" and r.get("dataset") == dataset
+               and not r.get("variant") and system in r.get("systems", {})]
+    latest = max(shipped, key=lambda r: r.get("date", ""), default=None)
+    return list(latest["systems"][system]["dev_accuracy"]["values"]) if latest else []
+
+
+def scores(results: list[dict]) -> dict[str, dict[str, list[float]]]:
+    """{candidate label: {dataset: dev accuracies}}."""
+    return {label: {dataset: dev_accuracies(results, dataset, runs_of, system) for dataset in WEIGHTS}
+            for label, runs_of, system in CANDIDATES}
+
+
+def compact_rule_section(results: list[dict]) -> list[str]:
+    """The section's lines: each set's dev accuracy per candidate, the weighted scores where every set is measured,
+    and the verdict; [] without any run of a compact candidate."""
+    found = scores(results)
+    if not any(found["student, alone"].values()):
+        return []
+    labels = [label for label, _, _ in CANDIDATES]
+    lines = [f"## {TITLE}", "",
+             "Mean dev accuracy (%) over 3 seeds (n where fewer), each set weighted as benchmarks/notes.md wrote "
+             f"before the runs: the opinion sets {WEIGHTS['sst2']:.4f} each, the topic and intent sets "
+             f"{WEIGHTS['r8']:.3f} each. A compact candidate within {MARGIN} of the default's score becomes "
+             "what `attentive train` trains.", "",
+             "| set | weight | " + " | ".join(labels) + " | alone − default |",
+             "| --- |" + " ---: |" * (len(labels) + 2)]
+
+    def cell(accuracies: list[float]) -> str:
+        if not accuracies:
+            return "—"
+        return f"{statistics.fmean(accuracies) * 100:.2f}" + (f" ({len(accuracies)})" if len(accuracies) < 3 else "")
+
+    for dataset, weight in WEIGHTS.items():
+        row = [found[label][dataset] for label in labels]
+        gap = (f"{(statistics.fmean(row[1]) - statistics.fmean(row[0])) * 100:+.2f}" if row[0] and row[1] else "—")
+        lines.append(f"| {dataset} | {weight:.4f} | " + " | ".join(cell(r) for r in row) + f" | {gap} |")
+    totals = {label: sum(statistics.fmean(found[label][d]) * 100 * w for d, w in WEIGHTS.items())
+              for label in labels if all(found[label].values())}
+    lines.append("")
+    if "default" in totals and "student, alone" in totals:
+        gap = totals["student, alone"] - totals["default"]
+        lines.append("Score: " + ", ".join(f"{label} {score:.2f}" for label, score in totals.items()) + f". The "
+                     f"student trained alone is {gap:+.2f} from the default: " + (
+                         f"within {MARGIN}, so it becomes what `attentive train` trains." if gap >= -MARGIN else
+                         f"not within {MARGIN}, so the default stays and `--compact` is the way to the student."))
+    else:
+        missing = sorted({f"{label} on {d}" for label in labels[:2] for d, v in found[label].items() if not v})
+        lines.append("No verdict yet: not measured " + "; ".join(missing) + ".")
+    return lines + [""]
