@@ -73,10 +73,13 @@ def compact_rule_section(results: list[dict]) -> list[str]:
     lines.append("")
     if "default" in totals and "student, alone" in totals:
         gap = totals["student, alone"] - totals["default"]
+        short = sorted({d for label in labels[:2] for d, v in found[label].items() if len(v) < 3})
         lines.append("Score: " + ", ".join(f"{label} {score:.2f}" for label, score in totals.items()) + f". The "
                      f"student trained alone is {gap:+.2f} from the default: " + (
-                         f"within {MARGIN}, so it becomes what `attentive train` trains." if gap >= -MARGIN else
-                         f"not within {MARGIN}, so the default stays and `--compact` is the way to the student."))
+                         f"within {MARGIN}, so by the rule it is to become what `attentive train` trains."
+                         if gap >= -MARGIN else
+                         f"not within {MARGIN}, so the default stays and `--compact` is the way to the student.")
+                     + (f" Fewer than 3 seeds on {', '.join(short)}." if short else ""))
     else:
         missing = sorted({f"{label} on {d}" for label in labels[:2] for d, v in found[label].items() if not v})
         lines.append("No verdict yet: not measured " + "; ".join(missing) + ".")

@@ -25,13 +25,16 @@ def test_the_weights_give_each_half_of_the_score_one_half():
     assert sum(WEIGHTS[dataset] for dataset in TOPIC) == pytest.approx(0.5)
 
 
-@pytest.mark.parametrize("alone, verdict", [(0.796, "within 0.5, so it becomes"), (0.794, "not within 0.5")])
+@pytest.mark.parametrize("alone, verdict", [(0.796, "within 0.5, so by the rule it is to become"),
+                                            (0.794, "not within 0.5")])
 def test_the_verdict_is_the_weighted_gap_against_the_margin(alone, verdict):
     lines = compact_rule_section(_everywhere(0.80, alone))
     assert lines[0] == f"## {TITLE}"
     assert "| sst2 | 0.0714 | 80.00 | " + f"{alone * 100:.2f}" in "\n".join(lines)
     [score] = [line for line in lines if line.startswith("Score:")]
-    assert verdict in score
+    assert verdict in score and "Fewer than 3 seeds" not in score
+    one_seed = [r for r in _everywhere(0.80, alone) if not (r["dataset"] == "news" and r["seed"] > 0)]
+    assert compact_rule_section(one_seed)[-2].endswith("Fewer than 3 seeds on news.")
 
 
 def test_a_missing_set_means_no_verdict_and_a_deployable_run_fills_a_candidate_in():
