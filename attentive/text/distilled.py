@@ -94,16 +94,22 @@ def encoder_vocabulary_table() -> tuple[list[str], np.ndarray]:
     from .embeddings import cache_dir
 
     path = cache_dir() / f"minilm-vocabulary-v{METHOD_VERSION}.npz"
+    if path.exists():  # read without the lock (a cache folder may be read-only)
+        return _read_table(path)
     with computed_once(path):  # about 25 s on two cores: processes started together compute it once
-        if path.exists():
-            cached = np.load(path, allow_pickle=False)
-            return cached["words"].tolist(), cached["vectors"]
+        if path.exists():  # written by the process this one waited for
+            return _read_table(path)
         words = encoder_pieces()
         vectors = run_encoder(words)
         buffer = io.BytesIO()
         np.savez(buffer, words=np.asarray(words), vectors=vectors)
         atomic_write_bytes(path, buffer.getvalue())
     return words, vectors
+
+
+def _read_table(path) -> tuple[list[str], np.ndarray]:
+    cached = np.load(path, allow_pickle=False)
+    return cached["words"].tolist(), cached["vectors"]
 
 
 def run_encoder(words: Sequence[str]) -> np.ndarray:

@@ -45,7 +45,12 @@ def computed_once(path: str | Path):
         return
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_name(path.name + ".lock"), "a") as lock:
+    try:
+        lock = open(path.with_name(path.name + ".lock"), "a")
+    except OSError:  # a folder this process may not write in: compute without the lock, as without fcntl
+        yield
+        return
+    with lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
         yield
 
