@@ -10,17 +10,16 @@ from __future__ import annotations
 from collections import defaultdict
 
 from benchmarks.formatting import fmt_mean_std
+from benchmarks.results_io import model_name
 
 TITLE = "Accuracy by length on the long-document sets"
 DATASETS = {"r8": "R8", "imdb": "IMDB", "news": "News", "newsgroups20": "20 Newsgroups"}
-SYSTEMS = [  # (label, what picks a result file of it)
-    ("default", lambda r: r.get("kind") == "model" and r.get("recipe") == "default"
-     and r.get("variant") in (None, "defaults")),
-    ("student, alone", lambda r: r.get("kind") == "model" and r.get("recipe") == "student"
-     and r.get("variant") == "alone"),
-    ("TF-IDF + LR", lambda r: r.get("kind") == "baseline" and r.get("model") == "tfidf_lr"),
-    ("fastText", lambda r: r.get("kind") == "baseline" and r.get("model") == "fasttext"),
-    ("model2vec", lambda r: r.get("kind") == "baseline" and r.get("model") == "model2vec"),
+SYSTEMS = [  # (label, the result files' kind, their recipe or baseline model, the variants that count)
+    ("default", "model", "default", (None, "defaults")),
+    ("student, alone", "model", "student", ("alone",)),
+    ("TF-IDF + LR", "baseline", "tfidf_lr", None),
+    ("fastText", "baseline", "fasttext", None),
+    ("model2vec", "baseline", "model2vec", None),
 ]
 BUCKETS = ("Q1", "Q2", "Q3", "Q4", "<= mean", "> mean")
 
@@ -40,8 +39,9 @@ def measured(results: list[dict]) -> dict[str, dict[str, list[dict]]]:
         test = result.get("test")
         if result.get("dataset") not in DATASETS or not isinstance(test, dict) or not test.get("by_length"):
             continue
-        for label, picks in SYSTEMS:
-            if picks(result):
+        for label, kind, name, variants in SYSTEMS:
+            if result.get("kind") == kind and model_name(result) == name and (
+                    variants is None or result.get("variant") in variants):
                 found[result["dataset"]][label].append(buckets_of(test["by_length"]))
     return found
 
@@ -62,7 +62,7 @@ def by_length_section(results: list[dict]) -> list[str]:
         first = next(iter(found[dataset].values()))[0]
         ranges = [f"{first[b]['min_words']}-{first[b]['max_words']}" if b in first else "" for b in BUCKETS]
         lines.append(f"| **{name}** | (words) | | " + " | ".join(ranges) + " |")
-        for label, _ in SYSTEMS:
+        for label, *_ in SYSTEMS:
             runs = found[dataset].get(label)
             if runs:
                 shown = [fmt_mean_std([run[b]["accuracy"] for run in runs if b in run]) for b in BUCKETS]

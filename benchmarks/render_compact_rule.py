@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import statistics
 
-from benchmarks.results_io import on_current_dev, values
+from benchmarks.results_io import model_name, on_current_dev, values
 
 OPINION = ("sst2", "sst5", "opener", "sentube_auto", "sentube_tablets", "semeval2013", "imdb")
 TOPIC = ("r8", "news", "newsgroups20", "banking77")
@@ -28,7 +28,7 @@ def dev_accuracies(results: list[dict], dataset: str, runs_of: tuple[str, str] |
     if runs_of is not None:
         recipe, variant = runs_of
         found = values([r for r in results if r.get("kind") == "model" and r.get("dataset") == dataset
-                        and r.get("recipe") == recipe and r.get("variant") == variant and on_current_dev(r)],
+                        and model_name(r) == recipe and r.get("variant") == variant and on_current_dev(r)],
                        lambda r: r["dev"]["accuracy"])
         if found:
             return found

@@ -69,9 +69,14 @@ def _distillation(result: dict) -> str:
             f"{teachers}{unlabelled}")
 
 
+def _shipped(results: list[dict]) -> list[dict]:
+    """The `deployable` runs of the shipped student (no variant), in the table's dataset order."""
+    return sorted((r for r in results if r.get("kind") == "deployable" and not r.get("variant")), key=_order)
+
+
 def deployable_section(results: list[dict]) -> list[str]:
     """The `deployable` results: the shipped student's rows, then every student variant's accuracy."""
-    shipped = sorted((r for r in results if r.get("kind") == "deployable" and not r.get("variant")), key=_order)
+    shipped = _shipped(results)
     if not shipped:
         return []
     lines = ["## Deployable: the default, its distilled student, TF-IDF + LR, fastText", "",
@@ -114,7 +119,7 @@ def deployable_section(results: list[dict]) -> list[str]:
 
 def breakdowns_section(results: list[dict]) -> list[str]:
     """The appendix's section of the shipped `deployable` runs' accuracy by length and calibration."""
-    shipped = sorted((r for r in results if r.get("kind") == "deployable" and not r.get("variant")), key=_order)
+    shipped = _shipped(results)
     body = length_lines(shipped) + calibration_lines(shipped)
     return ["## Deployable: by length, calibration", ""] + body if body else []
 

@@ -24,7 +24,7 @@ OWN_SECTION_KINDS = ("parameters", "characteristics", "size", "deploy", "serve_l
 # pruned_default.py, practitioner.py, multilabel.py, scaling.py, ddp_accuracy.py, ray_predict.py, imdb_student.py,
 # long_texts.py: sections of their own
 # The visible single-text datasets of issue 15's defaults table (benchmarks/reproduce_defaults.sh), in its row order;
-# 20 Newsgroups and Banking77 joined it with issue 45 (their peers run, the default not yet).
+# 20 Newsgroups and Banking77 joined it with issue 45.
 DEFAULTS_DATASETS = ("imdb", "r8", "news", "newsgroups20", "banking77", "sst2", "sst5", "opener", "sentube_auto",
                      "sentube_tablets", "semeval2013")
 
