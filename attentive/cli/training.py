@@ -55,9 +55,11 @@ def train(
     nproc: int = typer.Option(1, "--nproc", min=1, help="train data-parallel in N processes on this machine: runs "
                                                         "torchrun --nproc-per-node N -m attentive train (the same "
                                                         "options); --threads then defaults to the cores / N"),
-    compact: bool = typer.Option(False, "--compact", help="then distil a compact student from the model into "
-                                                          "OUT-student, export it int8 into OUT-student-int8 (the "
-                                                          "model to deploy) and compare the two on this machine"),
+    compact: bool = typer.Option(False, "--compact", help="then export the model int8 into OUT-int8 (the model to "
+                                                          "deploy) and compare the two on this machine; a model that "
+                                                          "reads context (--recipe opinion) is first distilled into "
+                                                          "the compact default, OUT-student, exported to "
+                                                          "OUT-student-int8"),
 ):
     """Train a recipe on a dataset; the best dev epoch is kept and saved to OUT, with a checkpoint after every epoch."""
     from ..api import train as train_model
@@ -94,21 +96,25 @@ def train(
             f"accuracy {summary['dev_accuracy']:.4f}"
         console.print(f"best dev {best} at epoch {summary['best_epoch']}; saved to {out}")
     if compact:
-        _compact(out, data, overwrite, source["data_dir"], device, threads, Path(recipe).stem)
+        _compact(model, data, overwrite, source["data_dir"], device, threads, Path(recipe).stem)
 
 
-def _compact(out: Path, data, overwrite: bool, data_dir, device: str, threads: int | None, name: str) -> None:
-    """`train --compact`: the student distilled and exported beside OUT, and the two compared (attentive/distill/
-    compact.py)."""
-    from ..distill.compact import compact_report, distil_and_export, measure
+def _compact(model, data, overwrite: bool, data_dir, device: str, threads: int | None, name: str) -> None:
+    """`train --compact`: the model exported int8 beside OUT (distilled first into the compact default when it reads
+    context), and the two compared (attentive/distill/compact.py)."""
+    from ..distill.compact import compact_report, is_compact, make_deployable, measure
 
-    console.print("distilling a compact student from it, then exporting the student with int8 weights")
-    student, exported = distil_and_export(out, data, overwrite, data_dir, device)
+    if is_compact(model.recipe):
+        console.print("exporting it with int8 weights")
+    else:
+        console.print("it reads context: distilling the compact default from it, then exporting that int8")
+    student, exported = make_deployable(model, data, overwrite, data_dir, device)
     console.print("measuring both on this machine (dev accuracy, size, predict's texts/s and p50)")
-    for line in compact_report([measure(name, out, data, threads), measure("compact", exported, data, threads)]):
+    for line in compact_report([measure(name, model.folder, data, threads),
+                                measure("int8", exported, data, threads)]):
         console.print(line, soft_wrap=True, markup=False)
-    console.print(f"deploy {exported}: attentive serve {exported} (the student's PyTorch model is in {student})",
-                  markup=False, soft_wrap=True)
+    where = f" (the student's PyTorch model is in {student})" if student is not None else ""
+    console.print(f"deploy {exported}: attentive serve {exported}{where}", markup=False, soft_wrap=True)
 
 
 def _launch_torchrun(nproc: int, args: list[str]) -> int:
@@ -139,7 +145,7 @@ def distill(
     test_file: Optional[Path] = TestFile,
     text_column: str = TextColumn,
     label_column: str = LabelColumn,
-    student: str = typer.Option("student", "--student", help="the student's recipe (a name or a YAML file)"),
+    student: str = typer.Option("default", "--student", help="the student's recipe (a name or a YAML file)"),
     set_: list[str] = retold(Overrides, "override a student recipe entry: section.key=value"),
     unlabelled: Optional[str] = typer.Option(None, "--unlabelled", help="more in-domain texts to distil on: a JSONL "
                                                                         "file with a \"text\" field, or a dataset "

@@ -177,13 +177,13 @@ def transfer_set(data: Dataset, how: Distillation, unlabelled: Sequence[str] = (
 
 
 def distill(teachers: Sequence[str | Path] | str | Path, dataset: str | Dataset, out: str | Path | None = None,
-            student: str | dict | Recipe = "student", how: Distillation | None = None,
+            student: str | dict | Recipe = "default", how: Distillation | None = None,
             unlabelled: str | Path | Sequence[str] | None = None, overrides: list[str] | None = None,
             data_dir: str | Path | None = None, device: str | None = None, show_progress: bool = True,
             overwrite: bool = False, **settings) -> Model:
-    """Train the `student` recipe (with `overrides` and keyword `settings`, as in `attentive.train`) on `dataset` and
-    its transfer texts with the `teachers`' soft labels (see the module docstring); saved to `out` as any model, with
-    what it was distilled from in its config.json."""
+    """Train the `student` recipe (the compact default unless told otherwise; with `overrides` and keyword
+    `settings`, as in `attentive.train`) on `dataset` and its transfer texts with the `teachers`' soft labels (see the
+    module docstring); saved to `out` as any model, with what it was distilled from in its config.json."""
     teachers = [teachers] if isinstance(teachers, (str, Path)) else list(teachers)
     if not teachers:
         raise AttentiveError("distill needs at least one teacher model folder")

@@ -1,9 +1,11 @@
-"""`attentive train --compact`: from one training file to a deployable model in one command. The recipe's model (the
-default) is trained as usual into OUT; a compact student (`student` recipe) is distilled from it into OUT-student and
-exported with int8 weights into OUT-student-int8 (the folder `attentive serve` and `attentive predict` run); both
-are then measured on this machine side by side, so the user sees what the compact model gains and loses:
+"""`attentive train --compact`: from one training file to a deployable model in one command. The recipe's model is
+trained as usual into OUT. A compact model (the default: no recurrence, `is_compact`) is exported with int8 weights
+into OUT-int8; a model that reads context (`opinion`, the biGRU) is first the teacher of the compact default,
+distilled into OUT-student and exported into OUT-student-int8. The export is the folder `attentive serve` and
+`attentive predict` run; the trained model and the export are then measured on this machine side by side, so the
+user sees what the deployed model gains and loses:
 
-- dev accuracy (the dev split the training chose its epoch on; the student's from its int8 graph, as it is served);
+- dev accuracy (the dev split the training chose its epoch on; the export's from its int8 graph, as it is served);
 - size: the files a deployment needs (the saved model's config, weights and tokenizer; the export's config, int8
   graph and tokenizer);
 - texts/s of `predict` (the label with its top words, what the CLI and the server answer) over the dev texts, and
@@ -15,9 +17,14 @@ import statistics
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..data.example import Dataset
 from ..errors import AttentiveError
+
+if TYPE_CHECKING:
+    from ..model import Model
+    from ..recipes.types import Recipe
 
 LATENCY_TEXTS = 200  # p50 over the first this many dev texts, one at a time
 DEPLOYED = {"saved": ("config.json", "model.safetensors", "tokenizer.json"),
@@ -37,20 +44,32 @@ class Measured:
 
 
 def compact_folders(out: str | Path) -> tuple[Path, Path]:
-    """Where `--compact` puts the student and its int8 export, beside OUT."""
+    """Where `--compact` puts a distilled student and its int8 export, beside OUT."""
     out = Path(out)
     return out.with_name(out.name + "-student"), out.with_name(out.name + "-student-int8")
 
 
-def distil_and_export(teacher: Path, data: Dataset, overwrite: bool = False, data_dir=None,
-                      device: str | None = None, show_progress: bool = True) -> tuple[Path, Path]:
-    """The student distilled from the model in `teacher` (the `student` recipe, `Distillation`'s defaults) and its
-    int8 export, in `compact_folders(teacher)`; both folders claimed as `distill` and `export` claim theirs."""
+def is_compact(recipe: Recipe) -> bool:
+    """Whether a model of `recipe` is already compact: its words reach the attention without an encoder reading
+    their context (`encoder.type` identity, as in the default), so it is exported as it is."""
+    return recipe.encoder.type == "identity"
+
+
+def make_deployable(trained: Model, data: Dataset, overwrite: bool = False, data_dir=None,
+                    device: str | None = None, show_progress: bool = True) -> tuple[Path | None, Path]:
+    """The int8 export of the `trained` model (saved in OUT) into OUT-int8 when it is compact; else the compact
+    default distilled from it (`Distillation`'s defaults) and that student's export, in `compact_folders(OUT)`.
+    Returns (the student's folder or None, the export's folder); each folder claimed as `distill` and `export` claim
+    theirs."""
     from ..export import export
     from . import distill
 
-    student_folder, export_folder = compact_folders(teacher)
-    student = distill([teacher], data, student_folder, data_dir=data_dir, device=device,
+    if is_compact(trained.recipe):
+        exported = trained.folder.with_name(trained.folder.name + "-int8")
+        export(trained, exported, int8=True, overwrite=overwrite)
+        return None, exported
+    student_folder, export_folder = compact_folders(trained.folder)
+    student = distill([trained.folder], data, student_folder, data_dir=data_dir, device=device,
                       show_progress=show_progress, overwrite=overwrite)
     export(student, export_folder, int8=True, overwrite=overwrite)
     return student_folder, export_folder
@@ -80,8 +99,8 @@ def measure(name: str, folder: Path, data: Dataset, threads: int | None = None) 
 
 
 def compact_report(measured: list[Measured]) -> list[str]:
-    """The side-by-side lines: each model's dev accuracy, size, texts/s and p50, and the student's against the
-    first (the model it was distilled from)."""
+    """The side-by-side lines: each model's dev accuracy, size, texts/s and p50, and the second (the int8 export)
+    against the first (the trained model)."""
     lines = [f"{'model':<10} {'dev accuracy':>12} {'size':>10} {'texts/s':>10} {'p50':>9}  folder"]
     for model in measured:
         lines.append(f"{model.name:<10} {model.dev_accuracy:>12.4f} {model.size_bytes / 1e6:>8.2f} MB "

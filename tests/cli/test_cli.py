@@ -97,7 +97,7 @@ def test_bad_input_gets_a_one_line_error(args, expected, capsys):
      "head.same_start must be true or false, not 'abc'"),
     (["train", "--out", "x", "--dataset", "sst2_sample", "--set", "pooler.score_scale=abc"],
      "pooler.score_scale must be a number, not 'abc'"),
-    (["train", "--out", "x", "--dataset", "sst2_sample", "--set", "encoder.cell=5"],
+    (["train", "--out", "x", "--dataset", "sst2_sample", "--recipe", "opinion", "--set", "encoder.cell=5"],
      "encoder.cell must be text, not 5"),
     (["train", "--out", "x", "--dataset", "sst2_sample", "--recipe", "lama_pair", "--set", "head.features=[u, v]"],
      "head.features must be text, not ['u', 'v']"),

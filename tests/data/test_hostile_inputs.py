@@ -109,17 +109,17 @@ def test_a_network_too_large_for_the_memory_is_one_line_naming_the_setting(sst2_
     from attentive.training import size
 
     # the estimate is the network's own count, made on the meta device before any weight exists
-    recipe = load_recipe("default", TINY)
+    recipe = load_recipe("opinion", TINY)
     real = build_model(recipe, 500, 2, aspects=0)
     assert size.check_size(recipe, 500, 2, 0, "cpu") == sum(p.numel() for p in real.parameters())
     monkeypatch.setattr(size, "device_memory", lambda device: 64 * 2**20)  # a machine of 64 MiB
     with pytest.raises(AttentiveError, match=r"^embedder\.dim=4096 \(x [\d,]+ words\): the network would hold "
                                              r"[\d,]+ parameters, [\d,]+ of them in the embedder; training them "
                                              r"takes at least [\d.]+ GiB .* more than the 0\.1 GiB of this machine"):
-        attentive.train(sst2_small, "default", tmp_path / "run", overrides=[*TINY, "embedder.dim=4096"],
+        attentive.train(sst2_small, "opinion", tmp_path / "run", overrides=[*TINY, "embedder.dim=4096"],
                         show_progress=False)
     with pytest.raises(AttentiveError, match=r"^encoder\.hidden=8192: the network would hold .* in the encoder"):
-        attentive.train(sst2_small, "default", overrides=[*TINY, "encoder.hidden=8192"], show_progress=False)
+        attentive.train(sst2_small, "opinion", overrides=[*TINY, "encoder.hidden=8192"], show_progress=False)
     assert not (tmp_path / "run" / "config.json").exists()
 
 

@@ -45,7 +45,7 @@ def test_the_export_of_a_student_is_folded_and_answers_the_same(student, tmp_pat
     assert_same_answers(student, runtime.load(folder), ANSWERED_TEXTS * 3)
 
 
-@pytest.mark.parametrize("recipe", ["default", "avg", "sunlu"])
+@pytest.mark.parametrize("recipe", ["opinion", "avg", "sunlu"])
 def test_a_model_with_an_encoder_or_another_pooler_is_not_folded(recipe):
     from attentive.models.classifier import build_model
     from attentive.recipes.loader import load_recipe

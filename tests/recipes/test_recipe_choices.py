@@ -64,7 +64,7 @@ def test_the_other_choices_and_the_regulariser_s_keys_are_refused_at_load(overri
 
 @pytest.mark.parametrize("recipe,overrides,key,takes", [
     ("default", ["pooler.foo=1"], "pooler.foo", "pooler type 'lama' takes heads, context, score_scale"),
-    ("default", ["encoder.foo=1"], "encoder.foo", "encoder type 'bigru' takes hidden, cell, layers, dropout"),
+    ("opinion", ["encoder.foo=1"], "encoder.foo", "encoder type 'bigru' takes hidden, cell, layers, dropout"),
     ("default", ["head.foo=1"], "head.foo", "head type 'mlp' takes hidden, dropout, bias, sigmoid"),
     ("default", ["wide.foo=1"], "wide.foo", "wide type 'ngrams' takes buckets"),
     ("ae_lstm", ["aspect.foo=1"], "aspect.foo", "aspect type 'learned' takes dim, append_to_words"),
@@ -84,7 +84,7 @@ def test_a_type_switched_by_set_is_blamed_for_the_options_the_new_part_does_not_
     # a type that builds nothing reads no option, and leaves those of the section's other types alone
     assert load_recipe("ae_lstm", ["aspect.type=none"]).as_dict()["aspect"] == {"type": "none", "dim": 50,
                                                                                 "append_to_words": True}
-    assert load_recipe("default", ["wide.type=none"]).wide.buckets == 1048576
+    assert load_recipe("default", ["wide.type=none"]).wide.buckets == 262144
 
 
 def test_choices_within_their_lists_load():

@@ -84,10 +84,10 @@ def test_ids_are_dense_in_the_old_order_with_pad_and_unk_first(full_and_pruned):
 
 
 def test_the_recipe_setting_prunes_and_is_off_by_default(texts, pieces):
-    recipe = load_recipe("default", ["tokenizer.pieces=true", "tokenizer.keep_known=false"])
+    recipe = load_recipe("opinion", ["tokenizer.pieces=true", "tokenizer.keep_known=false"])
     assert recipe.tokenizer.prune_pieces is False
     full = build_vocabulary(recipe, texts)
-    pruned = build_vocabulary(load_recipe("default", ["tokenizer.pieces=true", "tokenizer.keep_known=false",
+    pruned = build_vocabulary(load_recipe("opinion", ["tokenizer.pieces=true", "tokenizer.keep_known=false",
                                                       "tokenizer.prune_pieces=true"]), texts)
     assert pruned.get_vocab_size() < full.get_vocab_size() // 5
     assert [_tokens(pruned, text) for text in texts[:50]] == [_tokens(full, text) for text in texts[:50]]
