@@ -99,10 +99,14 @@ def test_bad_input_gets_a_one_line_error(args, expected, capsys):
      "pooler.score_scale must be a number, not 'abc'"),
     (["train", "--out", "x", "--dataset", "sst2_sample", "--recipe", "opinion", "--set", "encoder.cell=5"],
      "encoder.cell must be text, not 5"),
+    (["train", "--out", "x", "--dataset", "sst2_sample", "--set", "encoder.cell=5"],  # the default reads no context
+     "encoder.cell must be left out (encoder type 'identity' takes no options)"),
     (["train", "--out", "x", "--dataset", "sst2_sample", "--recipe", "lama_pair", "--set", "head.features=[u, v]"],
      "head.features must be text, not ['u', 'v']"),
 ])
-def test_usage_errors_are_one_line_with_status_2_whatever_click_typer_vendors(args, expected, run_dir, capsys):
+def test_usage_errors_are_one_line_with_status_2_whatever_click_typer_vendors(args, expected, run_dir, capsys,
+                                                                             tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # `--out x`: a command that wrongly ran writes here, not into the checkout
     assert main([str(run_dir) if arg == "RUN" else arg for arg in args]) == 2
     err = capsys.readouterr().err
     assert expected in " ".join(err.split()) and "Traceback" not in err
