@@ -43,6 +43,10 @@ Optional fields:
                   run if ``machine.cuda_device`` is ``None``
 ``paper_reference`` the number the paper reports for this model/dataset (shown in a "paper" column)
 ``grid``          dev scores of every hyper-parameter setting tried (baselines)
+``recipe_as_run`` the name the recipe had when the run was made, where it has another today: the biGRU default's runs
+                  (``--recipe default`` until commit a798496, 2026-11-27) were renamed ``opinion-*.json`` with
+                  ``recipe: "opinion"``; their ``command`` is as run. Runs of ``student`` (``default``'s name until
+                  then, attentive.recipes.retired.RENAMED_RECIPES) keep their files and are read as ``default``
 """
 from __future__ import annotations
 
@@ -65,7 +69,11 @@ RESULTS_DIR = REPO_ROOT / "benchmarks" / "results"
 # R8 `L1000` (1,000 tokens, up to 20 epochs, patience 5); LAMA's 10 heads and score scale 5 are the recipes' own since.
 SAME_SETTINGS = {**{(recipe, "imdb", "gpu"): "L800" for recipe in ("bigru", "cnn", "avg", "san")},
                  **{(recipe, "imdb", "gpu-m10-scale5"): "L800" for recipe in ("lama", "lama_ctx")},
-                 ("lama_ctx", "r8", "gpu-L1000-scale5"): "L1000"}
+                 ("lama_ctx", "r8", "gpu-L1000-scale5"): "L1000",
+                 # `--recipe student --variant alone`: the default's settings since commit a798496 (RENAMED_RECIPES)
+                 **{("default", dataset, "alone"): "defaults" for dataset in (
+                     "imdb", "r8", "news", "newsgroups20", "banking77", "sst2", "sst5", "opener", "sentube_auto",
+                     "sentube_tablets", "semeval2013")}}
 
 
 def variant_names(recipe: str, dataset: str, variant: str | None) -> list[str | None]:

@@ -15,8 +15,8 @@ from benchmarks.results_io import model_name
 TITLE = "Accuracy by length on the long-document sets"
 DATASETS = {"r8": "R8", "imdb": "IMDB", "news": "News", "newsgroups20": "20 Newsgroups"}
 SYSTEMS = [  # (label, the result files' kind, their recipe or baseline model, the variants that count)
-    ("default", "model", "default", (None, "defaults")),
-    ("student, alone", "model", "student", ("alone",)),
+    ("default", "model", "default", ("defaults",)),
+    ("opinion", "model", "opinion", (None, "defaults")),
     ("TF-IDF + LR", "baseline", "tfidf_lr", None),
     ("fastText", "baseline", "fasttext", None),
     ("model2vec", "baseline", "model2vec", None),

@@ -9,8 +9,10 @@ from pathlib import Path
 from benchmarks.common import REPO_ROOT
 from benchmarks.results_io import DEFAULTS_DATASETS, machine_short
 
-SYSTEMS = (("default", "default model"), ("student", "student (distilled)"),
-           ("student_alone", "student (alone, no teacher)"), ("tfidf_lr", "TF-IDF + LR"), ("fasttext", "fastText"),
+# The systems as the runs name them (before commit a798496 `default` was the biGRU model, now `opinion`, and
+# `student` the compact model, now `default`), and as the table labels them today.
+SYSTEMS = (("default", "opinion (the teacher)"), ("student", "default, distilled"),
+           ("student_alone", "default, alone (shipped)"), ("tfidf_lr", "TF-IDF + LR"), ("fasttext", "fastText"),
            ("model2vec", "model2vec"))  # a run from before the last two ours and model2vec joined lacks them
 PEERS = ("tfidf_lr", "fasttext", "model2vec")
 TARGET = {"student_int8_mb": 5.0, "below_default": 0.005}
@@ -32,22 +34,25 @@ def _order(result: dict) -> tuple:
 
 
 def _verdict(systems: dict, dataset: str) -> str:
-    """Issue 33's targets on one dataset: the student ≥ the better peer and ≥ the default − 0.5, its int8 export
-    within the dataset's bound, its texts/s ≥ TF-IDF + LR's."""
-    student, default = systems["student"]["accuracy"]["mean"], systems["default"]["accuracy"]["mean"]
+    """Issue 33's targets on one dataset, for the compact model as it ships (trained alone, where the run has it;
+    else distilled): ≥ the better peer and ≥ `opinion` − 0.5, its int8 export within the dataset's bound, its texts/s
+    ≥ TF-IDF + LR's."""
+    shipped = "student_alone" if "student_alone" in systems else "student"
+    student, default = systems[shipped]["accuracy"]["mean"], systems["default"]["accuracy"]["mean"]
     peer = max(systems[name]["accuracy"]["mean"] for name in PEERS if name in systems)
     misses = []
     if student < peer:
         misses.append(f"{100 * (peer - student):.2f} below the better peer")
     if student < default - TARGET["below_default"]:
-        misses.append(f"{100 * (default - student):.2f} below the default")
-    if systems["student"]["int8_mb"] > DOCUMENT_INT8_MB.get(dataset, TARGET["student_int8_mb"]):
-        misses.append(f"int8 {systems['student']['int8_mb']} MB")
-    speed = systems["student"].get("predict_docs_per_s", systems["student"]["docs_per_s"])
+        misses.append(f"{100 * (default - student):.2f} below opinion")
+    if systems[shipped]["int8_mb"] > DOCUMENT_INT8_MB.get(dataset, TARGET["student_int8_mb"]):
+        misses.append(f"int8 {systems[shipped]['int8_mb']} MB")
+    speed = systems[shipped].get("predict_docs_per_s", systems[shipped]["docs_per_s"])
     if speed < systems["tfidf_lr"]["docs_per_s"]:
-        call = "predict's" if "predict_docs_per_s" in systems["student"] else "predict_proba's"
+        call = "predict's" if "predict_docs_per_s" in systems[shipped] else "predict_proba's"
         misses.append(f"{call} {speed / systems['tfidf_lr']['docs_per_s']:.2f}× TF-IDF + LR's texts/s")
-    return "reached" if not misses else "not reached: " + "; ".join(misses)
+    which = "alone" if shipped == "student_alone" else "distilled"
+    return f"{which}: " + ("reached" if not misses else "not reached: " + "; ".join(misses))
 
 
 def _in_repository(path: str) -> str:
@@ -79,17 +84,21 @@ def deployable_section(results: list[dict]) -> list[str]:
     shipped = _shipped(results)
     if not shipped:
         return []
-    lines = ["## Deployable: the default, its distilled student, TF-IDF + LR, fastText", "",
-             "Per dataset, one `python -m benchmarks.deployable` run: test accuracy as mean ± std over its seeds (the "
-             "student of each seed distilled from that seed's default model, `attentive distill`), by PyTorch and, "
+    lines = ["## Deployable: the compact default, alone and distilled, beside opinion and the peers", "",
+             "Per dataset, one `python -m benchmarks.deployable` run, made before commit `a798496`, when `default` "
+             "named the biGRU model that is now `opinion` and `student` the compact model that is now `default`; "
+             "below they carry today's names (the target's words, \"student\" and \"default\", are the issue's). "
+             "Test accuracy as mean ± std over its seeds (the "
+             "compact model of each seed distilled from that seed's `opinion` model, `attentive distill`, and the "
+             "same recipe trained alone on the labels, as `attentive train` now trains it), by PyTorch and, "
              "where measured, by the timed int8 graph (ONNX Runtime; the peers have no int8 form); sizes of the "
              "int8 ONNX export (model.int8.onnx, tokenizer.json, config.json) and of the saved folder (fp32; for "
              "the peers, the pickled vectorizer and model, fastText's .bin); batched texts/s with 2 threads "
              "(calls of 128 texts, the median of five passes over the texts; ours answer a call's batches on two "
              "lanes, attentive/runtime/lanes.py, since commit `052bf56`) and p50 of one sentence with 1 thread, "
              "all four in the same process on the same test texts; training time per seed (the student's excludes "
-             "its teacher's). Issue 33's target: the student ≥ the better peer, ≥ the default − 0.5, int8 ≤ 5 MB, "
-             "texts/s ≥ TF-IDF + LR's.", "",
+             "its teacher's). Issue 33's target, for the compact model as it ships (alone where the run has it, else "
+             "distilled): ≥ the better peer, ≥ `opinion` − 0.5, int8 ≤ 5 MB, texts/s ≥ TF-IDF + LR's.", "",
              "Ours are timed on `predict` too (the label with its top words: what `attentive predict` and the server "
              "answer), where a run measured it.", "",
              "| dataset | system | test acc | int8 test acc | int8 MB | saved MB | texts/s | predict texts/s | p50 ms "

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
+from attentive.recipes.retired import RENAMED_RECIPES
 from benchmarks.common import RESULTS_DIR, SAME_SETTINGS
 
 __all__ = ["DEFAULTS_DATASETS", "METRICS", "PAPERS", "RESULTS_DIR", "group_key", "group_results", "groups_by_dataset",
@@ -62,6 +63,8 @@ def load_results(results_dir: str | Path) -> tuple[list[dict], list[str]]:
             problems.append(f"`{path.name}`: missing {', '.join(missing)}")
             continue
         result.setdefault("name", path.stem)
+        if result.get("recipe") in RENAMED_RECIPES:  # read under the name its recipe has today
+            result["recipe_as_run"], result["recipe"] = result["recipe"], RENAMED_RECIPES[result["recipe"]]
         same = SAME_SETTINGS.get((model_name(result), result["dataset"], result.get("variant")))
         if same:  # counted with the runs of the variant whose settings it used
             result["variant_as_run"], result["variant"] = result["variant"], same

@@ -462,7 +462,8 @@ def test_defaults_table_opens_benchmarks_and_sets_the_default_beside_the_better_
     [row] = [line for line in lines if line.startswith("| sst2 ")]
     cells = [cell.strip() for cell in row.strip("|").split("|")]
     assert cells[1] == "83.00 ± 1.41 (2)"  # only the `defaults` variant counts, not a tuned one
-    assert cells[2:5] == ["81.00", "85.00", "80.00 (1)"] and cells[6] == "-2.00"  # below the best peer, fastText
+    assert cells[2] == "—"  # no run of `opinion`, the default until commit a798496
+    assert cells[3:6] == ["81.00", "85.00", "80.00 (1)"] and cells[7] == "-2.00"  # below the best peer, fastText
     for result in results:
         _write(tmp_path, result)
     text, appendix = render.render(tmp_path, tmp_path / "B.md")
@@ -729,15 +730,17 @@ def test_the_deployable_verdict_gives_document_sets_their_own_size_bound():
 
     systems = {"default": system(0.90), "student": system(0.90, int8_mb=7.84, docs_per_s=200.0),
                "tfidf_lr": system(0.89), "fasttext": system(0.88)}
-    assert _verdict(systems, "news") == "reached"  # "≤ 10 MB on IMDB and News"
-    assert _verdict(systems, "sst2") == "not reached: int8 7.84 MB"  # ≤ 5 MB on a sentence set
+    assert _verdict(systems, "news") == "distilled: reached"  # "≤ 10 MB on IMDB and News"
+    assert _verdict(systems, "sst2") == "distilled: not reached: int8 7.84 MB"  # ≤ 5 MB on a sentence set
     systems["student"] = system(0.893, int8_mb=2.0, docs_per_s=50.0)
-    assert _verdict(systems, "sst2") == "not reached: 0.70 below the default; predict_proba's 0.50× TF-IDF + LR's " \
-                                        "texts/s"
+    assert _verdict(systems, "sst2") == "distilled: not reached: 0.70 below opinion; predict_proba's 0.50× TF-IDF + " \
+                                        "LR's texts/s"
     systems["student"] = {**system(0.90, docs_per_s=200.0), "predict_docs_per_s": 80.0}  # what users call is timed
     systems["model2vec"] = system(0.91)  # a peer of the run counts where it was measured
-    assert _verdict(systems, "sst2") == "not reached: 1.00 below the better peer; predict's 0.80× TF-IDF + LR's " \
-                                        "texts/s"
+    assert _verdict(systems, "sst2") == "distilled: not reached: 1.00 below the better peer; predict's 0.80× " \
+                                        "TF-IDF + LR's texts/s"
+    systems["student_alone"] = system(0.91, docs_per_s=120.0)  # the compact model as it ships: trained alone
+    assert _verdict(systems, "sst2") == "alone: reached"
 
 
 def test_the_variants_table_says_how_many_copies_the_budget_let_a_student_make():

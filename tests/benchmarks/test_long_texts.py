@@ -131,16 +131,16 @@ def test_the_by_length_section_shows_each_system_s_buckets_on_the_long_sets_and_
     from benchmarks.render_by_length import TITLE as BY_LENGTH
     from benchmarks.render_by_length import by_length_section
 
-    results = [_with_length("model", seed, q4, recipe="student", variant="alone")
+    results = [_with_length("model", seed, q4, recipe="default", variant="defaults")
                for seed, q4 in enumerate((0.90, 0.92, 0.94))]
     results += [_with_length("baseline", 0, 0.95, model="tfidf_lr"),
-                {"name": "default-r8-s0", "kind": "model", "recipe": "default", "variant": "defaults",
+                {"name": "opinion-r8-s0", "kind": "model", "recipe": "opinion", "variant": "defaults",
                  "dataset": "r8", "test": {"accuracy": 0.96}},  # an older file, without the breakdown
                 {**_with_length("baseline", 0, 0.5, model="tfidf_lr"), "dataset": "sst2"}]  # not a long set
     lines = by_length_section(results)
     assert lines[0] == f"## {BY_LENGTH}"
     rows = [line for line in lines if line.startswith("| R8 ")]
-    assert [row.split(" | ")[1] for row in rows] == ["student, alone", "TF-IDF + LR"]
+    assert [row.split(" | ")[1] for row in rows] == ["default", "TF-IDF + LR"]
     assert rows[0].split(" | ")[2:4] == ["3", "98.00 ± 0.00"] and rows[0].split(" | ")[6] == "92.00 ± 2.00"  # Q1, Q4
     assert rows[1].split(" | ")[2] == "1" and rows[1].split(" | ")[8].strip(" |") == "95.00"  # > mean
     assert "| **R8** | (words) | | 1-100 | 101-200 | 201-300 | 301-400 | 1-180 | 181-400 |" in lines
