@@ -1,22 +1,23 @@
-"""The deployable table (issues 33 and 45): on one dataset, the default model, its distilled student, the same student
-trained alone, TF-IDF + LR, fastText and model2vec side by side: test accuracy over seeds (and by the share of words
-training never showed), folder sizes, batched texts/s, p50 of one text (of `predict`, with top words, and of
-`predict_proba`), training time.
+"""The deployable table (issues 33 and 45): on one dataset, `opinion` (the biGRU model, the default until commit
+a798496; the "default" system of the results), the compact default distilled from it (the "student" system), the same
+recipe trained alone ("student_alone": the default as `attentive train` trains it), TF-IDF + LR, fastText and
+model2vec side by side: test accuracy over seeds (and by the share of words training never showed), folder sizes,
+batched texts/s, p50 of one text (of `predict`, with top words, and of `predict_proba`), training time.
 
-    python -m benchmarks.deployable --dataset sst2 --seeds 0 1 2 [--runs runs/deployable] [--student student]
+    python -m benchmarks.deployable --dataset sst2 --seeds 0 1 2 [--runs runs/deployable] [--student default]
 
-Per seed: the default model is trained (or read back from RUNS/DATASET/default-sSEED), the student distilled from it
-(`attentive.distill`, the student's seed and augmentation seed = SEED), the student recipe trained alone on the hard
-labels (`attentive train --recipe student`, seed SEED), and TF-IDF + LR, fastText and model2vec tuned on dev
-(benchmarks/baselines.py). Then, in this one process on a quiet machine, the seed-0 models are timed on the first
-`--n` test texts: batched texts/s with 2 threads (calls of 128 texts; ONNX Runtime int8 for ours, whose batches run
-on two lanes: attentive/runtime/lanes.py), p50 of one sentence with 1 thread. Writes
+Per seed: the teacher, `opinion`, is trained (or read back from RUNS/DATASET/default-sSEED, the folder name of its days
+as the default), the student distilled from it (`attentive.distill`, the student's seed and augmentation seed = SEED),
+the student recipe trained alone on the hard labels (`attentive train`, seed SEED), and TF-IDF + LR, fastText and
+model2vec tuned on dev (benchmarks/baselines.py). Then, in this one process on a quiet machine, the seed-0 models are
+timed on the first `--n` test texts: batched texts/s with 2 threads (calls of 128 texts; ONNX Runtime int8 for ours,
+whose batches run on two lanes: attentive/runtime/lanes.py), p50 of one sentence with 1 thread. Writes
 results/deployable-DATASET[-VARIANT].json, `"kind": "deployable"`, with per system the keys `accuracy` (test),
 `int8_mb`, `docs_per_s`, `p50_ms` (and for ours `predict_docs_per_s`, `predict_p50_ms`), `train_s`, `by_unseen`
 (benchmarks/unseen_words.py), `by_length` (quartiles of the test texts' words and the split at their mean) and
-`dev_accuracy` (what a student family is chosen by). Nothing else may run beside it. `--retime` measures the speeds
-of an earlier run again from its saved models (on a quiet machine), keeping its accuracies and the command that scored
-them (`scored_by`).
+`dev_accuracy` (what a student family is chosen by). Nothing else may run beside it. `--retime` measures the speeds of
+an earlier run again from its saved models (on a quiet machine), keeping its accuracies and the command that scored them
+(`scored_by`).
 """
 from __future__ import annotations
 
@@ -42,6 +43,7 @@ from benchmarks.unseen_words import accuracy_by_unseen, unseen_shares
 # The systems of one run: our default model, its distilled student, the same student trained alone on the hard labels
 # (no teacher: issue 45, item 5), and the peers, each tuned on dev.
 SYSTEMS = ("default", "student", "student_alone", "tfidf_lr", "fasttext", "model2vec")
+TEACHER = "opinion"  # the recipe of the "default" system: the default until commit a798496
 
 
 def trained(folder: Path, make) -> tuple[attentive.Model, float]:
@@ -89,7 +91,7 @@ def main(argv=None) -> int:
     parser.add_argument("--dataset", required=True)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--runs", type=Path, default=Path("runs/deployable"))
-    parser.add_argument("--student", default="student", help="the student recipe")
+    parser.add_argument("--student", default="default", help="the student recipe")
     parser.add_argument("--set", dest="overrides", nargs="*", default=[], help="student recipe overrides")
     parser.add_argument("--variant", default=None, help="names a student other than the shipped one")
     parser.add_argument("--soft-weight", type=float, default=1.0, help="0 with --augment 0: the student trained "
@@ -125,11 +127,11 @@ def main(argv=None) -> int:
     if args.ensemble:  # every seed's default model first: each student learns from them all
         for seed in args.seeds:
             trained(runs / f"default-s{seed}", lambda out, seed=seed: attentive.train(
-                data, "default", out, [f"train.seed={seed}"], show_progress=False))
+                data, TEACHER, out, [f"train.seed={seed}"], show_progress=False))
     for seed in args.seeds:
         teacher_dir = teacher_folder(args.teacher, runs, seed)
         teacher, seconds = trained(teacher_dir, lambda out: attentive.train(
-            data, "default", out, [f"train.seed={seed}"], show_progress=False))
+            data, TEACHER, out, [f"train.seed={seed}"], show_progress=False))
         student_dir = runs / f"{args.variant or args.student}-s{seed}"
         student, student_seconds = trained(student_dir, lambda out: distill(
             [runs / f"default-s{s}" for s in args.seeds] if args.ensemble else [teacher_dir], data, out, args.student,

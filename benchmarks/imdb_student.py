@@ -54,7 +54,7 @@ def main(argv=None) -> int:
     hard = {}
     for seed in args.seeds:
         model = trained(hard_folder(args.runs, seed), lambda out, seed=seed: attentive.train(
-            data, "student", out, [f"train.seed={seed}"], show_progress=False))
+            data, "default", out, [f"train.seed={seed}"], show_progress=False))
         hard[seed] = scores(model, data)
         print(f"hard seed {seed}: {hard[seed]}", flush=True)
     teachers = [hard_folder(args.runs, seed) for seed in args.seeds]

@@ -42,7 +42,7 @@ def exported_model() -> Path:
     run, onnx = WORK / "student", WORK / "onnx"
     if not (onnx / "config.json").exists():
         model = (attentive.load(run) if (run / "config.json").exists() else
-                 attentive.train("imdb", "student", run, overrides=OVERRIDES, show_progress=False))
+                 attentive.train("imdb", "default", run, overrides=OVERRIDES, show_progress=False))
         export(model, onnx)
     return onnx
 
