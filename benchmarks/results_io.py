@@ -20,10 +20,10 @@ __all__ = ["DEFAULTS_DATASETS", "METRICS", "PAPERS", "RESULTS_DIR", "group_key",
 PAPERS = Path(__file__).resolve().parent / "papers.json"
 OWN_SECTION_KINDS = ("parameters", "characteristics", "size", "deploy", "serve_load", "deployable",
                      "class_weights", "pruned_default", "cv", "tune", "multilabel", "scaling", "ddp_accuracy",
-                     "throughput", "imdb_student", "long_texts")
+                     "throughput", "imdb_student", "long_texts", "ngram_weighting")
 # params.py, characteristics.py, model_size.py, deploy_speed.py, serve_load.py, deployable.py, class_weights.py,
 # pruned_default.py, practitioner.py, multilabel.py, scaling.py, ddp_accuracy.py, ray_predict.py, imdb_student.py,
-# long_texts.py: sections of their own
+# long_texts.py, ngram_weighting.py: sections of their own (or a notes paragraph)
 # The visible single-text datasets of issue 15's defaults table (benchmarks/reproduce_defaults.sh), in its row order;
 # 20 Newsgroups and Banking77 joined it with issue 45.
 DEFAULTS_DATASETS = ("imdb", "r8", "news", "newsgroups20", "banking77", "sst2", "sst5", "opener", "sentube_auto",
