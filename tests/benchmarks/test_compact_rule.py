@@ -51,3 +51,13 @@ def test_a_missing_set_means_no_verdict_and_a_deployable_run_fills_a_candidate_i
     assert "| news | 0.1250 | 91.00 | 91.00 | 91.00 | +0.00 |" in lines
     assert any(line.startswith("Score:") for line in lines)
     assert compact_rule_section([r for r in results if r["recipe"] == "opinion"]) == []  # no compact run: no section
+
+
+def test_compare_scores_other_candidates_with_each_sets_spread():
+    from benchmarks.render_compact_rule import compare
+
+    runs = _everywhere(0.80, 0.79)
+    lines = compare(runs, [("opinion", "defaults"), ("default", "defaults"), ("default", "idf")])
+    assert lines[0] == "| set | opinion:defaults | default:defaults | default:idf |"
+    assert "| sst2 | 80.00 ± 0.00 (3) | 79.00 ± 0.00 (3) | — |" in lines
+    assert lines[-1] == "Score: opinion:defaults 80.00, default:defaults 79.00, default:idf —"
