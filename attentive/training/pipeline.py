@@ -131,8 +131,6 @@ def new_model(data: Dataset, recipe: Recipe, data_dir, device: str, rng) -> Mode
     model = Model(network, tokenizer, config, device, recipe=recipe)
     first = model.encode_examples(train_examples[:FIRST_BATCH])  # in data order: every process starts the same
     network.initialise(**collate(first, model.device))  # data-dependent starting values (LAMA's global context)
-    if network.wide is not None and network.wide.weighting == "idf":  # the n-gram channel's idf, from all of train
-        network.wide.fit_idf(item.ids for item in model.encode_examples(train_examples))
     return model
 
 

@@ -28,30 +28,6 @@ def test_word_scores_add_up_to_the_wide_logits_and_padding_scores_nothing():
     assert torch.allclose(channel(ids, mask)[1], by_hand)
 
 
-def test_the_idf_channel_weighs_each_ngram_as_tfidf_and_normalises_the_text():
-    from sklearn.feature_extraction.text import TfidfVectorizer
-
-    texts = [[5, 6, 7], [5, 6], [8, 5, 5, 9]]
-    channel = NgramChannel(vocab_size=12, classes=2, buckets=1009, weighting="idf")  # no two bigrams share a bucket
-    channel.fit_idf(texts)
-    idf = TfidfVectorizer(analyzer=lambda ids: ids).fit(texts)  # scikit-learn's smoothed idf, ids as the terms
-    terms = torch.tensor([int(term) for term in idf.get_feature_names_out()])
-    assert np.allclose(channel.unigram_idf[terms].numpy(), idf.idf_, atol=1e-6)
-    assert channel.unigram_idf[10] == pytest.approx(np.log(4) + 1)  # an id no text holds: df 0
-    bucket = (5 * 1_000_003 + 6) % 1009  # in two of the three texts
-    assert channel.bigram_idf[bucket] == pytest.approx(np.log(4 / 3) + 1)
-    torch.manual_seed(0)
-    for table in (channel.unigrams, channel.bigrams):
-        torch.nn.init.normal_(table.weight)
-    ids = torch.tensor([[8, 5, 5, 9], [5, 6, 0, 0]])
-    mask = ids != 0
-    assert torch.allclose(channel.word_scores(ids, mask).sum(1), channel(ids, mask))
-    u, b = channel.unigram_idf, channel.bigram_idf
-    by_hand = (u[5] * channel.unigrams.weight[5] + u[6] * channel.unigrams.weight[6]
-               + b[bucket] * channel.bigrams.weight[bucket]) / torch.sqrt(u[5] ** 2 + u[6] ** 2 + b[bucket] ** 2)
-    assert torch.allclose(channel(ids, mask)[1], by_hand, atol=1e-6)
-
-
 def test_a_new_channel_starts_silent():
     channel = NgramChannel(vocab_size=10, classes=2)
     ids = torch.tensor([[2, 3, 4]])
