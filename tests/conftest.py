@@ -41,15 +41,14 @@ def tiny_run(sst2_small, tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def run_cache(tmp_path_factory) -> Path:
-    """One ATTENTIVE_CACHE for the whole run, shared by the pytest-xdist workers (the word vectors and the MiniLM
-    vocabulary table a test computes are there for the next, as they would be on a user's machine), never the user's
-    own ~/.cache/attentive. A test that needs an empty cache sets its own."""
-    root = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        root = root.parent  # this run's folder, above each worker's own
-    folder = root / "attentive-cache"
-    folder.mkdir(exist_ok=True)
+def run_cache(pytestconfig) -> Path:
+    """One ATTENTIVE_CACHE for the suite, shared by the pytest-xdist workers and kept from one run to the next in
+    pytest's own cache folder (.pytest_cache, which `make clean` removes; a clean clone, as CI runs, starts empty):
+    the word vectors, the MiniLM vocabulary table and the model2vec static model a test computes are there for the
+    next, as they would be on a user's machine, and never in the user's own ~/.cache/attentive. Every entry is keyed by
+    what it was computed from (attentive/text/distilled.py, embeddings.py). A test that needs an empty cache sets its
+    own."""
+    folder = Path(pytestconfig.cache.mkdir("attentive-cache"))
     os.environ["ATTENTIVE_CACHE"] = str(folder)
     return folder
 
