@@ -25,13 +25,17 @@ CANDIDATES = [  # (label, (recipe, variant) of its benchmarks.run files or None,
 TITLE = "Compact by default? The rule, computed"
 
 
+def run_dev_accuracies(results: list[dict], dataset: str, recipe: str, variant: str) -> list[float]:
+    """The dev accuracy of each seed's `python -m benchmarks.run` file of (recipe, variant) on `dataset`."""
+    return values([r for r in results if r.get("kind") == "model" and r.get("dataset") == dataset
+                   and model_name(r) == recipe and r.get("variant") == variant and on_current_dev(r)],
+                  lambda r: r["dev"]["accuracy"])
+
+
 def dev_accuracies(results: list[dict], dataset: str, runs_of: tuple[str, str] | None, system: str) -> list[float]:
     """One candidate's dev accuracy on `dataset`, one value a seed (fractions of 1); [] where no result has it."""
     if runs_of is not None:
-        recipe, variant = runs_of
-        found = values([r for r in results if r.get("kind") == "model" and r.get("dataset") == dataset
-                        and model_name(r) == recipe and r.get("variant") == variant and on_current_dev(r)],
-                       lambda r: r["dev"]["accuracy"])
+        found = run_dev_accuracies(results, dataset, *runs_of)
         if found:
             return found
     shipped = [r for r in results if r.get("kind") == "deployable" and r.get("dataset") == dataset
@@ -93,7 +97,7 @@ def compare(results: list[dict], candidates: list[tuple[str, str]]) -> list[str]
     """The rule's score of other candidates (recipe, variant) of `python -m benchmarks.run`, with each set's mean dev
     accuracy and its spread over the seeds (std), for a choice the rule decides beside the compact one (the n-gram
     channel's weighting: benchmarks/notes.md)."""
-    found = {f"{recipe}:{variant}": {dataset: dev_accuracies(results, dataset, (recipe, variant), "")
+    found = {f"{recipe}:{variant}": {dataset: run_dev_accuracies(results, dataset, recipe, variant)
                                      for dataset in WEIGHTS} for recipe, variant in candidates}
     lines = ["| set | " + " | ".join(found) + " |", "| --- |" + " ---: |" * len(found)]
     for dataset in WEIGHTS:

@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from attentive.recipes.retired import RENAMED_RECIPES
-from benchmarks.common import RESULTS_DIR, SAME_SETTINGS
+from benchmarks.common import DEFAULTS_DATASETS, RESULTS_DIR, SAME_SETTINGS
 
 __all__ = ["DEFAULTS_DATASETS", "METRICS", "PAPERS", "RESULTS_DIR", "group_key", "group_results", "groups_by_dataset",
            "is_cpu_run", "load_papers", "load_results", "machine_short", "mean", "mean_by_machine", "model_name",
@@ -24,10 +24,6 @@ OWN_SECTION_KINDS = ("parameters", "characteristics", "size", "deploy", "serve_l
 # params.py, characteristics.py, model_size.py, deploy_speed.py, serve_load.py, deployable.py, class_weights.py,
 # pruned_default.py, practitioner.py, multilabel.py, scaling.py, ddp_accuracy.py, ray_predict.py, imdb_student.py,
 # long_texts.py, ngram_weighting.py: sections of their own (or a notes paragraph)
-# The visible single-text datasets of issue 15's defaults table (benchmarks/reproduce_defaults.sh), in its row order;
-# 20 Newsgroups and Banking77 joined it with issue 45.
-DEFAULTS_DATASETS = ("imdb", "r8", "news", "newsgroups20", "banking77", "sst2", "sst5", "opener", "sentube_auto",
-                     "sentube_tablets", "semeval2013")
 
 # --------------------------------------------------------------------------- loading and grouping
 
