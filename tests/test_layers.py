@@ -62,10 +62,6 @@ KNOWN_PRIVATE_IMPORTS = {
     # Sizes of untrained networks (the folder of the model training would start from; parameter counts of every
     # recipe and of SAN's heads): the public API builds a network only by training it.
     ("model_size.py", "attentive.training.pipeline.new_model"),
-    # An n-gram channel on trial (benchmarks/notes.md, "Both weightings side by side"): it registers its part and
-    # has the pipeline fit its idf, as the package would if the trial's rule says it ships.
-    ("wide_both.py", "attentive.models.wide"),
-    ("wide_both.py", "attentive.training.pipeline"),
     ("model_size.py", "attentive.training.seed.seed_everything"),
     ("params.py", "attentive.models.classifier.build_model"),
     ("render_pruned.py", "attentive.models.classifier.build_model"),
