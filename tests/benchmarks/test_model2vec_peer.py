@@ -10,11 +10,17 @@ from benchmarks.unseen_words import accuracy_by_unseen, unseen_shares
 
 @pytest.mark.slow  # distils MiniLM to a static model once (about 20 s, then cached), fits model2vec's classifier
 def test_model2vec_fits_on_dev_and_scores_test(sst2_small, tmp_path, monkeypatch):
+    from model2vec.train import StaticModelForClassification
+
     from benchmarks import model2vec_peer
 
     fitted = []
     fit = model2vec_peer.fit_classifier
     monkeypatch.setattr(model2vec_peer, "fit_classifier", lambda *args: fitted.append(fit(*args)) or fitted[-1])
+    # two epochs, not the dozen its early stopping runs to on 600 sentences: the test checks the peer's wiring
+    fit_epochs = StaticModelForClassification.fit
+    monkeypatch.setattr(StaticModelForClassification, "fit", lambda self, *args, **kwargs: fit_epochs(
+        self, *args, **{**kwargs, "max_epochs": 2}))
     path, payload = run_baseline(sst2_small, "model2vec", seed=0, results_dir=tmp_path)
     assert path.name == "model2vec-sst2_small-s0.json" and payload["grid"] == [] and len(fitted) == 1
     assert payload["hyperparameters"]["pca_dims"] == 256 and payload["hyperparameters"]["validation"] == "dev split"
