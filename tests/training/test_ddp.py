@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -108,11 +109,23 @@ def run_script(tmp_path: Path, files: dict[str, Path], mode: str, overrides: lis
     return result, out, digests
 
 
-def test_two_ranks_train_one_model_with_identical_parameters_written_once(tmp_path, files):
-    # word2vec vectors: rank 0 trains and caches them, rank 1 reads them once it is done
-    overrides = [o for o in OVERRIDES if not o.startswith("embedder.vectors")] + ["embedder.vectors=word2vec"]
-    result, out, digests = run_script(tmp_path, files, "train", overrides)
+# word2vec vectors: rank 0 trains and caches them, rank 1 reads them once it is done; three epochs, so that the run is
+# also the unbroken one a killed and resumed run must end at
+UNBROKEN = [o for o in OVERRIDES if not o.startswith("embedder.vectors")] + ["embedder.vectors=word2vec",
+                                                                            "train.epochs=3", "train.patience=3"]
+
+
+@pytest.fixture(scope="module")
+def unbroken(tmp_path_factory, files):
+    """An unbroken two-rank run (UNBROKEN), made once for the module: its folder, its ranks' digests, its cache."""
+    tmp_path = tmp_path_factory.mktemp("unbroken")
+    result, out, digests = run_script(tmp_path, files, "train", UNBROKEN)
     assert result.returncode == 0, result.stderr[-3000:]
+    return tmp_path, out, digests
+
+
+def test_two_ranks_train_one_model_with_identical_parameters_written_once(unbroken):
+    tmp_path, out, digests = unbroken
     ranks = {path.name: json.loads(path.read_text()) for path in digests.iterdir()}
     assert set(ranks) == {"rank0.json", "rank1.json"}
     seeds = [rank.pop("dropout_seed") for rank in ranks.values()]
@@ -125,7 +138,7 @@ def test_two_ranks_train_one_model_with_identical_parameters_written_once(tmp_pa
     assert ranks["rank0.json"] == ranks["rank1.json"]  # same weights, same best epoch and dev accuracy
     assert {path.name for path in out.iterdir()} == MODEL_FOLDER  # no lock, checkpoint or staging left behind
     records = [json.loads(line) for line in (out / LOG).read_text().splitlines() if line.strip()]
-    assert [r["epoch"] for r in records if "epoch" in r] == [1, 2]  # logged once, by rank 0
+    assert [r["epoch"] for r in records if "epoch" in r] == [1, 2, 3]  # logged once, by rank 0
     assert sorted(path.name for path in tmp_path.iterdir()) == ["cache", "digests", "model", "train_rank.py"]
     model = attentive.load(out)
     assert network_digest(model.network) == ranks["rank0.json"]["digest"]  # the folder holds the ranks' weights
@@ -156,15 +169,14 @@ def test_a_failing_rank_stops_the_job_with_its_error_instead_of_hanging(tmp_path
     assert not list(digests.iterdir())  # no rank finished
 
 
-def test_a_killed_run_resumes_to_the_model_an_unbroken_run_trains(tmp_path, files):
-    overrides = OVERRIDES + ["train.epochs=3", "train.patience=3"]
-    result, unbroken, unbroken_digests = run_script(tmp_path, files, "train", overrides, "unbroken", "unbroken_digests")
-    assert result.returncode == 0, result.stderr[-3000:]
+def test_a_killed_run_resumes_to_the_model_an_unbroken_run_trains(tmp_path, files, unbroken):
+    unbroken_path, _, unbroken_digests = unbroken
     expected = json.loads((unbroken_digests / "rank0.json").read_text())
     assert expected["training"]["epochs_run"] == 3
+    shutil.copytree(unbroken_path / "cache", tmp_path / "cache")  # the same word2vec vectors, not trained again
 
     # rank 0 is killed (SIGKILL: no cleanup) right after epoch 1's checkpoint; torchrun then ends rank 1
-    result, out, digests = run_script(tmp_path, files, "kill", overrides, "model", "killed_digests")
+    result, out, digests = run_script(tmp_path, files, "kill", UNBROKEN, "model", "killed_digests")
     assert result.returncode != 0 and not list(digests.iterdir())
     assert json.loads((out / "checkpoint" / "state.json").read_text())["epoch"] == 1
 
