@@ -72,6 +72,8 @@ def train(
               "text_column": text_column, "label_column": label_column, "pair_column": pair_column,
               "aspect_column": aspect_column, "data_dir": data_dir, "label_separator": label_separator}
     if nproc > 1:
+        if resume is None and out is not None:  # refused here, in one line, before torchrun starts its processes
+            _check_output_folder(out, overwrite)
         options = [("--out", out), ("--recipe", recipe), ("--resume", resume), ("--device", device),
                    ("--threads", threads), *(("--set", entry) for entry in set_)]
         args = [part for flag, value in options if value is not None for part in (flag, str(value))]
@@ -115,6 +117,17 @@ def _compact(model, data, overwrite: bool, data_dir, device: str, threads: int |
         console.print(line, soft_wrap=True, markup=False)
     where = f" (the student's PyTorch model is in {student})" if student is not None else ""
     console.print(f"deploy {exported}: attentive serve {exported}{where}", markup=False, soft_wrap=True)
+
+
+def _check_output_folder(out: Path, overwrite: bool) -> None:
+    """The checks training makes of its output folder when it claims it (attentive/folders/output.py), made by the
+    launcher of a data-parallel run, so that a folder rank 0 would refuse is refused before any rank starts."""
+    from ..folders.output import check_contents, check_destination
+    from ..training.pipeline import TRAINING_RUN
+
+    check_destination(out)
+    if out.is_dir():
+        check_contents(out, TRAINING_RUN, overwrite)
 
 
 def _launch_torchrun(nproc: int, args: list[str]) -> int:

@@ -18,6 +18,7 @@ import torch
 
 import attentive
 from attentive.cli import main
+from attentive.cli import training as training_cli
 from attentive.folders.saved import MODEL_FILES
 from attentive.training import distributed
 from attentive.training.log import LOG
@@ -155,7 +156,8 @@ def test_train_nproc_launches_torchrun_with_the_same_options(tmp_path, files, mo
     assert status == 0
     assert {path.name for path in out.iterdir()} == MODEL_FOLDER
     assert attentive.load(out).config["training"]["epochs_run"] == 2
-    # a second launch into the same folder is refused by rank 0 with the usual line, and the job stops
+    # a second launch into the same folder is refused with the usual line, before torchrun starts any rank
+    monkeypatch.setattr(training_cli, "_launch_torchrun", lambda *args: pytest.fail("torchrun was started"))
     status = main(["train", "--nproc", "2", "--out", str(out), "--train", str(files["train"]), "--dev",
                    str(files["dev"]), "--recipe", "lama_ctx", *[part for o in OVERRIDES for part in ("--set", o)]])
     assert status != 0
