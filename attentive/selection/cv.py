@@ -10,8 +10,9 @@ Each fold's held-out tenth (with `folds=10`) is its test; a seeded stratified de
 rows (`data/splits.py:carve_dev`) chooses the epoch, and the fold is trained by the ordinary pipeline
 (`training/pipeline.py:train`) into `OUT/folds/K/`, a normal model folder (loadable with `attentive.load`). The
 folds' test parts are disjoint and together hold every row once, so every row gets one out-of-fold probability
-vector, from the one model that never saw it. `jobs` > 1 trains folds in that many processes ("spawn") of one
-thread each; each fold is seeded on its own, so the figures do not depend on `jobs`.
+vector, from the one model that never saw it. `jobs` > 1 trains folds in that many processes of one thread each
+(forked from a server that imported the trainer once, attentive/util/processes.py); each fold is seeded on its own,
+so the figures do not depend on `jobs`.
 
 The output folder follows the folder rule (attentive/folders/output.py): `CV_RUN` names the files cv writes
 (cv.json, oof.jsonl, label_errors.csv, label_errors.html, and the fold models under folds/); nothing else there is
@@ -51,7 +52,7 @@ CV_RUN = OutputKind(command="cv", output="a cross-validation", files=CV_FILES,
 
 @dataclass
 class FoldJob:
-    """What one process needs to train and test one fold (picklable, for the "spawn" workers)."""
+    """What one process needs to train and test one fold (picklable, for the worker processes)."""
 
     fold: Fold
     data: Dataset
@@ -199,16 +200,17 @@ def _fold_data(data: Dataset, examples: list[Example], fold: Fold) -> Dataset:
 
 
 def _train_folds(jobs: list[FoldJob], processes: int):
-    """Each fold's FoldResult, as the folds finish: in this process, or in `processes` spawned ones."""
+    """Each fold's FoldResult, as the folds finish: in this process, or in `processes` worker processes."""
     if processes == 1 or len(jobs) == 1:
         for job in jobs:
             yield train_fold(job)
         return
-    import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-    with ProcessPoolExecutor(max_workers=min(processes, len(jobs)),
-                             mp_context=multiprocessing.get_context("spawn")) as pool:
+    from ..util.processes import worker_context
+
+    context = worker_context(("attentive.selection.cv", "attentive.training.pipeline"))
+    with ProcessPoolExecutor(max_workers=min(processes, len(jobs)), mp_context=context) as pool:
         pending = {pool.submit(train_fold, job) for job in jobs}
         try:
             while pending:

@@ -4,8 +4,9 @@ processes of one machine, writing the answers in input order, and continuing a k
 The input is read once, in this process, and cut into network batches exactly as `--jobs 1` cuts them
 (`input_lines.answered_in_batches`: `batch_size` good lines, a batch also ending at a bad line), so that every text is
 answered in the same batch, and its probabilities printed with the same digits, whatever N is. `CHUNK_BATCHES`
-batches make a chunk; chunks go to a `ProcessPoolExecutor` of "spawn" workers (each loads the model once: a saved
-folder with PyTorch, an exported one with ONNX Runtime, computing with `threads` threads, 1 by default), at most
+batches make a chunk; chunks go to a `ProcessPoolExecutor` of workers forked from a server that has imported
+attentive, torch and ONNX Runtime once (attentive/util/processes.py); each loads the model once (a saved folder with
+PyTorch, an exported one with ONNX Runtime, computing with `threads` threads, 1 by default), at most
 `2 N` of them in flight, and their lines are written in input order. A bad line keeps its meaning: under "stop"
 every answer before it is written, then its one-line error is raised; under "skip" it is warned about and counted.
 
@@ -17,16 +18,18 @@ answer options.
 """
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections import deque
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from ..errors import AttentiveError
+from ..util.processes import worker_context
 from .input_lines import BadLine, Batch, Stop, Wanted, answer, answer_line, batches, with_aspects
 from .predict_output import FileSink, Resumed, StdoutSink, answer_format, claim_output, model_identity, open_output
 
+# What a worker imports before its first chunk, once, in the fork server: this module and both model loaders.
+WORKER_IMPORTS = ("attentive.serving.parallel_predict", "attentive.runtime", "attentive.model")
 CHUNK_BATCHES = 4  # network batches sent to a worker at a time
 IN_FLIGHT_PER_JOB = 2  # chunks waiting or being answered, per worker
 
@@ -66,24 +69,50 @@ def load_model(folder: str | Path, threads: int | None, graph: str | None = None
     return open_model(folder, use_threads(threads), None if graph is None else graph == GRAPH_INT8)
 
 
-def _start_worker(folder: str, threads: int, graph: str | None) -> None:
+def _start_worker(folder: str, threads: int, graph: str | None, parent: int) -> None:
     global _MODEL
-    _exit_with_parent(os.getppid())
+    _exit_with(parent)
     _MODEL = load_model(folder, threads, graph)
 
 
-def _exit_with_parent(parent: int, every: float = 0.5) -> None:
-    """End this worker soon after the process that started it is gone: a killed `predict` (SIGKILL, no cleanup)
-    leaves no workers behind, each holding a model and waiting for work that never comes."""
+def _exit_with(parent: int, every: float = 0.5) -> None:
+    """End this worker soon after `parent`, the `predict` process it works for, is gone: a killed `predict`
+    (SIGKILL, no cleanup) leaves no workers behind, each holding a model and waiting for work that never comes. The
+    worker is the fork server's child, not `parent`'s (and the server lives as long as any worker does), so it
+    watches `parent` itself: through a pidfd, readable once the process has ended, where Linux gives one; else by
+    asking every `every` seconds whether the pid still exists."""
     import threading
-    import time
+
+    try:
+        handle = os.pidfd_open(parent)
+    except ProcessLookupError:  # gone already
+        os._exit(1)
+    except (AttributeError, OSError):  # no pidfd here (not Linux, or before 5.3)
+        handle = None
 
     def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(every)
+        if handle is not None:
+            import select
+
+            select.select([handle], [], [])
+        else:
+            import time
+
+            while _exists(parent):
+                time.sleep(every)
         os._exit(1)
 
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
+def _exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it exists, as another user's
+        return True
+    return True
 
 
 def answer_chunk(model, chunk: list[tuple[list[Wanted], int]], options: dict, answer_key: str | None) -> list[str]:
@@ -144,7 +173,7 @@ def _skipping(stream: Iterator[Batch | Stop], resumed: Resumed | None, output: P
 
 def run(stream: Iterator[Batch | Stop], sink, *, jobs: int, model=None, folder: Path | None = None,
         threads: int = 1, options: dict, answer_key: str | None) -> None:
-    """Answer the batches (here with `model` when `jobs` is 1, else in `jobs` spawned workers loading `folder`; with
+    """Answer the batches (here with `model` when `jobs` is 1, else in `jobs` worker processes loading `folder`; with
     `answer_chunk`'s `options` and `answer_key`) and write their lines in input order, a chunk at a time; then raise
     the Stop's error, if any, after every answer before it is written."""
     inflight: deque = deque()  # (result or future, last input line)
@@ -154,8 +183,9 @@ def run(stream: Iterator[Batch | Stop], sink, *, jobs: int, model=None, folder: 
         from concurrent.futures import ProcessPoolExecutor
 
         graph = getattr(model, "graph", None)  # an export's: the workers run the graph this process loaded
-        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_start_worker, initargs=(str(folder), threads, graph))
+        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=worker_context(WORKER_IMPORTS),
+                                   initializer=_start_worker,
+                                   initargs=(str(Path(folder).resolve()), threads, graph, os.getpid()))
 
     def submit() -> None:
         if not chunk:
