@@ -7,6 +7,7 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -22,6 +23,7 @@ from attentive.folders import reading as folder_reading
 from attentive.folders import saved
 from attentive.training.log import read_metrics_log
 from attentive.util.atomic import atomic_write_json
+from attentive.util.processes import worker_context
 
 from ..helpers import edit_config, memory_bound, rewrite_weights, tiny_overrides
 
@@ -71,28 +73,24 @@ def test_an_evaluation_of_an_older_model_is_marked_stale(run, sst2_small, tmp_pa
     assert "now holds model" in marked["stale"] and marked["model_id"] != attentive.load(folder).config["model_id"]
 
 
-KILLED_SAVE = """
-import os, signal, sys
-import attentive
-from attentive.folders import saved
+def killed_save(folder: str, kill_at: int) -> None:
+    """Save a changed model into `folder`, killing this process (SIGKILL: no cleanup) at the `kill_at`th
+    os.replace of the save; run in a process of its own."""
+    model = attentive.load(folder)
+    model.network.embedder.table.weight.data *= 2
+    model.config["generation"] = "new"
+    calls = 0
+    real_replace = os.replace
 
-folder, kill_at = sys.argv[1], int(sys.argv[2])
-model = attentive.load(folder)
-model.network.embedder.table.weight.data *= 2
-model.config["generation"] = "new"
-calls = 0
-real_replace = os.replace
+    def replace(source, target):
+        nonlocal calls
+        calls += 1
+        if calls == kill_at:
+            os.kill(os.getpid(), signal.SIGKILL)
+        real_replace(source, target)
 
-def replace(source, target):
-    global calls
-    calls += 1
-    if calls == kill_at:
-        os.kill(os.getpid(), signal.SIGKILL)
-    real_replace(source, target)
-
-os.replace = replace
-model.save(folder)
-"""
+    os.replace = replace
+    model.save(folder)
 
 
 @pytest.mark.slow  # five processes killed mid-save
@@ -100,9 +98,12 @@ model.save(folder)
 def test_a_save_killed_between_its_writes_leaves_the_old_or_the_new_model(run, tmp_path, kill_at):
     folder = copy_of(run, tmp_path)
     old = safetensors.torch.load_file(str(folder / "model.safetensors"))["embedder.table.weight"].numpy()
-    done = subprocess.run([sys.executable, "-c", KILLED_SAVE, str(folder), str(kill_at)], capture_output=True)
+    # forked from a server that has imported attentive (attentive/util/processes.py), not a new interpreter each
+    process = worker_context(["attentive.model"]).Process(target=killed_save, args=(str(folder), kill_at))
+    process.start()
+    process.join(120)
     # os.replace runs 4 times in a save (the commit, then each of the 3 files): kill_at 5 lets it finish
-    assert done.returncode == (-9 if kill_at <= 4 else 0), done.stderr.decode()[-500:]
+    assert process.exitcode == (-signal.SIGKILL if kill_at <= 4 else 0)
     model = attentive.load(folder)
     weights = model.network.embedder.table.weight.detach().numpy()
     if kill_at == 1:  # killed before the commit: the old model, untouched
