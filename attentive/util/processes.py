@@ -4,8 +4,9 @@ A "spawn" worker is a new interpreter that imports torch (or ONNX Runtime) and a
 seconds each, paid by every worker of every `predict --jobs N` and `cv --jobs N`. A "forkserver" worker is forked
 from a server process that imported them once (`preload`), and is single-threaded when it forks, so that a worker
 is as clean as a spawned one (no thread pool of the parent's is copied half-alive) but starts in milliseconds. The
-server lives as long as the process that started it and serves every pool that process opens; it ends with it, and
-its workers notice their parent gone (attentive/serving/parallel_predict.py). A module of `preload` that is not
+server serves every pool the process opens and ends once the process and the workers it forked have ended; a worker
+is the server's child, so one that must not outlive the process it works for watches that process itself
+(attentive/serving/parallel_predict.py, `_exit_with`). A module of `preload` that is not
 installed (torch under the torch-free runtime) is left out by multiprocessing itself. Where the platform has no fork
 server (Windows), workers are spawned as before.
 """
