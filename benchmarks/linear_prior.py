@@ -44,9 +44,6 @@ from benchmarks.common import RESULTS_DIR, commit_at_start, write_result
 HASH_MULTIPLIER, BUCKETS = 1_000_003, 2**18  # as attentive/models/wide.py hashes bigrams
 C_GRID = (2.0, 8.0, 32.0, 128.0)
 ALPHA_GRID = (0.0, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)
-WEIGHTS = {**dict.fromkeys(("sst2", "sst5", "opener", "sentube_auto", "sentube_tablets", "semeval2013", "imdb"),
-                           1 / 14),
-           **dict.fromkeys(("r8", "news", "newsgroups20", "banking77"), 1 / 8)}  # the compact rule's weights
 
 
 def counts(items, vocab: int) -> sp.csr_matrix:
@@ -125,35 +122,12 @@ def run_one(data, seed: int, cache: dict) -> dict:
 
 
 def score(results_dir=RESULTS_DIR) -> None:
-    """The rule's choice: the one alpha, for every dataset, with the highest weighted mean dev accuracy (the seeds'
-    mean per set); each set's dev and test at that alpha against alpha 0 (the default alone), and its seed spread."""
-    import statistics
+    """The rule's choice over the files written (benchmarks/render_linear_prior.py computes it; BENCHMARKS.md shows
+    it): the one alpha with the highest weighted mean dev accuracy, and each set at it against alpha 0."""
+    from benchmarks.render_linear_prior import linear_prior_section
 
-    by_set: dict[str, list[dict]] = {}
-    for path in sorted(results_dir.glob("linear-prior-*.json")):
-        result = json.loads(path.read_text(encoding="utf-8"))
-        if "by_alpha" in result:
-            by_set.setdefault(result["dataset"], []).append(result)
-
-    def mean(runs: list[dict], alpha: float, split: str) -> float:
-        return statistics.fmean(100 * run["by_alpha"][str(alpha)][split] for run in runs)
-
-    scores = {alpha: sum(WEIGHTS.get(name, 0.0) * mean(runs, alpha, "dev") for name, runs in by_set.items())
-              for alpha in ALPHA_GRID}
-    for alpha, value in scores.items():
-        print(f"alpha {alpha:4}: weighted dev {value:.2f}")
-    chosen = max(ALPHA_GRID, key=lambda alpha: (round(scores[alpha], 6), -alpha))
-    print(f"chosen alpha {chosen} ({scores[chosen]:.2f} against {scores[0.0]:.2f} at 0); sets present: "
-          f"{len(by_set)}")
-    for name, runs in sorted(by_set.items()):
-        spread = max(statistics.pstdev([100 * run["by_alpha"][str(alpha)]["dev"] for run in runs])
-                     for alpha in (0.0, chosen)) if len(runs) > 1 else 0.0
-        dev, test = (mean(runs, chosen, split) - mean(runs, 0.0, split) for split in ("dev", "test"))
-        print(f"{name:16s} n={len(runs)} dev {mean(runs, 0.0, 'dev'):.2f} -> {mean(runs, chosen, 'dev'):.2f} "
-              f"({dev:+.2f}, spread {spread:.2f}) | test {mean(runs, 0.0, 'test'):.2f} -> "
-              f"{mean(runs, chosen, 'test'):.2f} ({test:+.2f}) | linear alone test "
-              f"{statistics.fmean(100 * run['linear']['test'] for run in runs):.2f}, "
-              f"C {[run['linear']['C'] for run in runs]}")
+    results = [json.loads(path.read_text(encoding="utf-8")) for path in sorted(results_dir.glob("*.json"))]
+    print("\n".join(linear_prior_section(results)))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -37,6 +37,7 @@ from benchmarks.render_deployable import (
     variants_section,
 )
 from benchmarks.render_lama import heads_section, lama_section, parameters_section
+from benchmarks.render_linear_prior import linear_prior_section
 from benchmarks.render_long_texts import long_texts_section
 from benchmarks.render_multilabel import multilabel_section
 from benchmarks.render_practitioner import practitioner_section
@@ -115,6 +116,7 @@ def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: 
     deployable += imdb_student_lines([r for r in results if r.get("kind") == "imdb_student"],
                                      {label: peers[name] for label, name in IMDB_PEERS.items() if name in peers})
     long_texts = long_texts_section(results)  # before the filter below: its runs are a kind of their own
+    long_texts += linear_prior_section(results)
     class_weights = class_weights_section([r for r in results if r.get("kind") == "class_weights"])
     class_weights += practitioner_section(results) + multilabel_section(
         [r for r in results if r.get("kind") == "multilabel"]) + scaling_section(results)
