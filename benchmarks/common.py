@@ -66,6 +66,11 @@ RESULTS_DIR = REPO_ROOT / "benchmarks" / "results"
 # 20 Newsgroups and Banking77 joined it with issue 45.
 DEFAULTS_DATASETS = ("imdb", "r8", "news", "newsgroups20", "banking77", "sst2", "sst5", "opener", "sentube_auto",
                      "sentube_tablets", "semeval2013")
+# The dev rule's sets and weights (benchmarks/notes.md, "Compact by default: the rule", written before its runs): the
+# opinion sets and the topic and intent sets weigh half each. Used by every rule scored across the visible sets.
+OPINION = ("sst2", "sst5", "opener", "sentube_auto", "sentube_tablets", "semeval2013", "imdb")
+TOPIC = ("r8", "news", "newsgroups20", "banking77")
+WEIGHTS = {**{dataset: 0.5 / len(OPINION) for dataset in OPINION}, **{dataset: 0.5 / len(TOPIC) for dataset in TOPIC}}
 
 # Runs made with the same settings under another variant name: (recipe, dataset, variant as run) -> the variant they
 # count as, so that their seeds and later ones form one group (BENCHMARKS.md's machine column says where each ran).

@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import statistics
 
+from benchmarks.common import WEIGHTS
 from benchmarks.results_io import model_name, on_current_dev, values
 
-OPINION = ("sst2", "sst5", "opener", "sentube_auto", "sentube_tablets", "semeval2013", "imdb")
-TOPIC = ("r8", "news", "newsgroups20", "banking77")
-WEIGHTS = {**{dataset: 0.5 / len(OPINION) for dataset in OPINION}, **{dataset: 0.5 / len(TOPIC) for dataset in TOPIC}}
 MARGIN = 0.5  # points of the weighted mean dev accuracy
 CANDIDATES = [  # (label, (recipe, variant) of its benchmarks.run files or None, its system in a deployable run)
     ("opinion", ("opinion", "defaults"), "default"),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import statistics
 
-from benchmarks.render_compact_rule import WEIGHTS
+from benchmarks.common import WEIGHTS
 from benchmarks.results_io import METRICS, model_name
 
 KIND = "linear_prior"
@@ -62,11 +62,10 @@ def linear_prior_section(results: list[dict]) -> list[str]:
     commits = ", ".join(sorted({f"`{run.get('git_commit', '?')[:7]}`" for runs in sets.values() for run in runs}))
     lines = [f"## {TITLE}", "",
              "`python -m benchmarks.linear_prior --dataset D --seeds 0 1 2` (commit " + commits + "): the default "
-             "model trained as `attentive train` trains it, and a multinomial logistic regression fitted first and "
-             "apart, over the model's own token ids (unigrams and the n-gram channel's hashed bigrams, idf-weighted, "
-             "unit length; C chosen on dev by its own accuracy); the answer is log p_default + alpha · log p_linear, "
-             "one alpha for every dataset, the one with the highest weighted mean dev (the compact rule's weights). "
-             "Accuracy (%), mean over the seeds; spread: the larger dev std of the two columns compared.", "",
+             "model, and a logistic regression fitted first and apart over its token ids (uni- and hashed bigrams, "
+             "idf, unit length; C on dev); the answer is log p_default + alpha · log p_linear, one alpha for every "
+             "set, chosen on the weighted mean dev (the compact rule's weights). Accuracy (%), mean over the seeds; "
+             "spread: the larger dev std of the two columns.", "",
              "| alpha | " + " | ".join(f"{a:g}" for a in scores) + " |",
              "| --- | " + " | ".join("---:" for _ in scores) + " |",
              "| weighted dev | " + " | ".join(f"{value:.2f}" for value in scores.values()) + " |", "",

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.render_compact_rule import TITLE, TOPIC, WEIGHTS, compact_rule_section
+from benchmarks.common import TOPIC, WEIGHTS
+from benchmarks.render_compact_rule import TITLE, compact_rule_section
 
 
 def _run(recipe: str, variant: str, dataset: str, seed: int, dev: float) -> dict:
