@@ -33,6 +33,7 @@ import json
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
@@ -95,7 +96,7 @@ def _in_label_order(values: np.ndarray, classes: np.ndarray, labels: int) -> np.
     return ordered
 
 
-def run_one(data, seed: int, cache: dict) -> dict:
+def run_one(data, seed: int, cache: dict, arrays: Path | None = None) -> dict:
     started = time.perf_counter()
     model = attentive.train(data, "default", None, overrides=[f"train.seed={seed}"], show_progress=False)
     deep = {split: np.log(np.clip(model.predict_proba([ex.text for ex in data.splits[split]]), 1e-30, None))
@@ -110,6 +111,12 @@ def run_one(data, seed: int, cache: dict) -> dict:
         return float((scores.argmax(1) == gold[split]).mean())
 
     c = max(C_GRID, key=lambda value: (accuracy(linear[value]["dev"], "dev"), -value))  # the LR's own choice
+    if arrays is not None:  # each text's log-probabilities, gold label and length: other rules, scored offline
+        arrays.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(arrays / f"linear-prior-{data.name}-s{seed}.npz", **{
+            f"{what}_{split}": value for split in ("dev", "test") for what, value in (
+                ("default", deep[split]), ("linear", linear[c][split]), ("gold", gold[split]),
+                ("tokens", np.array([len(item.ids) for item in model.encode_examples(data.splits[split])])))})
     return {
         "kind": "linear_prior", "recipe": "default", "dataset": data.name, "seed": seed,
         "wall_time_s": round(time.perf_counter() - started, 1),
@@ -134,8 +141,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dataset")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    parser.add_argument("--results-dir", type=lambda text: __import__("pathlib").Path(text), default=RESULTS_DIR)
+    parser.add_argument("--results-dir", type=Path, default=RESULTS_DIR)
     parser.add_argument("--score", action="store_true")
+    parser.add_argument("--save-arrays", type=Path, default=None, metavar="DIR",
+                        help="also write each run's per-text log-probabilities, gold labels and lengths (.npz)")
     args = parser.parse_args(argv)
     if args.score:
         score(args.results_dir)
@@ -143,7 +152,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     commit_at_start()
     data, cache = resolve_dataset(args.dataset), {}
     for seed in args.seeds:
-        payload = run_one(data, seed, cache)
+        payload = run_one(data, seed, cache, args.save_arrays)
         path = write_result(f"linear-prior-{data.name}-s{seed}", payload, args.results_dir)
         print(f"{data.name} s{seed}: attention dev {payload['attention']['dev']:.4f} test "
               f"{payload['attention']['test']:.4f} | linear (C {payload['linear']['C']}) test "
