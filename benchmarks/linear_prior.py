@@ -40,24 +40,25 @@ import scipy.sparse as sp
 
 import attentive
 from attentive.api import resolve_dataset
+from attentive.models.wide import HASH_MULTIPLIER
 from benchmarks.common import RESULTS_DIR, commit_at_start, write_result
 
-HASH_MULTIPLIER, BUCKETS = 1_000_003, 2**18  # as attentive/models/wide.py hashes bigrams
 C_GRID = (2.0, 8.0, 32.0, 128.0)
 ALPHA_GRID = (0.0, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)
 
 
-def counts(items, vocab: int) -> sp.csr_matrix:
-    """Texts x (vocab + buckets): each text's unigram ids and hashed bigrams, counted."""
+def counts(items, vocab: int, buckets: int) -> sp.csr_matrix:
+    """Texts x (vocab + buckets): each text's unigram ids and bigrams hashed as the n-gram channel hashes them,
+    counted."""
     rows, columns = [], []
     for row, item in enumerate(items):
         ids = np.asarray(item.ids, dtype=np.int64)
-        bigrams = vocab + (ids[:-1] * HASH_MULTIPLIER + ids[1:]) % BUCKETS
+        bigrams = vocab + (ids[:-1] * HASH_MULTIPLIER + ids[1:]) % buckets
         found = np.concatenate([ids, bigrams])
         rows.append(np.full(len(found), row))
         columns.append(found)
     rows, columns = np.concatenate(rows), np.concatenate(columns)
-    matrix = sp.csr_matrix((np.ones(len(rows)), (rows, columns)), shape=(len(items), vocab + BUCKETS))
+    matrix = sp.csr_matrix((np.ones(len(rows)), (rows, columns)), shape=(len(items), vocab + buckets))
     matrix.sum_duplicates()
     return matrix
 
@@ -74,8 +75,9 @@ def linear_log_probabilities(model, data) -> dict[float, dict[str, np.ndarray]]:
     order."""
     from sklearn.linear_model import LogisticRegression
 
-    vocab = model.tokenizer.get_vocab_size()
-    matrices = {split: counts(model.encode_examples(data.splits[split]), vocab) for split in ("train", "dev", "test")}
+    vocab, buckets = model.tokenizer.get_vocab_size(), model.recipe.wide.options["buckets"]  # the channel's own
+    matrices = {split: counts(model.encode_examples(data.splits[split]), vocab, buckets)
+                for split in ("train", "dev", "test")}
     df = np.asarray((matrices["train"] > 0).sum(0)).ravel()
     idf = np.log((1 + matrices["train"].shape[0]) / (1 + df)) + 1
     seen = np.flatnonzero(df)  # a feature no training text holds has no weight to learn
