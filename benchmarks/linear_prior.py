@@ -43,7 +43,8 @@ from attentive.api import resolve_dataset
 from attentive.models.wide import HASH_MULTIPLIER
 from benchmarks.common import RESULTS_DIR, commit_at_start, write_result
 
-C_GRID = (2.0, 8.0, 32.0, 128.0)
+C_GRIDS = {"unit": (2.0, 8.0, 32.0, 128.0),  # a text's vector divided by its length (~n) instead of its norm
+           "length": (8.0, 32.0, 128.0, 512.0, 2048.0)}  # (~sqrt n) is smaller: the same fits need a larger C
 ALPHA_GRID = (0.0, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)
 
 
@@ -63,28 +64,37 @@ def counts(items, vocab: int, buckets: int) -> sp.csr_matrix:
     return matrix
 
 
-def weighted(matrix: sp.csr_matrix, idf: np.ndarray) -> sp.csr_matrix:
-    """Counts times idf, each row scaled to unit length."""
+SCALINGS = ("unit", "length")  # each text's vector: unit length, or divided by its number of tokens
+
+
+def weighted(matrix: sp.csr_matrix, idf: np.ndarray, tokens: np.ndarray, scaling: str = "unit") -> sp.csr_matrix:
+    """Counts times idf, each row scaled to unit length (`unit`, as TF-IDF + LR scales it) or divided by the text's
+    number of tokens (`length`, as the n-gram channel divides its rows' sum: then the fitted weights, times idf,
+    fold exactly into the channel's rows)."""
     matrix = matrix @ sp.diags(idf)
+    if scaling == "length":
+        return sp.diags(1 / np.maximum(tokens, 1)) @ matrix
     norms = np.sqrt(np.asarray(matrix.multiply(matrix).sum(1)).ravel())
     return sp.diags(1 / np.maximum(norms, 1e-12)) @ matrix
 
 
-def linear_log_probabilities(model, data) -> dict[float, dict[str, np.ndarray]]:
+def linear_log_probabilities(model, data, scaling: str = "unit") -> dict[float, dict[str, np.ndarray]]:
     """For each C of the grid: the linear model's log-probabilities on dev and test, columns in the model's label
     order."""
     from sklearn.linear_model import LogisticRegression
 
     vocab, buckets = model.tokenizer.get_vocab_size(), model.recipe.wide.options["buckets"]  # the channel's own
-    matrices = {split: counts(model.encode_examples(data.splits[split]), vocab, buckets)
-                for split in ("train", "dev", "test")}
+    items = {split: model.encode_examples(data.splits[split]) for split in ("train", "dev", "test")}
+    matrices = {split: counts(found, vocab, buckets) for split, found in items.items()}
+    tokens = {split: np.array([len(item.ids) for item in found]) for split, found in items.items()}
     df = np.asarray((matrices["train"] > 0).sum(0)).ravel()
     idf = np.log((1 + matrices["train"].shape[0]) / (1 + df)) + 1
     seen = np.flatnonzero(df)  # a feature no training text holds has no weight to learn
-    features = {split: weighted(matrix[:, seen], idf[seen]) for split, matrix in matrices.items()}
+    features = {split: weighted(matrix[:, seen], idf[seen], tokens[split], scaling)
+                for split, matrix in matrices.items()}
     gold = [model.labels.index(ex.label) for ex in data.splits["train"]]
     found = {}
-    for c in C_GRID:
+    for c in C_GRIDS[scaling]:
         fitted = LogisticRegression(C=c, max_iter=1000).fit(features["train"], gold)
         found[c] = {split: _in_label_order(fitted.predict_log_proba(features[split]), fitted.classes_,
                                            len(model.labels)) for split in ("dev", "test")}
@@ -98,7 +108,7 @@ def _in_label_order(values: np.ndarray, classes: np.ndarray, labels: int) -> np.
     return ordered
 
 
-def run_one(data, seed: int, cache: dict, arrays: Path | None = None) -> dict:
+def run_one(data, seed: int, cache: dict, arrays: Path | None = None, scaling: str = "unit") -> dict:
     started = time.perf_counter()
     model = attentive.train(data, "default", None, overrides=[f"train.seed={seed}"], show_progress=False)
     deep = {split: np.log(np.clip(model.predict_proba([ex.text for ex in data.splits[split]]), 1e-30, None))
@@ -106,28 +116,34 @@ def run_one(data, seed: int, cache: dict, arrays: Path | None = None) -> dict:
     gold = {split: np.array([model.labels.index(ex.label) for ex in data.splits[split]]) for split in ("dev", "test")}
     vocabulary = hashlib.sha256(json.dumps(sorted(model.tokenizer.get_vocab().items())).encode()).hexdigest()
     if vocabulary not in cache:  # the features depend on the tokenizer alone, not on the seed
-        cache[vocabulary] = linear_log_probabilities(model, data)
+        cache[vocabulary] = linear_log_probabilities(model, data, scaling)
     linear = cache[vocabulary]
 
     def accuracy(scores: np.ndarray, split: str) -> float:
         return float((scores.argmax(1) == gold[split]).mean())
 
-    c = max(C_GRID, key=lambda value: (accuracy(linear[value]["dev"], "dev"), -value))  # the LR's own choice
+    c = max(linear, key=lambda value: (accuracy(linear[value]["dev"], "dev"), -value))  # the LR's own choice
     if arrays is not None:  # each text's log-probabilities, gold label and length: other rules, scored offline
         arrays.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(arrays / f"linear-prior-{data.name}-s{seed}.npz", **{
+        np.savez_compressed(arrays / f"{result_name(data.name, seed, scaling)}.npz", **{
             f"{what}_{split}": value for split in ("dev", "test") for what, value in (
                 ("default", deep[split]), ("linear", linear[c][split]), ("gold", gold[split]),
                 ("tokens", np.array([len(item.ids) for item in model.encode_examples(data.splits[split])])))})
     return {
-        "kind": "linear_prior", "recipe": "default", "dataset": data.name, "seed": seed,
+        "kind": "linear_prior", "recipe": "default", "dataset": data.name, "seed": seed, "scaling": scaling,
         "wall_time_s": round(time.perf_counter() - started, 1),
         "attention": {split: accuracy(deep[split], split) for split in ("dev", "test")},
-        "linear": {"C": c, **{split: accuracy(linear[c][split], split) for split in ("dev", "test")}},
+        "linear": {"C": c, **{split: accuracy(linear[c][split], split) for split in ("dev", "test")},
+                   "dev_by_C": {str(value): accuracy(found["dev"], "dev") for value, found in linear.items()}},
         "by_alpha": {str(alpha): {split: accuracy(deep[split] + alpha * linear[c][split], split)
                                   for split in ("dev", "test")} for alpha in ALPHA_GRID},
-        "grids": {"C": list(C_GRID), "alpha": list(ALPHA_GRID)},
+        "grids": {"C": list(linear), "alpha": list(ALPHA_GRID)},
     }
+
+
+def result_name(dataset: str, seed: int, scaling: str) -> str:
+    """The round-2 files (unit length) keep their names; the length-scaled runs say so."""
+    return f"linear-prior-{dataset}-s{seed}" if scaling == "unit" else f"linear-prior-{scaling}-{dataset}-s{seed}"
 
 
 def score(results_dir=RESULTS_DIR) -> None:
@@ -145,6 +161,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--results-dir", type=Path, default=RESULTS_DIR)
     parser.add_argument("--score", action="store_true")
+    parser.add_argument("--scaling", choices=SCALINGS, default="unit",
+                        help="each text's vector: unit length (round 2), or divided by its tokens (folds into the "
+                             "n-gram channel)")
     parser.add_argument("--save-arrays", type=Path, default=None, metavar="DIR",
                         help="also write each run's per-text log-probabilities, gold labels and lengths (.npz)")
     args = parser.parse_args(argv)
@@ -154,8 +173,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     commit_at_start()
     data, cache = resolve_dataset(args.dataset), {}
     for seed in args.seeds:
-        payload = run_one(data, seed, cache, args.save_arrays)
-        path = write_result(f"linear-prior-{data.name}-s{seed}", payload, args.results_dir)
+        payload = run_one(data, seed, cache, args.save_arrays, args.scaling)
+        path = write_result(result_name(data.name, seed, args.scaling), payload, args.results_dir)
         print(f"{data.name} s{seed}: attention dev {payload['attention']['dev']:.4f} test "
               f"{payload['attention']['test']:.4f} | linear (C {payload['linear']['C']}) test "
               f"{payload['linear']['test']:.4f} | dev by alpha "
