@@ -40,40 +40,23 @@ import scipy.sparse as sp
 
 import attentive
 from attentive.api import resolve_dataset
-from attentive.models.wide import HASH_MULTIPLIER
+from attentive.training.prior import C_GRID, feature_counts, length_scaled, smoothed_idf
 from benchmarks.common import RESULTS_DIR, commit_at_start, write_result
 
-C_GRIDS = {"unit": (2.0, 8.0, 32.0, 128.0),  # a text's vector divided by its length (~n) instead of its norm
-           "length": (8.0, 32.0, 128.0, 512.0, 2048.0)}  # (~sqrt n) is smaller: the same fits need a larger C
+C_GRIDS = {"unit": (2.0, 8.0, 32.0, 128.0), "length": C_GRID}  # the package's own for the folded form
 ALPHA_GRID = (0.0, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)
-
-
-def counts(items, vocab: int, buckets: int) -> sp.csr_matrix:
-    """Texts x (vocab + buckets): each text's unigram ids and bigrams hashed as the n-gram channel hashes them,
-    counted."""
-    rows, columns = [], []
-    for row, item in enumerate(items):
-        ids = np.asarray(item.ids, dtype=np.int64)
-        bigrams = vocab + (ids[:-1] * HASH_MULTIPLIER + ids[1:]) % buckets
-        found = np.concatenate([ids, bigrams])
-        rows.append(np.full(len(found), row))
-        columns.append(found)
-    rows, columns = np.concatenate(rows), np.concatenate(columns)
-    matrix = sp.csr_matrix((np.ones(len(rows)), (rows, columns)), shape=(len(items), vocab + buckets))
-    matrix.sum_duplicates()
-    return matrix
 
 
 SCALINGS = ("unit", "length")  # each text's vector: unit length, or divided by its number of tokens
 
 
-def weighted(matrix: sp.csr_matrix, idf: np.ndarray, tokens: np.ndarray, scaling: str = "unit") -> sp.csr_matrix:
+def weighted(counts: sp.csr_matrix, idf: np.ndarray, tokens: np.ndarray, scaling: str = "unit") -> sp.csr_matrix:
     """Counts times idf, each row scaled to unit length (`unit`, as TF-IDF + LR scales it) or divided by the text's
-    number of tokens (`length`, as the n-gram channel divides its rows' sum: then the fitted weights, times idf,
-    fold exactly into the channel's rows)."""
-    matrix = matrix @ sp.diags(idf)
+    number of tokens (`length`, as the n-gram channel divides its rows' sum, and as `wide.prior` fits it: then the
+    fitted weights, times idf, fold exactly into the channel's rows)."""
     if scaling == "length":
-        return sp.diags(1 / np.maximum(tokens, 1)) @ matrix
+        return length_scaled(counts, idf, tokens)
+    matrix = counts @ sp.diags(idf)
     norms = np.sqrt(np.asarray(matrix.multiply(matrix).sum(1)).ravel())
     return sp.diags(1 / np.maximum(norms, 1e-12)) @ matrix
 
@@ -85,11 +68,10 @@ def linear_log_probabilities(model, data, scaling: str = "unit") -> dict[float, 
 
     vocab, buckets = model.tokenizer.get_vocab_size(), model.recipe.wide.options["buckets"]  # the channel's own
     items = {split: model.encode_examples(data.splits[split]) for split in ("train", "dev", "test")}
-    matrices = {split: counts(found, vocab, buckets) for split, found in items.items()}
+    matrices = {split: feature_counts(found, vocab, buckets) for split, found in items.items()}
     tokens = {split: np.array([len(item.ids) for item in found]) for split, found in items.items()}
-    df = np.asarray((matrices["train"] > 0).sum(0)).ravel()
-    idf = np.log((1 + matrices["train"].shape[0]) / (1 + df)) + 1
-    seen = np.flatnonzero(df)  # a feature no training text holds has no weight to learn
+    idf = smoothed_idf(matrices["train"])
+    seen = np.flatnonzero(matrices["train"].getnnz(0))  # a feature no training text holds has no weight to learn
     features = {split: weighted(matrix[:, seen], idf[seen], tokens[split], scaling)
                 for split, matrix in matrices.items()}
     gold = [model.labels.index(ex.label) for ex in data.splits["train"]]

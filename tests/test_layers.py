@@ -62,8 +62,12 @@ KNOWN_PRIVATE_IMPORTS = {
     # Sizes of untrained networks (the folder of the model training would start from; parameter counts of every
     # recipe and of SAN's heads): the public API builds a network only by training it.
     ("model_size.py", "attentive.training.pipeline.new_model"),
-    # The linear prior on trial hashes bigrams as the n-gram channel does, with the channel's own multiplier.
-    ("linear_prior.py", "attentive.models.wide.HASH_MULTIPLIER"),
+    # The linear prior's trial reads the features `wide.prior` fits (the n-gram channel's, counted and weighted) and
+    # the unit-length form of round 2 beside them, which no public call computes.
+    ("linear_prior.py", "attentive.training.prior.C_GRID"),
+    ("linear_prior.py", "attentive.training.prior.feature_counts"),
+    ("linear_prior.py", "attentive.training.prior.length_scaled"),
+    ("linear_prior.py", "attentive.training.prior.smoothed_idf"),
     ("model_size.py", "attentive.training.seed.seed_everything"),
     ("params.py", "attentive.models.classifier.build_model"),
     ("render_pruned.py", "attentive.models.classifier.build_model"),

@@ -230,7 +230,7 @@ def build_model(recipe, vocab_size: int, classes: int, vectors: np.ndarray | Non
         head_type = PARTS["head"][recipe.head.type]
         rows = {"rows": pooler.heads} if head_type.needs_rows else {}  # it reads M = A H row by row
         head = head_type(pooler.output_dim, classes, **rows, **recipe.head.options)
-        wide = _wide_part(recipe.wide, vocab_size, classes, is_pair=head.takes_pair)
+        wide = _wide_part(recipe.wide, vocab_size, classes, head)
     except TypeError as exc:  # an option a part taking any keyword (`**options`) does not understand
         raise AttentiveError(f"recipe option not understood: {exc}") from None
     except ValueError as exc:  # a part's own check of its options
@@ -238,9 +238,12 @@ def build_model(recipe, vocab_size: int, classes: int, vectors: np.ndarray | Non
     return TextClassifier(embedder, encoder, pooler, head, aspect, wide)
 
 
-def _wide_part(section, vocab_size: int, classes: int, is_pair: bool) -> NgramChannel | None:
+def _wide_part(section, vocab_size: int, classes: int, head: Head) -> NgramChannel | None:
     if WIDE_TYPES[section.type] is None:
         return None
-    if is_pair:
+    if head.takes_pair:
         raise AttentiveError(f"wide.type {section.type} reads a single text: pair recipes take none")
+    if section.options.get("prior") and not (isinstance(head, MLPHead) and head.net[-1].bias is not None):
+        raise AttentiveError("wide.prior needs an MLP head with a bias (head.type mlp): the linear model's "
+                             "intercept is added to it")
     return WIDE_TYPES[section.type](vocab_size, classes, **section.options)

@@ -44,6 +44,7 @@ from .hooks import StepHook
 from .log import LOG, start_run
 from .loop import fit
 from .multilabel import MicroF1, dev_scores
+from .prior import add_prior
 from .seed import seed_everything
 from .size import check_size
 from .terms import UNLABELLED, BinaryCrossEntropy, LossTerm
@@ -195,6 +196,22 @@ def calibrate(model: Model, dev_items: Sequence, dev_targets: Sequence[int]) -> 
     logits = infer(model.network, dev_items, device=model.device).logits  # before any temperature
     model.config["calibration"] = fit_temperature(logits, dev_targets)
     return model.config["calibration"]
+
+
+def fold_prior(model: Model, train_items: Sequence, train_targets: Sequence[int], dev_items: Sequence,
+               dev_targets: Sequence[int]) -> dict | None:
+    """The recipe's linear model fitted first (`wide.prior` > 0; attentive/training/prior.py), folded into the n-gram
+    channel at the temperature just fitted; the temperature is then fitted again on the sum. Returns config.json's
+    `prior` entry, set there; None (and no entry) without a prior or a dev split."""
+    model.config.pop("prior", None)
+    channel = model.network.wide
+    if channel is None or not channel.prior or not len(dev_items):
+        return None
+    temperature = (model.config.get("calibration") or {}).get("temperature", 1.0)
+    model.config["prior"] = add_prior(channel, model.network.head, train_items, train_targets, dev_items,
+                                      dev_targets, temperature)
+    calibrate(model, dev_items, dev_targets)
+    return model.config["prior"]
 
 
 def measure_faithfulness(model: Model, dev_examples: Sequence, seed: int = 0) -> dict | None:
@@ -352,9 +369,10 @@ def _train(run: TrainingRun, writes: bool = True) -> Model:
         train_targets = [UNLABELLED if ex.label is None else label_index[ex.label] for ex in train_examples]
         dev_targets = [label_index[ex.label] for ex in dev_examples]
     weights = class_weights(recipe.train.class_weight, config["labels"], train_targets)
-    config.pop("calibration", None)  # a resumed run's: fitted again once training ends
-    config.pop("faithfulness", None)  # likewise measured again
-    history = fit(model.network, model.encode_examples(train_examples), train_targets, dev_items, dev_targets,
+    for key in ("calibration", "prior", "faithfulness"):  # a resumed run's: fitted or measured again once it ends
+        config.pop(key, None)
+    train_items = model.encode_examples(train_examples)
+    history = fit(model.network, train_items, train_targets, dev_items, dev_targets,
                   recipe.train, rng, device, log_path, run.show_progress, on_improve=save_best,
                   on_epoch_end=epoch_end if out is not None or on_epoch is not None else None, resume=state,
                   terms=terms, hooks=run.hooks, class_weights=weights, dev_score=selection)
@@ -367,12 +385,16 @@ def _train(run: TrainingRun, writes: bool = True) -> Model:
         _finish_multi_label(model, selection, dev_items)
     elif distributed.is_main():
         calibrate(model, dev_items, dev_targets)  # on the best epoch's weights, which fit left in the network
+        fold_prior(model, train_items, train_targets, dev_items, dev_targets)  # likewise
     if distributed.is_main():
         measure_faithfulness(model, dev_examples, recipe.train.seed)  # likewise
-    for key, value in zip(("calibration", "faithfulness"),
-                          distributed.broadcast_object((config.get("calibration"), config.get("faithfulness")))):
+    keys = ("calibration", "prior", "faithfulness")
+    for key, value in zip(keys, distributed.broadcast_object(tuple(config.get(key) for key in keys))):
         if value is not None:  # the other ranks' models answer as rank 0's
             config[key] = value
+    if distributed.active() and config.get("prior"):  # and with its rows
+        main_state = {name: tensor.cpu() for name, tensor in model.network.state_dict().items()}
+        model.network.load_state_dict(distributed.broadcast_object(main_state if distributed.is_main() else None))
     model.history = history
     if out is not None:
         model.save(out)

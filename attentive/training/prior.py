@@ -1,0 +1,118 @@
+"""A linear model fitted first, folded into the n-gram channel's rows (recipe `wide.prior`; issue 46, and
+benchmarks/notes.md, "A linear model fitted first").
+
+Once the attention model is trained and its temperature T fitted, a multinomial logistic regression is fitted on the
+training texts over the channel's own features: each unigram id w and each bigram hashed into bucket h as the
+channel hashes it (attentive/models/wide.py), weighted by its smoothed inverse document frequency in the training
+texts, idf_f = ln((1 + N) / (1 + df_f)) + 1, and divided by the text's number of tokens n:
+
+    x_f = tf_f · idf_f / n,        z = W x + b        (C, its inverse regularisation, chosen on dev)
+
+Divided by n as the channel divides its rows' sum, z is itself a channel: adding s · idf_w · W_w to the unigram row
+of w, s · idf_h · W_h to the bigram row of h and s · b to the head's bias, with s = alpha · T, makes the model's
+logits over T equal to its own plus alpha · z. A softmax of those is exp(log p_model + alpha · log p_linear)
+normalised (a product of experts, Hinton 2002): log-softmax only subtracts one number per text. So the fitted model
+costs nothing at answer time, an export carries it, and the channel's exact per-word split explains it. The
+temperature is fitted again afterwards, on the sum.
+
+Why it is there: on long topic documents TF-IDF + LR beats a jointly trained n-gram channel (benchmarks/notes.md,
+"Where TF-IDF + LR's lead on long documents comes from"); fitted first and apart, with its own regularisation, the
+linear model keeps what it reads best, and one alpha for every dataset was chosen by the dev rule across the visible
+sets.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import scipy.sparse as sp
+import torch
+
+from ..models.heads import MLPHead
+from ..models.wide import HASH_MULTIPLIER, NgramChannel
+from ..text.encoding import Item
+
+C_GRID = (8.0, 32.0, 128.0, 512.0, 2048.0)  # x is divided by n, not by its norm (~sqrt n): larger C than TF-IDF's
+
+
+def feature_counts(items: Sequence[Item], vocab: int, buckets: int) -> sp.csr_matrix:
+    """Texts x (vocab + buckets): each text's unigram ids, and its bigrams hashed as the n-gram channel hashes them
+    (column vocab + h), counted."""
+    rows, columns = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
+    for row, item in enumerate(items):
+        ids = np.asarray(item.ids, dtype=np.int64)
+        found = np.concatenate([ids, vocab + (ids[:-1] * HASH_MULTIPLIER + ids[1:]) % buckets])
+        rows.append(np.full(len(found), row))
+        columns.append(found)
+    rows, columns = np.concatenate(rows), np.concatenate(columns)
+    matrix = sp.csr_matrix((np.ones(len(rows)), (rows, columns)), shape=(len(items), vocab + buckets))
+    matrix.sum_duplicates()
+    return matrix
+
+
+def smoothed_idf(train_counts: sp.csr_matrix) -> np.ndarray:
+    """Each feature's smoothed inverse document frequency in the training texts (scikit-learn's TfidfVectorizer's)."""
+    df = np.asarray((train_counts > 0).sum(0)).ravel()
+    return np.log((1 + train_counts.shape[0]) / (1 + df)) + 1
+
+
+def length_scaled(counts: sp.csr_matrix, idf: np.ndarray, tokens: np.ndarray) -> sp.csr_matrix:
+    """x = counts · idf / n, n each text's number of tokens."""
+    return sp.diags(1 / np.maximum(tokens, 1)) @ (counts @ sp.diags(idf))
+
+
+def fit_linear(train: Sequence[Item], train_targets: Sequence[int], dev: Sequence[Item], dev_targets: Sequence[int],
+               vocab: int, buckets: int, classes: int):
+    """The logistic regression over the training texts' features, C chosen by its dev accuracy (a tie: the smaller
+    C). Returns (the seen features' column ids, their idf, the weights as seen features x classes, the intercept per
+    class, a report)."""
+    from sklearn.linear_model import LogisticRegression
+
+    counts = feature_counts(train, vocab, buckets)
+    seen = np.flatnonzero(np.asarray((counts > 0).sum(0)).ravel())  # a feature no training text holds learns nothing
+    idf = smoothed_idf(counts)[seen]
+    tokens = lambda items: np.array([len(item.ids) for item in items])  # noqa: E731
+    x_train = length_scaled(counts[:, seen], idf, tokens(train))
+    x_dev = length_scaled(feature_counts(dev, vocab, buckets)[:, seen], idf, tokens(dev))
+    best, best_accuracy, by_c = None, -1.0, {}
+    for c in C_GRID:
+        fitted = LogisticRegression(C=c, max_iter=1000).fit(x_train, train_targets)
+        by_c[c] = float((fitted.predict(x_dev) == np.asarray(dev_targets)).mean())
+        if by_c[c] > best_accuracy:
+            best, best_accuracy = fitted, by_c[c]
+    weights, intercept = np.zeros((len(seen), classes)), np.zeros(classes)
+    if len(best.classes_) == 2:  # scikit-learn's binary form: one score for the second class, the first at 0
+        weights[:, best.classes_[1]], intercept[best.classes_[1]] = best.coef_[0], best.intercept_[0]
+    else:
+        weights[:, best.classes_], intercept[best.classes_] = best.coef_.T, best.intercept_
+    report = {"C": best.C, "dev_accuracy_by_C": {f"{c:g}": value for c, value in by_c.items()},
+              "features": int(len(seen))}
+    return seen, idf, weights, intercept, report
+
+
+def add_prior(channel: NgramChannel, head: MLPHead, train: Sequence[Item], train_targets: Sequence[int],
+              dev: Sequence[Item], dev_targets: Sequence[int], temperature: float) -> dict:
+    """Fit the linear model and fold it into `channel`'s rows and `head`'s bias at `channel.prior` times the
+    temperature (see the module's docstring). Texts without a label (UNLABELLED, negative) are left out. Returns what
+    was fitted, for config.json's `prior` entry."""
+    labelled = [(item, target) for item, target in zip(train, train_targets) if target >= 0]
+    if len({target for _, target in labelled}) < 2:
+        return {"skipped": "the training texts hold fewer than two labels"}
+    vocab, classes = channel.unigrams.num_embeddings, channel.unigrams.embedding_dim
+    seen, idf, weights, intercept, report = fit_linear(
+        [item for item, _ in labelled], [target for _, target in labelled], dev, dev_targets, vocab,
+        channel.buckets, classes)
+    scale = channel.prior * temperature
+    rows = torch.as_tensor(scale * idf[:, None] * weights, dtype=channel.unigrams.weight.dtype)
+    index = torch.as_tensor(seen)
+    with torch.no_grad():
+        unigram = index < vocab
+        channel.unigrams.weight.index_add_(0, index[unigram].to(channel.unigrams.weight.device),
+                                           rows[unigram].to(channel.unigrams.weight.device))
+        channel.bigrams.weight.index_add_(0, (index[~unigram] - vocab).to(channel.bigrams.weight.device),
+                                          rows[~unigram].to(channel.bigrams.weight.device))
+        bias = head.net[-1].bias  # an MLP head's (build_model checks it has one)
+        added = torch.as_tensor(scale * intercept, dtype=bias.dtype, device=bias.device)
+        bias.add_(added[1] - added[0] if head.sigmoid else added)  # the sigmoid form's logits are (0, s)
+    return {"alpha": channel.prior, "scale": scale, **report}
+

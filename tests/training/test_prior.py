@@ -1,0 +1,101 @@
+"""The linear model fitted first and folded into the n-gram channel (attentive/training/prior.py, recipe
+`wide.prior`): the folded model answers exactly log p_model + alpha · log p_linear, on a hand-made channel and
+after a real training."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import attentive
+from attentive.errors import AttentiveError
+from attentive.models.heads import MLPHead
+from attentive.models.wide import NgramChannel
+from attentive.text.encoding import Item
+from attentive.training.prior import add_prior, feature_counts, fit_linear, length_scaled, smoothed_idf
+
+from ..helpers import tiny_overrides
+
+VOCAB, BUCKETS = 40, 13
+
+
+def texts(count: int, classes: int, rng) -> tuple[list[Item], list[int]]:
+    """Texts of 3-9 token ids whose label is told by which third of the vocabulary their first word is in, noisily."""
+    items, labels = [], []
+    for _ in range(count):
+        ids = rng.integers(1, VOCAB, size=rng.integers(3, 10))
+        label = int(ids[0] * classes // VOCAB) if rng.random() < 0.8 else int(rng.integers(classes))
+        items.append(Item(ids.tolist()))
+        labels.append(label)
+    return items, labels
+
+
+def logits_of(channel: NgramChannel, head: MLPHead, items: list[Item]) -> np.ndarray:
+    """The channel's logits plus the head's on a zero pooled vector (its bias alone), one row per text."""
+    rows = []
+    for item in items:
+        ids = torch.tensor([item.ids])
+        rows.append(channel(ids, ids != 0) + head(torch.zeros(1, head.net[-1].in_features)))
+    return torch.cat(rows).detach().numpy()
+
+
+def log_softmax(values: np.ndarray) -> np.ndarray:
+    shifted = values - values.max(1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(1, keepdims=True))
+
+
+@pytest.mark.parametrize("classes, sigmoid", [(3, False), (2, False), (2, True)])
+def test_the_folded_rows_answer_the_product_of_the_two_models(classes, sigmoid):
+    rng = np.random.default_rng(0)
+    train, train_labels = texts(300, classes, rng)
+    dev, dev_labels = texts(80, classes, rng)
+    torch.manual_seed(0)
+    channel, head = NgramChannel(VOCAB, classes, BUCKETS, prior=0.4), MLPHead(4, classes, sigmoid=sigmoid)
+    for table in (channel.unigrams, channel.bigrams):
+        torch.nn.init.normal_(table.weight, std=0.3)  # a trained channel's rows, which the prior adds to
+    temperature, before = 1.7, logits_of(channel, head, dev)
+
+    report = add_prior(channel, head, train, train_labels, dev, dev_labels, temperature)
+
+    seen, idf, weights, intercept, _ = fit_linear(train, train_labels, dev, dev_labels, VOCAB, BUCKETS, classes)
+    counts = feature_counts(dev, VOCAB, BUCKETS)[:, seen]
+    linear = length_scaled(counts, idf, np.array([len(item.ids) for item in dev])) @ weights + intercept
+    after = logits_of(channel, head, dev) / temperature
+    expected = log_softmax(before / temperature) + 0.4 * log_softmax(linear)  # log p_model + alpha · log p_linear
+    assert np.allclose(log_softmax(after), log_softmax(expected), atol=1e-5)
+    assert report["alpha"] == 0.4 and report["scale"] == pytest.approx(0.4 * temperature)
+    assert report["C"] in (8, 32, 128, 512, 2048) and report["features"] == len(seen)
+
+
+def test_features_count_unigrams_and_the_channels_hashed_bigrams():
+    counts = feature_counts([Item([3, 4, 3, 4]), Item([5])], vocab=10, buckets=7).toarray()
+    bigram = lambda a, b: 10 + (a * 1_000_003 + b) % 7  # noqa: E731
+    assert counts[0, 3] == 2 and counts[0, 4] == 2 and counts[0, bigram(3, 4)] == 2 and counts[0, bigram(4, 3)] == 1
+    assert counts[1].sum() == 1 and counts[1, 5] == 1
+    idf = smoothed_idf(feature_counts([Item([3, 4]), Item([3])], vocab=10, buckets=7))
+    assert idf[3] == pytest.approx(1.0) and idf[4] == pytest.approx(np.log(3 / 2) + 1)
+
+
+def test_training_folds_the_prior_and_the_saved_model_answers_with_it(sst2_small, tmp_path):
+    overrides = tiny_overrides("lama_ctx") + ["wide.type=ngrams", "wide.buckets=4096", "wide.prior=0.5"]
+    model = attentive.train(sst2_small, "lama_ctx", tmp_path / "m", overrides=overrides, show_progress=False)
+    prior = model.config["prior"]
+    assert prior["alpha"] == 0.5 and prior["features"] > 1000 and f"{prior['C']:g}" in prior["dev_accuracy_by_C"]
+    assert prior["scale"] > 0 and model.config["calibration"]["temperature"] > 0
+    texts_ = [ex.text for ex in sst2_small.splits["test"][:20]]
+    assert np.allclose(attentive.load(tmp_path / "m").predict_proba(texts_), model.predict_proba(texts_), atol=1e-6)
+    plain = attentive.train(sst2_small, "lama_ctx", None, overrides=overrides[:-1], show_progress=False)
+    assert "prior" not in plain.config
+    assert not np.allclose(plain.predict_proba(texts_), model.predict_proba(texts_), atol=1e-3)
+
+
+def test_a_prior_needs_an_mlp_head_with_a_bias_and_a_weight_of_at_least_zero():
+    from attentive.models.classifier import build_model
+    from attentive.recipes.loader import load_recipe
+
+    recipe = load_recipe("lama_ctx", ["wide.type=ngrams", "wide.prior=0.1", "head.bias=false",
+                                      "embedder.vectors=random"])
+    with pytest.raises(AttentiveError, match="wide.prior needs an MLP head with a bias"):
+        build_model(recipe, 50, 3)
+    with pytest.raises(AttentiveError, match="wide.prior must be a number ≥ 0, not -1"):
+        build_model(load_recipe("lama_ctx", ["wide.type=ngrams", "wide.prior=-1", "embedder.vectors=random"]), 50, 3)
