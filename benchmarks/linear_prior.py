@@ -137,6 +137,56 @@ def score(results_dir=RESULTS_DIR) -> None:
     print("\n".join(linear_prior_section(results)))
 
 
+def fitted_alpha(deep: np.ndarray, linear: np.ndarray, gold: np.ndarray) -> float:
+    """The alpha in [0, 5] minimising the log-loss of softmax(deep + alpha · linear) on these texts (as the
+    temperature is fitted)."""
+    from scipy.optimize import minimize_scalar
+    from scipy.special import log_softmax
+
+    def loss(alpha: float) -> float:
+        return -float(log_softmax(deep + alpha * linear, axis=1)[np.arange(len(gold)), gold].mean())
+
+    return float(minimize_scalar(loss, bounds=(0.0, 5.0), method="bounded").x)
+
+
+def score_arrays(folder: Path, scaling: str = "length", halves_seed: int = 0) -> None:
+    """Alpha fitted per model on dev by log-loss, scored cross-fitted (fitted on one seeded half of dev, each text
+    scored at the other half's alpha), beside alpha 0, from the arrays `--save-arrays` wrote: each set's mean dev
+    over its seeds, the weighted score, and test at the alpha fitted on the whole of dev."""
+    from benchmarks.common import WEIGHTS
+
+    rows, scores = [], {"alpha 0": 0.0, "fitted": 0.0}
+    for name in WEIGHTS:
+        found = sorted(folder.glob(f"{result_name(name, 0, scaling)[:-3]}-s*.npz"))
+        if not found:
+            continue
+        dev0, dev_fit, test0, test_fit, alphas = [], [], [], [], []
+        for path in found:
+            arrays = np.load(path)
+            deep, linear, gold = arrays["default_dev"], arrays["linear_dev"], arrays["gold_dev"]
+            half = np.random.default_rng(halves_seed).permutation(len(gold)) < len(gold) // 2
+            correct = np.zeros(len(gold), dtype=bool)
+            for fit_on in (half, ~half):
+                alpha = fitted_alpha(deep[fit_on], linear[fit_on], gold[fit_on])
+                scored = ~fit_on
+                correct[scored] = (deep[scored] + alpha * linear[scored]).argmax(1) == gold[scored]
+            dev0.append(100 * float((deep.argmax(1) == gold).mean()))
+            dev_fit.append(100 * float(correct.mean()))
+            alpha = fitted_alpha(deep, linear, gold)
+            alphas.append(alpha)
+            test_deep, test_linear, test_gold = arrays["default_test"], arrays["linear_test"], arrays["gold_test"]
+            test0.append(100 * float((test_deep.argmax(1) == test_gold).mean()))
+            test_fit.append(100 * float(((test_deep + alpha * test_linear).argmax(1) == test_gold).mean()))
+        scores["alpha 0"] += WEIGHTS[name] * np.mean(dev0)
+        scores["fitted"] += WEIGHTS[name] * np.mean(dev_fit)
+        rows.append(f"| {name} | {len(found)} | {np.mean(alphas):.2f} | {np.mean(dev0):.2f} | {np.mean(dev_fit):.2f} | "
+                    f"{max(np.std(dev0), np.std(dev_fit)):.2f} | {np.mean(test0):.2f} | {np.mean(test_fit):.2f} |")
+    print("| set | seeds | alpha fitted on dev | dev, alpha 0 | dev, cross-fitted | spread | test, alpha 0 | "
+          "test, fitted |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("\n".join(rows))
+    print(f"weighted dev: alpha 0 {scores['alpha 0']:.2f}, fitted {scores['fitted']:.2f}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dataset")
@@ -148,7 +198,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "n-gram channel)")
     parser.add_argument("--save-arrays", type=Path, default=None, metavar="DIR",
                         help="also write each run's per-text log-probabilities, gold labels and lengths (.npz)")
+    parser.add_argument("--score-arrays", type=Path, default=None, metavar="DIR",
+                        help="score alpha fitted per model on dev by log-loss, from the arrays in DIR")
     args = parser.parse_args(argv)
+    if args.score_arrays:
+        score_arrays(args.score_arrays, args.scaling)
+        return 0
     if args.score:
         score(args.results_dir)
         return 0
