@@ -78,9 +78,20 @@ def linear_log_probabilities(model, data, scaling: str = "unit") -> dict[float, 
     found = {}
     for c in C_GRIDS[scaling]:
         fitted = LogisticRegression(C=c, max_iter=1000).fit(features["train"], gold)
-        found[c] = {split: _in_label_order(fitted.predict_log_proba(features[split]), fitted.classes_,
+        found[c] = {split: _in_label_order(log_probabilities(fitted, features[split]), fitted.classes_,
                                            len(model.labels)) for split in ("dev", "test")}
     return found
+
+
+def log_probabilities(fitted, features) -> np.ndarray:
+    """The fitted model's log-probabilities from its scores (scikit-learn's predict_log_proba takes the log of
+    probabilities that underflow to 0 at a large C, giving -inf, and 0 · -inf is NaN at alpha 0)."""
+    from scipy.special import log_softmax
+
+    scores = fitted.decision_function(features)
+    if scores.ndim == 1:  # the binary form: one score for the second class
+        scores = np.stack([np.zeros_like(scores), scores], axis=1)
+    return log_softmax(scores, axis=1)
 
 
 def _in_label_order(values: np.ndarray, classes: np.ndarray, labels: int) -> np.ndarray:
