@@ -116,7 +116,7 @@ def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: 
     deployable += imdb_student_lines([r for r in results if r.get("kind") == "imdb_student"],
                                      {label: peers[name] for label, name in IMDB_PEERS.items() if name in peers})
     long_texts = long_texts_section(results)  # before the filter below: its runs are a kind of their own
-    long_texts += linear_prior_section(results)
+    long_texts += linear_prior_section(results, "length")
     class_weights = class_weights_section([r for r in results if r.get("kind") == "class_weights"])
     class_weights += practitioner_section(results) + multilabel_section(
         [r for r in results if r.get("kind") == "multilabel"]) + scaling_section(results)
@@ -135,7 +135,8 @@ def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: 
         body += characteristics_section(result)
     body += analysis_section(results) + deploy_section(deploy) + class_weights
     more = notes.strip().splitlines() + [""] if notes else []
-    more += by_length_section(results) + variants_section(deployable_results) + breakdowns_section(deployable_results)
+    more += by_length_section(results) + linear_prior_section(results, "unit") + variants_section(deployable_results)
+    more += breakdowns_section(deployable_results)
     more += appendix_section(results, footnote) + footnotes_section(results, footnote, results_link)
     body += appendix_link(appendix_name, more)
     if problems:

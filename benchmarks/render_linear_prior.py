@@ -1,7 +1,9 @@
 """A linear model fitted first, combined with the default's answer (issue 46, item 3; benchmarks/linear_prior.py, and
 benchmarks/notes.md, "A linear model fitted first"): the one alpha the rule chose across the visible sets, and each
 set's dev and test accuracy at it against alpha 0 (the default alone), beside the linear model alone and TF-IDF + LR.
-The rule reads dev only; test is shown, never used to choose.
+The rule reads dev only; test is shown, never used to choose. One section per form of the linear model's features
+(`scaling`): `length`, the form `wide.prior` folds into the n-gram channel, in BENCHMARKS.md; `unit`, the round
+before it, in the appendix.
 """
 from __future__ import annotations
 
@@ -11,14 +13,19 @@ from benchmarks.common import WEIGHTS
 from benchmarks.results_io import METRICS, model_name
 
 KIND = "linear_prior"
-TITLE = "A linear model fitted first (issue 46, item 3)"
+TITLES = {"length": "A linear model fitted first (issue 46, item 3)",
+          "unit": "A linear model fitted first, unit-length form (issue 46, item 3, round 2)"}
+FORMS = {"length": ("`--scaling length`", "idf, divided by the text's number of tokens: the form `wide.prior` folds "
+                                          "into the n-gram channel"),
+         "unit": ("", "idf, unit length")}
 
 
-def by_set(results: list[dict]) -> dict[str, list[dict]]:
-    """The runs of `python -m benchmarks.linear_prior` that hold every alpha's accuracy, by dataset."""
+def by_set(results: list[dict], scaling: str = "length") -> dict[str, list[dict]]:
+    """The runs of `python -m benchmarks.linear_prior` of one form (`scaling`; the files before it was recorded are
+    `unit`) that hold every alpha's accuracy, by dataset."""
     found: dict[str, list[dict]] = {}
     for result in results:
-        if result.get("kind") == KIND and "by_alpha" in result:
+        if result.get("kind") == KIND and "by_alpha" in result and result.get("scaling", "unit") == scaling:
             found.setdefault(result["dataset"], []).append(result)
     return dict(sorted(found.items()))
 
@@ -51,21 +58,22 @@ def falls(sets: dict[str, list[dict]], alpha: float) -> list[str]:
             > max(spread_at(runs, 0.0), spread_at(runs, alpha))]
 
 
-def linear_prior_section(results: list[dict]) -> list[str]:
-    """The section's lines, or [] without any run."""
-    sets = by_set(results)
+def linear_prior_section(results: list[dict], scaling: str = "length") -> list[str]:
+    """The section's lines for the runs of one form, or [] without any run."""
+    sets = by_set(results, scaling)
     if not sets:
         return []
     scores = weighted_scores(sets)
     alpha = chosen_alpha(scores)
     fallen = falls(sets, alpha)
     commits = ", ".join(sorted({f"`{run.get('git_commit', '?')[:7]}`" for runs in sets.values() for run in runs}))
-    lines = [f"## {TITLE}", "",
-             "`python -m benchmarks.linear_prior --dataset D --seeds 0 1 2` (commit " + commits + "): the default "
-             "model, and a logistic regression fitted first and apart over its token ids (uni- and hashed bigrams, "
-             "idf, unit length; C on dev); the answer is log p_default + alpha · log p_linear, one alpha for every "
-             "set, chosen on the weighted mean dev (the compact rule's weights). Accuracy (%), mean over the seeds; "
-             "spread: the larger dev std of the two columns.", "",
+    option, form = FORMS[scaling]
+    lines = [f"## {TITLES[scaling]}", "",
+             f"`python -m benchmarks.linear_prior --dataset D --seeds 0 1 2{' ' * bool(option)}{option}` (commit "
+             + commits + "): the default model, and a logistic regression fitted first and apart over its token ids "
+             f"(uni- and hashed bigrams, {form}; C on dev); the answer is log p_default + alpha · log p_linear, "
+             "one alpha for every set, chosen on the weighted mean dev (the compact rule's weights). Accuracy (%), "
+             "mean over the seeds; spread: the larger dev std of the two columns.", "",
              "| alpha | " + " | ".join(f"{a:g}" for a in scores) + " |",
              "| --- | " + " | ".join("---:" for _ in scores) + " |",
              "| weighted dev | " + " | ".join(f"{value:.2f}" for value in scores.values()) + " |", "",
