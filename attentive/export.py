@@ -169,8 +169,9 @@ def _exported_files(model: Model, scratch: Path, int8: bool) -> dict[str, bytes]
     }
     if model.multi_label:  # the graph answers sigmoids; the runtime gives each label at or above its threshold
         config.update(multi_label=True, thresholds=model.thresholds)
-    if "calibration" in model.config:  # for the record: the graph applies the temperature itself
-        config["calibration"] = model.config["calibration"]
+    for key in ("calibration", "prior"):  # for the record: the graph applies the temperature and holds the linear
+        if key in model.config:  # model fitted first (attentive/training/prior.py) in its n-gram rows itself
+            config[key] = model.config[key]
     if isinstance(model.config.get("faithfulness"), dict):  # the deletion test run at training's end, shown by /info,
         # named as the PyTorch model's: the export's evidence is occlusion's, its own measured by `attentive evaluate`
         config["faithfulness"] = {**model.config["faithfulness"], "measured_on": BEFORE_EXPORT}

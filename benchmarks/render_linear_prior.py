@@ -15,7 +15,7 @@ from benchmarks.results_io import METRICS, model_name
 KIND = "linear_prior"
 TITLES = {"length": "A linear model fitted first (issue 46, item 3)",
           "unit": "A linear model fitted first, unit-length form (issue 46, item 3, round 2)"}
-FORMS = {"length": ("`--scaling length`", "idf, divided by the text's number of tokens: the form `wide.prior` folds "
+FORMS = {"length": ("--scaling length", "idf, divided by the text's number of tokens: the form `wide.prior` folds "
                                           "into the n-gram channel"),
          "unit": ("", "idf, unit length")}
 

@@ -62,10 +62,10 @@ KNOWN_PRIVATE_IMPORTS = {
     # Sizes of untrained networks (the folder of the model training would start from; parameter counts of every
     # recipe and of SAN's heads): the public API builds a network only by training it.
     ("model_size.py", "attentive.training.pipeline.new_model"),
-    # The linear prior's trial reads the features `wide.prior` fits (the n-gram channel's, counted and weighted) and
-    # the unit-length form of round 2 beside them, which no public call computes.
-    ("linear_prior.py", "attentive.training.prior.C_GRID"),
+    # The linear prior's trial reads the features `wide.prior` fits (the n-gram channel's, counted and weighted), and
+    # its weight, beside forms no public call computes (unit length, one weight for every set).
     ("linear_prior.py", "attentive.training.prior.feature_counts"),
+    ("linear_prior.py", "attentive.training.prior.fitted_weight"),
     ("linear_prior.py", "attentive.training.prior.length_scaled"),
     ("linear_prior.py", "attentive.training.prior.smoothed_idf"),
     ("model_size.py", "attentive.training.seed.seed_everything"),

@@ -13,8 +13,8 @@ inside the network, so nothing outside the model (an export, a server) needs to 
 `word_scores` splits the wide logits exactly over the words (each bigram's row shared half and half between its two
 words): explanations show how much of the decision came from each channel, and which words moved the wide one.
 
-`prior` > 0 (`wide.prior` in a recipe): once the model is trained, a logistic regression fitted over these same
-features (idf-weighted, divided by n) is added to the rows at that weight (attentive/training/prior.py).
+`prior` (`wide.prior: true` in a recipe): once the model is trained, a logistic regression fitted over these same
+features (idf-weighted, divided by n) is added to the rows, at a weight fitted on dev (attentive/training/prior.py).
 """
 from __future__ import annotations
 
@@ -27,14 +27,12 @@ HASH_MULTIPLIER = 1_000_003  # a prime larger than any vocabulary; products stay
 class NgramChannel(nn.Module):
     channel = "ngrams"  # its name in explanations
 
-    def __init__(self, vocab_size: int, classes: int, buckets: int = 2**18, prior: float = 0.0):
+    def __init__(self, vocab_size: int, classes: int, buckets: int = 2**18, prior: bool = False):
         super().__init__()
         if buckets < 1:
             raise ValueError(f"wide.buckets must be positive, not {buckets}")
-        if not prior >= 0:
-            raise ValueError(f"wide.prior must be a number ≥ 0, not {prior}")
         self.buckets = buckets
-        self.prior = prior  # the weight of the linear model fitted after training (0: none)
+        self.prior = prior  # whether a linear model is fitted after training and added to the rows
         self.unigrams = nn.Embedding(vocab_size, classes)
         self.bigrams = nn.Embedding(buckets, classes)
         nn.init.zeros_(self.unigrams.weight)

@@ -200,16 +200,17 @@ def calibrate(model: Model, dev_items: Sequence, dev_targets: Sequence[int]) -> 
 
 def fold_prior(model: Model, train_items: Sequence, train_targets: Sequence[int], dev_items: Sequence,
                dev_targets: Sequence[int]) -> dict | None:
-    """The recipe's linear model fitted first (`wide.prior` > 0; attentive/training/prior.py), folded into the n-gram
-    channel at the temperature just fitted; the temperature is then fitted again on the sum. Returns config.json's
-    `prior` entry, set there; None (and no entry) without a prior or a dev split."""
+    """The recipe's linear model fitted after training (`wide.prior`; attentive/training/prior.py), weighed on dev
+    and folded into the n-gram channel at the temperature just fitted; the temperature is then fitted again on the
+    sum. Returns config.json's `prior` entry, set there; None (and no entry) without a prior or a dev split."""
     model.config.pop("prior", None)
     channel = model.network.wide
     if channel is None or not channel.prior or not len(dev_items):
         return None
     temperature = (model.config.get("calibration") or {}).get("temperature", 1.0)
+    logits = infer(model.network, dev_items, device=model.device).logits  # before any temperature
     model.config["prior"] = add_prior(channel, model.network.head, train_items, train_targets, dev_items,
-                                      dev_targets, temperature)
+                                      dev_targets, logits, temperature)
     calibrate(model, dev_items, dev_targets)
     return model.config["prior"]
 

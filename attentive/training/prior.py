@@ -1,5 +1,5 @@
-"""A linear model fitted first, folded into the n-gram channel's rows (recipe `wide.prior`; issue 46, and
-benchmarks/notes.md, "A linear model fitted first").
+"""A linear model fitted after training and folded into the n-gram channel's rows (recipe `wide.prior: true`, the
+recipe `documents`; issue 46, and benchmarks/notes.md, "A linear model fitted first").
 
 Once the attention model is trained and its temperature T fitted, a multinomial logistic regression is fitted on the
 training texts over the channel's own features: each unigram id w and each bigram hashed into bucket h as the
@@ -8,17 +8,18 @@ texts, idf_f = ln((1 + N) / (1 + df_f)) + 1, and divided by the text's number of
 
     x_f = tf_f · idf_f / n,        z = W x + b        (C, its inverse regularisation, chosen on dev)
 
+The two models are combined as a product of experts (Hinton 2002), log p_model + r · log p_linear, the weight r of
+the linear model fitted on dev: the two numbers a, b > 0 minimising the dev log-loss of softmax(a · log p_model +
+b · log p_linear) give r = b / a (a logistic-regression stacker of the two models; a alone would be a temperature).
 Divided by n as the channel divides its rows' sum, z is itself a channel: adding s · idf_w · W_w to the unigram row
-of w, s · idf_h · W_h to the bigram row of h and s · b to the head's bias, with s = alpha · T, makes the model's
-logits over T equal to its own plus alpha · z. A softmax of those is exp(log p_model + alpha · log p_linear)
-normalised (a product of experts, Hinton 2002): log-softmax only subtracts one number per text. So the fitted model
-costs nothing at answer time, an export carries it, and the channel's exact per-word split explains it. The
-temperature is fitted again afterwards, on the sum.
+of w, s · idf_h · W_h to the bigram row of h and s · b to the head's bias, with s = r · T, makes the model's logits
+over T equal to its own plus r · z, whose softmax is the product above normalised (log-softmax only subtracts one
+number per text). So the fitted model costs nothing at answer time, an export carries it, and the channel's exact
+per-word split explains it. The temperature is fitted again afterwards, on the sum.
 
-Why it is there: on long topic documents TF-IDF + LR beats a jointly trained n-gram channel (benchmarks/notes.md,
-"Where TF-IDF + LR's lead on long documents comes from"); fitted first and apart, with its own regularisation, the
-linear model keeps what it reads best, and one alpha for every dataset was chosen by the dev rule across the visible
-sets.
+Why it is there: on long documents TF-IDF + LR beats a jointly trained n-gram channel (benchmarks/notes.md, "Where
+TF-IDF + LR's lead on long documents comes from"); fitted first and apart, with its own regularisation, the linear
+model keeps what it reads best, and the dev split says how much it is worth on the data at hand.
 """
 from __future__ import annotations
 
@@ -32,7 +33,8 @@ from ..models.heads import MLPHead
 from ..models.wide import HASH_MULTIPLIER, NgramChannel
 from ..text.encoding import Item
 
-C_GRID = (8.0, 32.0, 128.0, 512.0, 2048.0)  # x is divided by n, not by its norm (~sqrt n): larger C than TF-IDF's
+C_GRID = (8.0, 32.0, 128.0)  # x is divided by n, not by its norm (~sqrt n): larger C than TF-IDF's. The trial's
+#   512 and 2,048 were chosen on no long or topic set (benchmarks/notes.md) and are the slowest fits
 
 
 def feature_counts(items: Sequence[Item], vocab: int, buckets: int) -> sp.csr_matrix:
@@ -65,7 +67,7 @@ def fit_linear(train: Sequence[Item], train_targets: Sequence[int], dev: Sequenc
                vocab: int, buckets: int, classes: int):
     """The logistic regression over the training texts' features, C chosen by its dev accuracy (a tie: the smaller
     C). Returns (the seen features' column ids, their idf, the weights as seen features x classes, the intercept per
-    class, a report)."""
+    class, its scores z of the dev texts, a report)."""
     from sklearn.linear_model import LogisticRegression
 
     counts = feature_counts(train, vocab, buckets)
@@ -87,22 +89,42 @@ def fit_linear(train: Sequence[Item], train_targets: Sequence[int], dev: Sequenc
         weights[:, best.classes_], intercept[best.classes_] = best.coef_.T, best.intercept_
     report = {"C": best.C, "dev_accuracy_by_C": {f"{c:g}": value for c, value in by_c.items()},
               "features": int(len(seen))}
-    return seen, idf, weights, intercept, report
+    return seen, idf, weights, intercept, x_dev @ weights + intercept, report
+
+
+def fitted_weight(model_log_probs: np.ndarray, linear_log_probs: np.ndarray, gold: Sequence[int]) -> float:
+    """r = b / a for the a, b > 0 minimising the log-loss of softmax(a · model_log_probs + b · linear_log_probs)
+    against `gold` (rows of texts; Nelder-Mead over log a and log b from a = 1, b = 0.3)."""
+    from scipy.optimize import minimize
+    from scipy.special import log_softmax
+
+    rows, gold = np.arange(len(gold)), np.asarray(gold)
+
+    def loss(logs: np.ndarray) -> float:
+        a, b = np.exp(logs)
+        return -float(log_softmax(a * model_log_probs + b * linear_log_probs, axis=1)[rows, gold].mean())
+
+    a, b = np.exp(minimize(loss, [0.0, np.log(0.3)], method="Nelder-Mead").x)
+    return float(b / a)
 
 
 def add_prior(channel: NgramChannel, head: MLPHead, train: Sequence[Item], train_targets: Sequence[int],
-              dev: Sequence[Item], dev_targets: Sequence[int], temperature: float) -> dict:
-    """Fit the linear model and fold it into `channel`'s rows and `head`'s bias at `channel.prior` times the
-    temperature (see the module's docstring). Texts without a label (UNLABELLED, negative) are left out. Returns what
-    was fitted, for config.json's `prior` entry."""
+              dev: Sequence[Item], dev_targets: Sequence[int], dev_logits: np.ndarray, temperature: float) -> dict:
+    """Fit the linear model, weigh it against the model's dev answers (`dev_logits`, before the `temperature`) and
+    fold it into `channel`'s rows and `head`'s bias (see the module's docstring). Texts without a label
+    (UNLABELLED, negative) are left out. Returns what was fitted, for config.json's `prior` entry."""
+    from scipy.special import log_softmax
+
     labelled = [(item, target) for item, target in zip(train, train_targets) if target >= 0]
     if len({target for _, target in labelled}) < 2:
         return {"skipped": "the training texts hold fewer than two labels"}
     vocab, classes = channel.unigrams.num_embeddings, channel.unigrams.embedding_dim
-    seen, idf, weights, intercept, report = fit_linear(
+    seen, idf, weights, intercept, linear, report = fit_linear(
         [item for item, _ in labelled], [target for _, target in labelled], dev, dev_targets, vocab,
         channel.buckets, classes)
-    scale = channel.prior * temperature
+    weight = fitted_weight(log_softmax(np.asarray(dev_logits, dtype=np.float64) / temperature, axis=1),
+                           log_softmax(linear, axis=1), dev_targets)
+    scale = weight * temperature
     rows = torch.as_tensor(scale * idf[:, None] * weights, dtype=channel.unigrams.weight.dtype)
     index = torch.as_tensor(seen)
     with torch.no_grad():
@@ -114,5 +136,5 @@ def add_prior(channel: NgramChannel, head: MLPHead, train: Sequence[Item], train
         bias = head.net[-1].bias  # an MLP head's (build_model checks it has one)
         added = torch.as_tensor(scale * intercept, dtype=bias.dtype, device=bias.device)
         bias.add_(added[1] - added[0] if head.sigmoid else added)  # the sigmoid form's logits are (0, s)
-    return {"alpha": channel.prior, "scale": scale, **report}
+    return {"weight": weight, "scale": scale, **report}
 

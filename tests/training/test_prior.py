@@ -1,6 +1,6 @@
-"""The linear model fitted first and folded into the n-gram channel (attentive/training/prior.py, recipe
-`wide.prior`): the folded model answers exactly log p_model + alpha · log p_linear, on a hand-made channel and
-after a real training."""
+"""The linear model fitted after training and folded into the n-gram channel (attentive/training/prior.py, recipe
+`wide.prior`, the recipe `documents`): the folded model answers exactly log p_model + r · log p_linear, r fitted on
+dev, on a hand-made channel and after a real training."""
 from __future__ import annotations
 
 import numpy as np
@@ -12,7 +12,7 @@ from attentive.errors import AttentiveError
 from attentive.models.heads import MLPHead
 from attentive.models.wide import NgramChannel
 from attentive.text.encoding import Item
-from attentive.training.prior import add_prior, feature_counts, fit_linear, length_scaled, smoothed_idf
+from attentive.training.prior import add_prior, feature_counts, fit_linear, fitted_weight, smoothed_idf
 
 from ..helpers import tiny_overrides
 
@@ -50,21 +50,29 @@ def test_the_folded_rows_answer_the_product_of_the_two_models(classes, sigmoid):
     train, train_labels = texts(300, classes, rng)
     dev, dev_labels = texts(80, classes, rng)
     torch.manual_seed(0)
-    channel, head = NgramChannel(VOCAB, classes, BUCKETS, prior=0.4), MLPHead(4, classes, sigmoid=sigmoid)
+    channel, head = NgramChannel(VOCAB, classes, BUCKETS, prior=True), MLPHead(4, classes, sigmoid=sigmoid)
     for table in (channel.unigrams, channel.bigrams):
         torch.nn.init.normal_(table.weight, std=0.3)  # a trained channel's rows, which the prior adds to
     temperature, before = 1.7, logits_of(channel, head, dev)
 
-    report = add_prior(channel, head, train, train_labels, dev, dev_labels, temperature)
+    report = add_prior(channel, head, train, train_labels, dev, dev_labels, before, temperature)
 
-    seen, idf, weights, intercept, _ = fit_linear(train, train_labels, dev, dev_labels, VOCAB, BUCKETS, classes)
-    counts = feature_counts(dev, VOCAB, BUCKETS)[:, seen]
-    linear = length_scaled(counts, idf, np.array([len(item.ids) for item in dev])) @ weights + intercept
+    *_, linear, _ = fit_linear(train, train_labels, dev, dev_labels, VOCAB, BUCKETS, classes)
     after = logits_of(channel, head, dev) / temperature
-    expected = log_softmax(before / temperature) + 0.4 * log_softmax(linear)  # log p_model + alpha · log p_linear
+    weight = fitted_weight(log_softmax(before / temperature), log_softmax(linear), dev_labels)
+    assert report["weight"] == pytest.approx(weight) and weight > 0.1  # the linear model reads the labels' words
+    expected = log_softmax(before / temperature) + weight * log_softmax(linear)  # log p_model + r · log p_linear
     assert np.allclose(log_softmax(after), log_softmax(expected), atol=1e-5)
-    assert report["alpha"] == 0.4 and report["scale"] == pytest.approx(0.4 * temperature)
-    assert report["C"] in (8, 32, 128, 512, 2048) and report["features"] == len(seen)
+    assert report["scale"] == pytest.approx(weight * temperature) and report["C"] in (8, 32, 128)
+
+
+def test_the_weight_is_near_zero_for_a_linear_model_that_knows_nothing_and_above_one_for_a_better_one():
+    rng = np.random.default_rng(1)
+    gold = rng.integers(3, size=400)
+    model = log_softmax(rng.normal(size=(400, 3)) + 2.0 * np.eye(3)[gold])  # informative
+    assert fitted_weight(model, log_softmax(rng.normal(size=(400, 3))), gold) < 0.05  # noise: no say
+    linear = log_softmax(rng.normal(size=(400, 3)) + 3.0 * np.eye(3)[gold])  # a better model
+    assert fitted_weight(model, linear, gold) > 1.0
 
 
 def test_features_count_unigrams_and_the_channels_hashed_bigrams():
@@ -77,11 +85,12 @@ def test_features_count_unigrams_and_the_channels_hashed_bigrams():
 
 
 def test_training_folds_the_prior_and_the_saved_model_answers_with_it(sst2_small, tmp_path):
-    overrides = tiny_overrides("lama_ctx") + ["wide.type=ngrams", "wide.buckets=4096", "wide.prior=0.5"]
+    overrides = tiny_overrides("lama_ctx") + ["wide.type=ngrams", "wide.buckets=4096", "wide.prior=true"]
     model = attentive.train(sst2_small, "lama_ctx", tmp_path / "m", overrides=overrides, show_progress=False)
     prior = model.config["prior"]
-    assert prior["alpha"] == 0.5 and prior["features"] > 1000 and f"{prior['C']:g}" in prior["dev_accuracy_by_C"]
-    assert prior["scale"] > 0 and model.config["calibration"]["temperature"] > 0
+    assert prior["features"] > 1000 and f"{prior['C']:g}" in prior["dev_accuracy_by_C"]
+    temperature = model.config["calibration"]["temperature"]
+    assert prior["weight"] > 0 and prior["scale"] > 0 and temperature > 0
     texts_ = [ex.text for ex in sst2_small.splits["test"][:20]]
     assert np.allclose(attentive.load(tmp_path / "m").predict_proba(texts_), model.predict_proba(texts_), atol=1e-6)
     plain = attentive.train(sst2_small, "lama_ctx", None, overrides=overrides[:-1], show_progress=False)
@@ -89,13 +98,13 @@ def test_training_folds_the_prior_and_the_saved_model_answers_with_it(sst2_small
     assert not np.allclose(plain.predict_proba(texts_), model.predict_proba(texts_), atol=1e-3)
 
 
-def test_a_prior_needs_an_mlp_head_with_a_bias_and_a_weight_of_at_least_zero():
+def test_a_prior_needs_an_mlp_head_with_a_bias():
     from attentive.models.classifier import build_model
     from attentive.recipes.loader import load_recipe
 
-    recipe = load_recipe("lama_ctx", ["wide.type=ngrams", "wide.prior=0.1", "head.bias=false",
+    recipe = load_recipe("lama_ctx", ["wide.type=ngrams", "wide.prior=true", "head.bias=false",
                                       "embedder.vectors=random"])
     with pytest.raises(AttentiveError, match="wide.prior needs an MLP head with a bias"):
         build_model(recipe, 50, 3)
-    with pytest.raises(AttentiveError, match="wide.prior must be a number ≥ 0, not -1"):
-        build_model(load_recipe("lama_ctx", ["wide.type=ngrams", "wide.prior=-1", "embedder.vectors=random"]), 50, 3)
+    with pytest.raises(AttentiveError, match="wide.prior must be true or false"):
+        load_recipe("documents", ["wide.prior=0.5"])
