@@ -97,6 +97,10 @@ def train(
         best = f"micro-F1 {summary['dev_micro_f1']:.4f}" if "dev_micro_f1" in summary else \
             f"accuracy {summary['dev_accuracy']:.4f}"
         console.print(f"best dev {best} at epoch {summary['best_epoch']}; saved to {out}")
+        prior = model.config.get("prior") or {}
+        if "weight" in prior:  # the recipe's linear model fitted after training (attentive/training/prior.py)
+            console.print(f"with the linear model fitted after training (C {prior['C']:g}, weight "
+                          f"{prior['weight']:.2f}): dev accuracy {prior['dev_accuracy']:.4f}")
     if compact:
         _compact(model, data, overwrite, source["data_dir"], device, threads, Path(recipe).stem)
 

@@ -136,5 +136,7 @@ def add_prior(channel: NgramChannel, head: MLPHead, train: Sequence[Item], train
         bias = head.net[-1].bias  # an MLP head's (build_model checks it has one)
         added = torch.as_tensor(scale * intercept, dtype=bias.dtype, device=bias.device)
         bias.add_(added[1] - added[0] if head.sigmoid else added)  # the sigmoid form's logits are (0, s)
-    return {"weight": weight, "scale": scale, **report}
+    after = np.asarray(dev_logits, dtype=np.float64) + scale * linear  # the folded model's dev logits
+    accuracy = float((after.argmax(1) == np.asarray(dev_targets)).mean())
+    return {"weight": weight, "scale": scale, **report, "dev_accuracy": accuracy}
 

@@ -14,7 +14,7 @@ from attentive.models.wide import NgramChannel
 from attentive.text.encoding import Item
 from attentive.training.prior import add_prior, feature_counts, fit_linear, fitted_weight, smoothed_idf
 
-from ..helpers import tiny_overrides
+from ..helpers import tiny_overrides, write_tsv
 
 VOCAB, BUCKETS = 40, 13
 
@@ -64,6 +64,7 @@ def test_the_folded_rows_answer_the_product_of_the_two_models(classes, sigmoid):
     expected = log_softmax(before / temperature) + weight * log_softmax(linear)  # log p_model + r · log p_linear
     assert np.allclose(log_softmax(after), log_softmax(expected), atol=1e-5)
     assert report["scale"] == pytest.approx(weight * temperature) and report["C"] in (8, 32, 128)
+    assert report["dev_accuracy"] == pytest.approx(float((after.argmax(1) == np.array(dev_labels)).mean()))
 
 
 def test_the_weight_is_near_zero_for_a_linear_model_that_knows_nothing_and_above_one_for_a_better_one():
@@ -91,11 +92,27 @@ def test_training_folds_the_prior_and_the_saved_model_answers_with_it(sst2_small
     assert prior["features"] > 1000 and f"{prior['C']:g}" in prior["dev_accuracy_by_C"]
     temperature = model.config["calibration"]["temperature"]
     assert prior["weight"] > 0 and prior["scale"] > 0 and temperature > 0
+    dev = sst2_small.splits["dev"]
+    answers = np.array(model.labels)[model.predict_proba([ex.text for ex in dev]).argmax(1)]
+    assert prior["dev_accuracy"] == pytest.approx(float(np.mean(answers == np.array([ex.label for ex in dev]))))
     texts_ = [ex.text for ex in sst2_small.splits["test"][:20]]
     assert np.allclose(attentive.load(tmp_path / "m").predict_proba(texts_), model.predict_proba(texts_), atol=1e-6)
     plain = attentive.train(sst2_small, "lama_ctx", None, overrides=overrides[:-1], show_progress=False)
     assert "prior" not in plain.config
     assert not np.allclose(plain.predict_proba(texts_), model.predict_proba(texts_), atol=1e-3)
+
+
+def test_train_says_what_the_linear_model_fitted_after_training_brought(sst2_small, tmp_path, capsys):
+    from attentive.cli import main
+
+    files = [write_tsv(tmp_path / f"{split}.tsv", sst2_small.splits[split]) for split in ("train", "dev")]
+    settings = tiny_overrides("lama_ctx") + ["wide.type=ngrams", "wide.buckets=4096", "wide.prior=true"]
+    assert main(["train", "--train", str(files[0]), "--dev", str(files[1]), "--recipe", "lama_ctx",
+                 "--out", str(tmp_path / "m"), *[arg for item in settings for arg in ("--set", item)]]) == 0
+    prior = attentive.load(tmp_path / "m").config["prior"]
+    said = f"with the linear model fitted after training (C {prior['C']:g}, weight {prior['weight']:.2f}): dev " \
+           f"accuracy {prior['dev_accuracy']:.4f}"
+    assert said in " ".join(capsys.readouterr().out.split())
 
 
 def test_a_prior_needs_an_mlp_head_with_a_bias():
