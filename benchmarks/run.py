@@ -86,6 +86,8 @@ def run_one(recipe: str, dataset, seed: int, overrides: Sequence[str], variant: 
     }
     if variant:
         payload["variant"] = variant
+    if model.config.get("prior"):  # the linear model fitted after training (`wide.prior`): its C and weight
+        payload["prior"] = model.config["prior"]
     if dataset.splits.get("held"):
         payload["held_dev"] = model.evaluate(dataset, "held")
     if report_root is not None:  # the analysis measures the redundancy on the same sample
