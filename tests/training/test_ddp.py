@@ -111,9 +111,11 @@ def run_script(tmp_path: Path, files: dict[str, Path], mode: str, overrides: lis
 
 
 # word2vec vectors: rank 0 trains and caches them, rank 1 reads them once it is done; three epochs, so that the run is
-# also the unbroken one a killed and resumed run must end at
-UNBROKEN = [o for o in OVERRIDES if not o.startswith("embedder.vectors")] + ["embedder.vectors=word2vec",
-                                                                            "train.epochs=3", "train.patience=3"]
+# also the unbroken one a killed and resumed run must end at; the linear model fitted after training (`wide.prior`),
+# which rank 0 fits and the other ranks take from it
+UNBROKEN = [o for o in OVERRIDES if not o.startswith("embedder.vectors")] + [
+    "embedder.vectors=word2vec", "train.epochs=3", "train.patience=3", "wide.type=ngrams", "wide.buckets=4096",
+    "wide.prior=true"]
 
 
 @pytest.fixture(scope="module")
@@ -143,6 +145,7 @@ def test_two_ranks_train_one_model_with_identical_parameters_written_once(unbrok
     assert sorted(path.name for path in tmp_path.iterdir()) == ["cache", "digests", "model", "train_rank.py"]
     model = attentive.load(out)
     assert network_digest(model.network) == ranks["rank0.json"]["digest"]  # the folder holds the ranks' weights
+    assert model.config["prior"]["weight"] >= 0  # rank 1's rows took rank 0's fitted linear model (same digest)
     [answer] = model.predict("a gorgeous , witty film")
     assert answer.label in ("negative", "positive")
 
