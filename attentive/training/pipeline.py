@@ -393,7 +393,7 @@ def _train(run: TrainingRun, writes: bool = True) -> Model:
     for key, value in zip(keys, distributed.broadcast_object(tuple(config.get(key) for key in keys))):
         if value is not None:  # the other ranks' models answer as rank 0's
             config[key] = value
-    if distributed.active() and config.get("prior"):  # and with its rows
+    if distributed.active() and "weight" in (config.get("prior") or {}):  # and with its fitted rows
         main_state = {name: tensor.cpu() for name, tensor in model.network.state_dict().items()}
         model.network.load_state_dict(distributed.broadcast_object(main_state if distributed.is_main() else None))
     model.history = history
@@ -441,3 +441,5 @@ def _finish_multi_label(model: Model, selection: MicroF1, dev_items) -> None:
                               dev_per_label_f1={label: m["f1"] for label, m in metrics["per_class"].items()},
                               selection="dev micro-F1 at per-label thresholds chosen on dev",
                               calibration="skipped: a multi-label model's sigmoids are not temperature-scaled")
+    if model.network.wide is not None and model.network.wide.prior:  # wide.prior combines two softmaxes
+        config["prior"] = {"skipped": "a multi-label model's sigmoids are no softmax to combine with"}

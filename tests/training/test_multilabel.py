@@ -128,9 +128,14 @@ def multi_label_run(tmp_path_factory):
     data = Dataset("sst2_sets", splits, sorted({label for part in splits.values() for ex in part
                                                 for label in ex.labels}))
     folder = tmp_path_factory.mktemp("multilabel") / "run"
-    model = attentive.train(data, "default", folder, overrides=tiny_overrides("default") + ["wide.buckets=4096"],
-                            show_progress=False)
+    model = attentive.train(data, "default", folder, show_progress=False,
+                            overrides=tiny_overrides("default") + ["wide.buckets=4096", "wide.prior=true"])
     return model, folder, data
+
+
+def test_a_multi_label_model_says_it_fitted_no_linear_model_after_training(multi_label_run):
+    model, _, _ = multi_label_run
+    assert model.config["prior"] == {"skipped": "a multi-label model's sigmoids are no softmax to combine with"}
 
 
 @pytest.mark.parametrize("setting", ["train.class_weight=balanced", "train.sampler=balanced"])
