@@ -207,10 +207,9 @@ def fold_prior(model: Model, train_items: Sequence, train_targets: Sequence[int]
     channel = model.network.wide
     if channel is None or not channel.prior or not len(dev_items):
         return None
-    temperature = (model.config.get("calibration") or {}).get("temperature", 1.0)
     logits = infer(model.network, dev_items, device=model.device).logits  # before any temperature
     model.config["prior"] = add_prior(channel, model.network.head, train_items, train_targets, dev_items,
-                                      dev_targets, logits, temperature)
+                                      dev_targets, logits, model.temperature)
     calibrate(model, dev_items, dev_targets)
     return model.config["prior"]
 

@@ -54,7 +54,7 @@ def feature_counts(items: Sequence[Item], vocab: int, buckets: int) -> sp.csr_ma
 
 def smoothed_idf(train_counts: sp.csr_matrix) -> np.ndarray:
     """Each feature's smoothed inverse document frequency in the training texts (scikit-learn's TfidfVectorizer's)."""
-    df = np.asarray((train_counts > 0).sum(0)).ravel()
+    df = train_counts.getnnz(0)  # the texts holding each feature (`feature_counts` sums duplicates)
     return np.log((1 + train_counts.shape[0]) / (1 + df)) + 1
 
 
@@ -71,7 +71,7 @@ def fit_linear(train: Sequence[Item], train_targets: Sequence[int], dev: Sequenc
     from sklearn.linear_model import LogisticRegression
 
     counts = feature_counts(train, vocab, buckets)
-    seen = np.flatnonzero(np.asarray((counts > 0).sum(0)).ravel())  # a feature no training text holds learns nothing
+    seen = np.flatnonzero(counts.getnnz(0))  # a feature no training text holds learns nothing
     idf = smoothed_idf(counts)[seen]
     tokens = lambda items: np.array([len(item.ids) for item in items])  # noqa: E731
     x_train = length_scaled(counts[:, seen], idf, tokens(train))
