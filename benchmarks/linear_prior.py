@@ -7,8 +7,9 @@ model is not trained by the attention model's optimiser at all. It is fitted fir
 
 - features: the model's own token ids (what the graph reads, so that an export could compute them), unigrams and
   bigrams hashed into the channel's 2^18 buckets, each occurrence weighted by its smoothed idf in the training texts
-  (ln((1 + N) / (1 + df)) + 1), the text's vector scaled to unit length (raw counts: the graph holds no counts to
-  make them sublinear);
+  (ln((1 + N) / (1 + df)) + 1), the text's vector scaled to unit length (round 2) or divided by its number of
+  tokens (`--scaling length`, round 3: the form `wide.prior` folds into the channel's rows); raw counts, as the
+  graph holds no counts to make them sublinear;
 - a multinomial logistic regression (L2, lbfgs) for each C of a grid, fitted on train;
 - the answer: log p_attention + alpha · log p_linear (a product of experts, Hinton 2002), C chosen on dev by the
   linear model's own accuracy (as the TF-IDF + LR peer chooses it) and alpha one number for every dataset, chosen
@@ -18,12 +19,13 @@ model is not trained by the attention model's optimiser at all. It is fitted fir
 A first round (commit 9cbf5ad) chose alpha per dataset on dev and scored it cross-fitted on dev halves; its files are
 in results/superseded/9cbf5ad/ and its verdict in benchmarks/notes.md.
 
-    python -m benchmarks.linear_prior --dataset D --seeds 0 1 2
-    python -m benchmarks.linear_prior --score   # the rule's alpha and each set at it, over the files written
+    python -m benchmarks.linear_prior --dataset D --seeds 0 1 2 [--scaling length] [--save-arrays DIR]
+    python -m benchmarks.linear_prior --score [--scaling length]  # the rule's alpha and each set at it
+    python -m benchmarks.linear_prior --score-arrays DIR --scaling length  # the weight fitted on dev, cross-fitted
 
-Writes results/linear-prior-D-sS.json (`"kind": "linear_prior"`): the attention model's (the default recipe, trained
-as benchmarks.run trains it) dev and test accuracy, the linear model's alone (C chosen on dev), and the mix's dev
-and test accuracy at every alpha of the grid.
+Writes results/linear-prior-D-sS.json (round 3: linear-prior-length-D-sS.json; `"kind": "linear_prior"`): the
+attention model's (the default recipe, trained as benchmarks.run trains it) dev and test accuracy, the linear
+model's alone (C chosen on dev), and the mix's dev and test accuracy at every alpha of the grid.
 """
 from __future__ import annotations
 
@@ -41,7 +43,7 @@ import scipy.sparse as sp
 import attentive
 from attentive.api import resolve_dataset
 from attentive.training.prior import feature_counts, fitted_weight, length_scaled, smoothed_idf
-from benchmarks.common import RESULTS_DIR, commit_at_start, write_result
+from benchmarks.common import RESULTS_DIR, WEIGHTS, commit_at_start, write_result
 
 # The length-scaled vectors are smaller (~1/n against ~1/sqrt n) and take a larger C; `wide.prior` kept 8 to 128 of
 # this grid, the C chosen on every long and topic set here
@@ -120,7 +122,7 @@ def run_one(data, seed: int, cache: dict, arrays: Path | None = None, scaling: s
     c = max(linear, key=lambda value: (accuracy(linear[value]["dev"], "dev"), -value))  # the LR's own choice
     if arrays is not None:  # each text's log-probabilities, gold label and length: other rules, scored offline
         arrays.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(arrays / f"{result_name(data.name, seed, scaling)}.npz", **{
+        np.savez_compressed(arrays / f"{result_prefix(data.name, scaling)}-s{seed}.npz", **{
             f"{what}_{split}": value for split in ("dev", "test") for what, value in (
                 ("default", deep[split]), ("linear", linear[c][split]), ("gold", gold[split]),
                 ("tokens", np.array([len(item.ids) for item in model.encode_examples(data.splits[split])])))})
@@ -136,18 +138,18 @@ def run_one(data, seed: int, cache: dict, arrays: Path | None = None, scaling: s
     }
 
 
-def result_name(dataset: str, seed: int, scaling: str) -> str:
+def result_prefix(dataset: str, scaling: str) -> str:
     """The round-2 files (unit length) keep their names; the length-scaled runs say so."""
-    return f"linear-prior-{dataset}-s{seed}" if scaling == "unit" else f"linear-prior-{scaling}-{dataset}-s{seed}"
+    return f"linear-prior-{dataset}" if scaling == "unit" else f"linear-prior-{scaling}-{dataset}"
 
 
-def score(results_dir=RESULTS_DIR) -> None:
+def score(results_dir=RESULTS_DIR, scaling: str = "unit") -> None:
     """The rule's choice over the files written (benchmarks/render_linear_prior.py computes it; BENCHMARKS.md shows
     it): the one alpha with the highest weighted mean dev accuracy, and each set at it against alpha 0."""
     from benchmarks.render_linear_prior import linear_prior_section
 
     results = [json.loads(path.read_text(encoding="utf-8")) for path in sorted(results_dir.glob("*.json"))]
-    print("\n".join(linear_prior_section(results)))
+    print("\n".join(linear_prior_section(results, scaling)))
 
 
 def score_arrays(folder: Path, scaling: str = "length", halves_seed: int = 0) -> None:
@@ -156,38 +158,37 @@ def score_arrays(folder: Path, scaling: str = "length", halves_seed: int = 0) ->
     weight), beside weight 0, from the arrays `--save-arrays` wrote: each set's mean dev over its seeds, the weighted
     score, and test at the weight fitted on the whole of dev. (A one-number fit, alpha alone by log-loss, was scored
     so at commit 0da2b23: it stayed below 0.3 everywhere.)"""
-    from benchmarks.common import WEIGHTS
-
-    rows, scores = [], {"alpha 0": 0.0, "fitted": 0.0}
+    rows, scores = [], {"weight 0": 0.0, "fitted": 0.0}
     for name in WEIGHTS:
-        found = sorted(folder.glob(f"{result_name(name, 0, scaling)[:-3]}-s*.npz"))
+        found = sorted(folder.glob(f"{result_prefix(name, scaling)}-s*.npz"))
         if not found:
             continue
-        dev0, dev_fit, test0, test_fit, alphas = [], [], [], [], []
+        dev0, dev_fit, test0, test_fit, weights = [], [], [], [], []
         for path in found:
             arrays = np.load(path)
             deep, linear, gold = arrays["default_dev"], arrays["linear_dev"], arrays["gold_dev"]
             half = np.random.default_rng(halves_seed).permutation(len(gold)) < len(gold) // 2
             correct = np.zeros(len(gold), dtype=bool)
             for fit_on in (half, ~half):
-                alpha = fitted_weight(deep[fit_on], linear[fit_on], gold[fit_on])
+                weight = fitted_weight(deep[fit_on], linear[fit_on], gold[fit_on])
                 scored = ~fit_on
-                correct[scored] = (deep[scored] + alpha * linear[scored]).argmax(1) == gold[scored]
+                correct[scored] = (deep[scored] + weight * linear[scored]).argmax(1) == gold[scored]
             dev0.append(100 * float((deep.argmax(1) == gold).mean()))
             dev_fit.append(100 * float(correct.mean()))
-            alpha = fitted_weight(deep, linear, gold)
-            alphas.append(alpha)
+            weight = fitted_weight(deep, linear, gold)
+            weights.append(weight)
             test_deep, test_linear, test_gold = arrays["default_test"], arrays["linear_test"], arrays["gold_test"]
             test0.append(100 * float((test_deep.argmax(1) == test_gold).mean()))
-            test_fit.append(100 * float(((test_deep + alpha * test_linear).argmax(1) == test_gold).mean()))
-        scores["alpha 0"] += WEIGHTS[name] * np.mean(dev0)
+            test_fit.append(100 * float(((test_deep + weight * test_linear).argmax(1) == test_gold).mean()))
+        scores["weight 0"] += WEIGHTS[name] * np.mean(dev0)
         scores["fitted"] += WEIGHTS[name] * np.mean(dev_fit)
-        rows.append(f"| {name} | {len(found)} | {np.mean(alphas):.2f} | {np.mean(dev0):.2f} | {np.mean(dev_fit):.2f} | "
-                    f"{max(np.std(dev0), np.std(dev_fit)):.2f} | {np.mean(test0):.2f} | {np.mean(test_fit):.2f} |")
+        rows.append(f"| {name} | {len(found)} | {np.mean(weights):.2f} | {np.mean(dev0):.2f} | "
+                    f"{np.mean(dev_fit):.2f} | {max(np.std(dev0), np.std(dev_fit)):.2f} | {np.mean(test0):.2f} | "
+                    f"{np.mean(test_fit):.2f} |")
     print("| set | seeds | weight fitted on dev | dev, weight 0 | dev, cross-fitted | spread | test, weight 0 | "
           "test, fitted |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     print("\n".join(rows))
-    print(f"weighted dev: weight 0 {scores['alpha 0']:.2f}, fitted {scores['fitted']:.2f}")
+    print(f"weighted dev: weight 0 {scores['weight 0']:.2f}, fitted {scores['fitted']:.2f}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -208,13 +209,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         score_arrays(args.score_arrays, args.scaling)
         return 0
     if args.score:
-        score(args.results_dir)
+        score(args.results_dir, args.scaling)
         return 0
     commit_at_start()
     data, cache = resolve_dataset(args.dataset), {}
     for seed in args.seeds:
         payload = run_one(data, seed, cache, args.save_arrays, args.scaling)
-        path = write_result(result_name(data.name, seed, args.scaling), payload, args.results_dir)
+        path = write_result(f"{result_prefix(data.name, args.scaling)}-s{seed}", payload, args.results_dir)
         print(f"{data.name} s{seed}: attention dev {payload['attention']['dev']:.4f} test "
               f"{payload['attention']['test']:.4f} | linear (C {payload['linear']['C']}) test "
               f"{payload['linear']['test']:.4f} | dev by alpha "

@@ -10,6 +10,7 @@ from __future__ import annotations
 import statistics
 
 from benchmarks.common import TOPIC, WEIGHTS
+from benchmarks.formatting import fmt_mean_std
 from benchmarks.results_io import METRICS, model_name, selected_runs
 
 KIND = "linear_prior"
@@ -108,26 +109,22 @@ LONG_SETS = ("imdb", *TOPIC)  # the sets issue 46 asks the default to reach TF-I
 def documents_lines(results: list[dict]) -> list[str]:
     """The recipe `documents` (the default with `wide.prior`) on the long and topic sets, from its
     `python -m benchmarks.run` files, beside the default and TF-IDF + LR (their dev-chosen variants): test accuracy,
-    mean ± std over the seeds. [] without a run of it."""
+    mean ± sample std over the seeds (`fmt_mean_std`). [] without a run of it."""
     models = [r for r in results if r.get("kind") == "model"]
     peers = [r for r in results if r.get("dataset") and r.get("kind") not in ("model", KIND)]
-    sets = [name for name in LONG_SETS if selected_runs(models, name, "documents")[1]]
-    if not sets:
+    ran = {name: runs for name in LONG_SETS if (runs := selected_runs(models, name, "documents")[1])}
+    if not ran:
         return []
 
     def cell(runs: list[dict]) -> str:
-        found = [100 * value for value in METRICS["test_accuracy"](runs)]
-        if not found:
-            return "—"
-        spread = f" ± {statistics.pstdev(found):.2f}" if len(found) > 1 else ""
-        return f"{statistics.fmean(found):.2f}{spread} ({len(found)})"
+        found = METRICS["test_accuracy"](runs)
+        return f"{fmt_mean_std(found)} ({len(found)})" if found else fmt_mean_std(found)
 
     lines = ["The recipe `documents` (the default with `wide.prior`: the linear model fitted after training, its "
              "weight fitted on dev; `python -m benchmarks.run --recipe documents --dataset D --seeds 0 1 2`), test "
              "accuracy (%), mean ± std (seeds):", "",
              "| set | documents | default | TF-IDF + LR |", "| --- | ---: | ---: | ---: |"]
-    for name in sets:
-        lines.append(f"| {name} | {cell(selected_runs(models, name, 'documents')[1])} | "
-                     f"{cell(selected_runs(models, name, 'default')[1])} | "
+    for name, runs in ran.items():
+        lines.append(f"| {name} | {cell(runs)} | {cell(selected_runs(models, name, 'default')[1])} | "
                      f"{cell(selected_runs(peers, name, 'tfidf_lr')[1])} |")
     return lines + [""]
