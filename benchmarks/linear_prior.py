@@ -152,13 +152,15 @@ def score(results_dir=RESULTS_DIR, scaling: str = "unit") -> None:
     print("\n".join(linear_prior_section(results, scaling)))
 
 
-def score_arrays(folder: Path, scaling: str = "length", halves_seed: int = 0) -> None:
+def score_arrays(folder: Path, scaling: str = "length", halves_seed: int = 0, results_dir=RESULTS_DIR) -> Path:
     """The weight `wide.prior` fits on dev (`attentive.training.prior.fitted_weight`: the ratio of a two-number
     log-loss stacker), scored cross-fitted (fitted on one seeded half of dev, each text scored at the other half's
     weight), beside weight 0, from the arrays `--save-arrays` wrote: each set's mean dev over its seeds, the weighted
-    score, and test at the weight fitted on the whole of dev. (A one-number fit, alpha alone by log-loss, was scored
-    so at commit 0da2b23: it stayed below 0.3 everywhere.)"""
-    rows, scores = [], {"weight 0": 0.0, "fitted": 0.0}
+    score, and test at the weight fitted on the whole of dev; printed, and written to
+    results/linear-prior-fitted-SCALING.json (`"kind": "linear_prior"`, no section of its own: benchmarks/notes.md
+    cites it). (A one-number fit, alpha alone by log-loss, was scored so at commit 0da2b23: it stayed below 0.3
+    everywhere.)"""
+    rows, scores, sets = [], {"weight 0": 0.0, "fitted": 0.0}, {}
     for name in WEIGHTS:
         found = sorted(folder.glob(f"{result_prefix(name, scaling)}-s*.npz"))
         if not found:
@@ -180,6 +182,9 @@ def score_arrays(folder: Path, scaling: str = "length", halves_seed: int = 0) ->
             test_deep, test_linear, test_gold = arrays["default_test"], arrays["linear_test"], arrays["gold_test"]
             test0.append(100 * float((test_deep.argmax(1) == test_gold).mean()))
             test_fit.append(100 * float(((test_deep + weight * test_linear).argmax(1) == test_gold).mean()))
+        sets[name] = {"seeds": len(found), "weight": float(np.mean(weights)), "dev_weight_0": float(np.mean(dev0)),
+                      "dev_cross_fitted": float(np.mean(dev_fit)), "spread": float(max(np.std(dev0), np.std(dev_fit))),
+                      "test_weight_0": float(np.mean(test0)), "test_fitted": float(np.mean(test_fit))}
         scores["weight 0"] += WEIGHTS[name] * np.mean(dev0)
         scores["fitted"] += WEIGHTS[name] * np.mean(dev_fit)
         rows.append(f"| {name} | {len(found)} | {np.mean(weights):.2f} | {np.mean(dev0):.2f} | "
@@ -189,6 +194,10 @@ def score_arrays(folder: Path, scaling: str = "length", halves_seed: int = 0) ->
           "test, fitted |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     print("\n".join(rows))
     print(f"weighted dev: weight 0 {scores['weight 0']:.2f}, fitted {scores['fitted']:.2f}")
+    return write_result(f"linear-prior-fitted-{scaling}", {
+        "kind": "linear_prior", "scaling": scaling, "halves_seed": halves_seed, "arrays": sorted(
+            path.name for path in folder.glob("*.npz")), "sets": sets,
+        "weighted_dev": {key: float(value) for key, value in scores.items()}}, results_dir)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -206,7 +215,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="score the weight wide.prior fits on dev, cross-fitted, from the arrays in DIR")
     args = parser.parse_args(argv)
     if args.score_arrays:
-        score_arrays(args.score_arrays, args.scaling)
+        print(score_arrays(args.score_arrays, args.scaling, results_dir=args.results_dir))
         return 0
     if args.score:
         score(args.results_dir, args.scaling)
