@@ -21,7 +21,8 @@ in results/superseded/9cbf5ad/ and its verdict in benchmarks/notes.md.
 
     python -m benchmarks.linear_prior --dataset D --seeds 0 1 2 [--scaling length] [--save-arrays DIR]
     python -m benchmarks.linear_prior --score [--scaling length]  # the rule's alpha and each set at it
-    python -m benchmarks.linear_prior --score-arrays DIR --scaling length  # the weight fitted on dev, cross-fitted
+    python -m benchmarks.linear_prior --score-arrays DIR --scaling length [--folds 5]  # the weight fitted on dev,
+                                                                                      # cross-fitted
 
 Writes results/linear-prior-D-sS.json (round 3: linear-prior-length-D-sS.json; `"kind": "linear_prior"`): the
 attention model's (the default recipe, trained as benchmarks.run trains it) dev and test accuracy, the linear
@@ -152,13 +153,15 @@ def score(results_dir=RESULTS_DIR, scaling: str = "unit") -> None:
     print("\n".join(linear_prior_section(results, scaling)))
 
 
-def score_arrays(folder: Path, scaling: str = "length", halves_seed: int = 0, results_dir=RESULTS_DIR) -> Path:
+def score_arrays(folder: Path, scaling: str = "length", halves_seed: int = 0, results_dir=RESULTS_DIR,
+                 folds: int = 2) -> Path:
     """The weight `wide.prior` fits on dev (`attentive.training.prior.fitted_weight`: the ratio of a two-number
-    log-loss stacker), scored cross-fitted (fitted on one seeded half of dev, each text scored at the other half's
-    weight), beside weight 0, from the arrays `--save-arrays` wrote: each set's mean dev over its seeds, the weighted
+    log-loss stacker), scored cross-fitted (dev cut into `folds` seeded parts, each text scored at the weight fitted
+    on the other parts: halves by default; more folds fit each weight on more of dev, nearer the weight fitted on all
+    of it), beside weight 0, from the arrays `--save-arrays` wrote: each set's mean dev over its seeds, the weighted
     score, and test at the weight fitted on the whole of dev; printed, and written to
-    results/linear-prior-fitted-SCALING.json (`"kind": "linear_prior"`, no section of its own: benchmarks/notes.md
-    cites it). (A one-number fit, alpha alone by log-loss, was scored so at commit 0da2b23: it stayed small
+    results/linear-prior-fitted-SCALING[-Kfold].json (`"kind": "linear_prior"`, no section of its own:
+    benchmarks/notes.md cites it). (A one-number fit, alpha alone by log-loss, was scored so at commit 0da2b23: it stayed small
     everywhere.)"""
     rows, scores, sets = [], {"weight 0": 0.0, "fitted": 0.0}, {}
     for name in WEIGHTS:
@@ -169,11 +172,11 @@ def score_arrays(folder: Path, scaling: str = "length", halves_seed: int = 0, re
         for path in found:
             arrays = np.load(path)
             deep, linear, gold = arrays["default_dev"], arrays["linear_dev"], arrays["gold_dev"]
-            half = np.random.default_rng(halves_seed).permutation(len(gold)) < len(gold) // 2
+            part = np.minimum(np.random.default_rng(halves_seed).permutation(len(gold)) // (len(gold) // folds),
+                              folds - 1)  # with 2 folds: the first half of the permutation, then the rest
             correct = np.zeros(len(gold), dtype=bool)
-            for fit_on in (half, ~half):
-                weight = fitted_weight(deep[fit_on], linear[fit_on], gold[fit_on])
-                scored = ~fit_on
+            for scored in (part == k for k in range(folds)):
+                weight = fitted_weight(deep[~scored], linear[~scored], gold[~scored])
                 correct[scored] = (deep[scored] + weight * linear[scored]).argmax(1) == gold[scored]
             dev0.append(100 * float((deep.argmax(1) == gold).mean()))
             dev_fit.append(100 * float(correct.mean()))
@@ -194,8 +197,8 @@ def score_arrays(folder: Path, scaling: str = "length", halves_seed: int = 0, re
           "test, fitted |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     print("\n".join(rows))
     print(f"weighted dev: weight 0 {scores['weight 0']:.2f}, fitted {scores['fitted']:.2f}")
-    return write_result(f"linear-prior-fitted-{scaling}", {
-        "kind": "linear_prior", "scaling": scaling, "halves_seed": halves_seed, "arrays": sorted(
+    return write_result(f"linear-prior-fitted-{scaling}" + (f"-{folds}fold" if folds != 2 else ""), {
+        "kind": "linear_prior", "scaling": scaling, "halves_seed": halves_seed, "folds": folds, "arrays": sorted(
             path.name for path in folder.glob("*.npz")), "sets": sets,
         "weighted_dev": {key: float(value) for key, value in scores.items()}}, results_dir)
 
@@ -213,9 +216,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="also write each run's per-text log-probabilities, gold labels and lengths (.npz)")
     parser.add_argument("--score-arrays", type=Path, default=None, metavar="DIR",
                         help="score the weight wide.prior fits on dev, cross-fitted, from the arrays in DIR")
+    parser.add_argument("--folds", type=int, default=2, help="--score-arrays: dev cut into this many parts")
     args = parser.parse_args(argv)
     if args.score_arrays:
-        print(score_arrays(args.score_arrays, args.scaling, results_dir=args.results_dir))
+        print(score_arrays(args.score_arrays, args.scaling, results_dir=args.results_dir, folds=args.folds))
         return 0
     if args.score:
         score(args.results_dir, args.scaling)
