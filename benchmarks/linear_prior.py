@@ -161,8 +161,8 @@ def score_arrays(folder: Path, scaling: str = "length", halves_seed: int = 0, re
     of it), beside weight 0, from the arrays `--save-arrays` wrote: each set's mean dev over its seeds, the weighted
     score, and test at the weight fitted on the whole of dev; printed, and written to
     results/linear-prior-fitted-SCALING[-Kfold].json (`"kind": "linear_prior"`, no section of its own:
-    benchmarks/notes.md cites it). (A one-number fit, alpha alone by log-loss, was scored so at commit 0da2b23: it stayed small
-    everywhere.)"""
+    benchmarks/notes.md cites it). (A one-number fit, alpha alone by log-loss, was scored so at commit 0da2b23: it
+    stayed small everywhere.)"""
     rows, scores, sets = [], {"weight 0": 0.0, "fitted": 0.0}, {}
     for name in WEIGHTS:
         found = sorted(folder.glob(f"{result_prefix(name, scaling)}-s*.npz"))

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import statistics
 
-from benchmarks.common import TOPIC, WEIGHTS
-from benchmarks.formatting import fmt_mean_std
-from benchmarks.results_io import METRICS, model_name, selected_runs
+from benchmarks.common import WEIGHTS
+from benchmarks.results_io import METRICS, model_name
 
 KIND = "linear_prior"
 TITLES = {"length": "A linear model fitted first (issue 46, item 3)",
@@ -60,8 +59,8 @@ def falls(sets: dict[str, list[dict]], alpha: float) -> list[str]:
 
 
 def linear_prior_section(results: list[dict], scaling: str = "length") -> list[str]:
-    """The section's lines for the runs of one form, or [] without any run; the length-scaled form's ends with the
-    recipe `documents` (`documents_lines`)."""
+    """The section's lines for the runs of one form, or [] without any run (the recipe `documents`, which it led to,
+    is a column of the defaults table: benchmarks/render_defaults.py)."""
     sets = by_set(results, scaling)
     if not sets:
         return []
@@ -86,7 +85,10 @@ def linear_prior_section(results: list[dict], scaling: str = "length") -> list[s
                 "built)." if alpha > 0 and not fallen else
                 f"{'alpha 0' if alpha == 0 else 'with ' + ', '.join(fallen) + ' falling beyond their spreads'}: "
                 "the default stays as it is.")
-    after = [verdict, ""] + (documents_lines(results) if scaling == "length" else [])
+    after = [verdict, ""] + ([
+        "A weight each model fits on its own dev split instead is the recipe `documents`, a column of the defaults "
+        "table above (benchmarks/notes.md, \"A linear model fitted first\", scores it cross-fitted).", ""]
+        if scaling == "length" else [])
     if alpha == 0:  # each set at alpha 0 twice says nothing
         return lines + after
     lines += ["| set | seeds | dev, alpha 0 | dev, alpha " + f"{alpha:g}" + " | spread | test, alpha 0 | test, alpha "
@@ -101,30 +103,3 @@ def linear_prior_section(results: list[dict], scaling: str = "length") -> list[s
                      f"{mean_at(runs, alpha, 'test'):.2f} | {linear:.2f} | "
                      + (f"{100 * statistics.fmean(peer):.2f}" if peer else "—") + " |")
     return lines + [""] + after
-
-
-LONG_SETS = ("imdb", *TOPIC)  # the sets issue 46 asks the default to reach TF-IDF + LR on, and the intents
-
-
-def documents_lines(results: list[dict]) -> list[str]:
-    """The recipe `documents` (the default with `wide.prior`) on the long and topic sets, from its
-    `python -m benchmarks.run` files, beside the default and TF-IDF + LR (their dev-chosen variants): test accuracy,
-    mean ± sample std over the seeds (`fmt_mean_std`). [] without a run of it."""
-    models = [r for r in results if r.get("kind") == "model"]
-    peers = [r for r in results if r.get("dataset") and r.get("kind") not in ("model", KIND)]
-    ran = {name: runs for name in LONG_SETS if (runs := selected_runs(models, name, "documents")[1])}
-    if not ran:
-        return []
-
-    def cell(runs: list[dict]) -> str:
-        found = METRICS["test_accuracy"](runs)
-        return f"{fmt_mean_std(found)} ({len(found)})" if found else fmt_mean_std(found)
-
-    lines = ["The recipe `documents` (the default with `wide.prior`: the linear model fitted after training, its "
-             "weight fitted on dev; `python -m benchmarks.run --recipe documents --dataset D --seeds 0 1 2`), test "
-             "accuracy (%), mean ± std (seeds):", "",
-             "| set | documents | default | TF-IDF + LR |", "| --- | ---: | ---: | ---: |"]
-    for name, runs in ran.items():
-        lines.append(f"| {name} | {cell(runs)} | {cell(selected_runs(models, name, 'default')[1])} | "
-                     f"{cell(selected_runs(peers, name, 'tfidf_lr')[1])} |")
-    return lines + [""]

@@ -462,13 +462,37 @@ def test_defaults_table_opens_benchmarks_and_sets_the_default_beside_the_better_
     [row] = [line for line in lines if line.startswith("| sst2 ")]
     cells = [cell.strip() for cell in row.strip("|").split("|")]
     assert cells[1] == "83.00 ± 1.41 (2)"  # only the `defaults` variant counts, not a tuned one
-    assert cells[2] == "—"  # no run of `opinion`, the default until commit a798496
-    assert cells[3:6] == ["81.00", "85.00", "80.00 (1)"] and cells[7] == "-2.00"  # below the best peer, fastText
+    assert cells[2:4] == ["—", "—"]  # no run of `documents`, nor of `opinion`, the default until commit a798496
+    assert cells[4:7] == ["81.00", "85.00", "80.00 (1)"] and cells[8] == "-2.00"  # below the best peer, fastText
     for result in results:
         _write(tmp_path, result)
     text, appendix = render.render(tmp_path, tmp_path / "B.md")
     assert text.index("## The default model against the baselines") < text.index("## Targets")
     assert "### sst2" in appendix and "### sst2" not in text  # every run of sst2: in the appendix only
+
+
+def test_the_defaults_table_shows_documents_and_where_it_is_within_half_a_point_of_the_best_baseline():
+    from benchmarks.render_defaults import defaults_section
+
+    def run(recipe, dataset, seed, test, variant=None):
+        return _result(f"{recipe}-{dataset}-s{seed}", seed, test, recipe=recipe, dataset=dataset, variant=variant)
+
+    results = [run("default", "imdb", seed, 0.893, "defaults") for seed in range(3)]
+    results += [run("documents", "imdb", seed, 0.905 + 0.001 * seed) for seed in range(3)]
+    results += [run("documents", "news", seed, 0.900) for seed in range(3)]
+    results += [{**_result(f"tfidf_lr-{name}-s0", 0, test, dataset=name, kind="baseline"), "recipe": None,
+                 "model": "tfidf_lr"} for name, test in (("imdb", 0.9044), ("news", 0.9096))]
+    lines = defaults_section(results)
+    [row] = [line for line in lines if line.startswith("| imdb ")]
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    assert cells[1:3] == ["89.30 ± 0.00 (3)", "90.60 ± 0.10 (3)"]  # sample std, as every table
+    assert cells[8:10] == ["-1.14", "+0.16"]  # each against the best baseline
+    [row] = [line for line in lines if line.startswith("| news ")]
+    assert [cell.strip() for cell in row.strip("|").split("|")][8:10] == ["—", "-0.96"]
+    text = "\n".join(lines)
+    assert "`documents` is within 0.5 of the best baseline on 1 of the 2 sets it ran on (more below on news -0.96), " \
+        "at or above it on 1;" in text
+    assert "is within 0.5" not in "\n".join(defaults_section(results[:3]))  # no run of documents: no sentence
 
 
 def test_the_gated_row_shows_the_family_variant_best_on_dev_over_three_seeds():

@@ -39,19 +39,3 @@ def test_each_form_of_the_features_has_its_own_section_and_a_file_without_a_form
     text = "\n".join(linear_prior_section(unit + length, "length"))
     assert "--scaling length" in text and "alpha 0: the default stays" in text
     assert "| sst2 | 3 |" not in text  # at alpha 0 the sets' table would show alpha 0 twice
-
-
-def _model(recipe: str, dataset: str, seed: int, test: float, variant: str | None = None) -> dict:
-    return {"kind": "model", "recipe": recipe, "dataset": dataset, "seed": seed, "variant": variant,
-            "dev": {"accuracy": 0.9}, "test": {"accuracy": test}}
-
-
-def test_the_recipe_documents_is_shown_beside_the_default_and_tfidf_on_the_long_sets_it_ran():
-    runs = [_run("imdb", seed, {0.0: 0.88, 0.1: 0.88, 0.5: 0.87}) for seed in range(3)]
-    runs += [_model("documents", "imdb", seed, 0.905 + 0.001 * seed) for seed in range(3)]
-    runs += [_model("default", "imdb", seed, 0.893, "defaults") for seed in range(3)]
-    runs += [{"kind": "baseline", "model": "tfidf_lr", "dataset": "imdb", "seed": 0, "dev": {"accuracy": 0.89},
-              "test": {"accuracy": 0.9044}}]
-    text = "\n".join(linear_prior_section(runs))
-    assert "| imdb | 90.60 ± 0.10 (3) | 89.30 ± 0.00 (3) | 90.44 (1) |" in text  # sample std, as every table
-    assert "| r8 |" not in text  # no run of the recipe there
