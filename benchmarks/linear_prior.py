@@ -154,13 +154,13 @@ def score(results_dir=RESULTS_DIR, scaling: str = "unit") -> None:
 
 
 def score_arrays(folder: Path, scaling: str = "length", halves_seed: int = 0, results_dir=RESULTS_DIR,
-                 folds: int = 2) -> Path:
+                 folds: int = 2, tag: str | None = None) -> Path:
     """The weight `wide.prior` fits on dev (`attentive.training.prior.fitted_weight`: the ratio of a two-number
     log-loss stacker), scored cross-fitted (dev cut into `folds` seeded parts, each text scored at the weight fitted
     on the other parts: halves by default; more folds fit each weight on more of dev, nearer the weight fitted on all
     of it), beside weight 0, from the arrays `--save-arrays` wrote: each set's mean dev over its seeds, the weighted
     score, and test at the weight fitted on the whole of dev; printed, and written to
-    results/linear-prior-fitted-SCALING[-Kfold].json (`"kind": "linear_prior"`, no section of its own:
+    results/linear-prior-fitted-SCALING[-Kfold][-TAG].json (`"kind": "linear_prior"`, no section of its own:
     benchmarks/notes.md cites it). (A one-number fit, alpha alone by log-loss, was scored so at commit 0da2b23: it
     stayed small everywhere.)"""
     rows, scores, sets = [], {"weight 0": 0.0, "fitted": 0.0}, {}
@@ -197,7 +197,8 @@ def score_arrays(folder: Path, scaling: str = "length", halves_seed: int = 0, re
           "test, fitted |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     print("\n".join(rows))
     print(f"weighted dev: weight 0 {scores['weight 0']:.2f}, fitted {scores['fitted']:.2f}")
-    return write_result(f"linear-prior-fitted-{scaling}" + (f"-{folds}fold" if folds != 2 else ""), {
+    return write_result(f"linear-prior-fitted-{scaling}" + (f"-{folds}fold" if folds != 2 else "")
+                        + (f"-{tag}" if tag else ""), {
         "kind": "linear_prior", "scaling": scaling, "halves_seed": halves_seed, "folds": folds, "arrays": sorted(
             path.name for path in folder.glob("*.npz")), "sets": sets,
         "weighted_dev": {key: float(value) for key, value in scores.items()}}, results_dir)
@@ -217,9 +218,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--score-arrays", type=Path, default=None, metavar="DIR",
                         help="score the weight wide.prior fits on dev, cross-fitted, from the arrays in DIR")
     parser.add_argument("--folds", type=int, default=2, help="--score-arrays: dev cut into this many parts")
+    parser.add_argument("--tag", default=None, help="--score-arrays: names the result file apart (other seeds' arrays)")
     args = parser.parse_args(argv)
     if args.score_arrays:
-        print(score_arrays(args.score_arrays, args.scaling, results_dir=args.results_dir, folds=args.folds))
+        print(score_arrays(args.score_arrays, args.scaling, results_dir=args.results_dir, folds=args.folds,
+                           tag=args.tag))
         return 0
     if args.score:
         score(args.results_dir, args.scaling)
