@@ -14,7 +14,9 @@ inside the network, so nothing outside the model (an export, a server) needs to 
 words): explanations show how much of the decision came from each channel, and which words moved the wide one.
 
 `prior` (`wide.prior: true` in a recipe): once the model is trained, a logistic regression fitted over these same
-features (idf-weighted, divided by n) is added to the rows, at a weight fitted on dev (attentive/training/prior.py).
+features (idf-weighted, divided by n) is added to the rows, at a weight fitted on dev (attentive/training/prior.py);
+with `prior_min_tokens`, only where the training texts average at least that many tokens (long documents, where a
+linear model reads best: benchmarks/notes.md, "The linear model for long training texts only").
 """
 from __future__ import annotations
 
@@ -27,12 +29,16 @@ HASH_MULTIPLIER = 1_000_003  # a prime larger than any vocabulary; products stay
 class NgramChannel(nn.Module):
     channel = "ngrams"  # its name in explanations
 
-    def __init__(self, vocab_size: int, classes: int, buckets: int = 2**18, prior: bool = False):
+    def __init__(self, vocab_size: int, classes: int, buckets: int = 2**18, prior: bool = False,
+                 prior_min_tokens: int = 0):
         super().__init__()
         if buckets < 1:
             raise ValueError(f"wide.buckets must be positive, not {buckets}")
+        if prior_min_tokens < 0:
+            raise ValueError(f"wide.prior_min_tokens must be 0 or more, not {prior_min_tokens}")
         self.buckets = buckets
         self.prior = prior  # whether a linear model is fitted after training and added to the rows
+        self.prior_min_tokens = prior_min_tokens  # ... only where the training texts average this many tokens
         self.unigrams = nn.Embedding(vocab_size, classes)
         self.bigrams = nn.Embedding(buckets, classes)
         nn.init.zeros_(self.unigrams.weight)

@@ -202,11 +202,17 @@ def fold_prior(model: Model, train_items: Sequence, train_targets: Sequence[int]
                dev_targets: Sequence[int]) -> dict | None:
     """The recipe's linear model fitted after training (`wide.prior`; attentive/training/prior.py), weighed on dev
     and folded into the n-gram channel at the temperature just fitted; the temperature is then fitted again on the
-    sum. Returns config.json's `prior` entry, set there; None (and no entry) without a prior or a dev split."""
+    sum. Returns config.json's `prior` entry, set there; None (and no entry) without a prior or a dev split. Training
+    texts shorter on average than `wide.prior_min_tokens` fit none: the entry says so."""
     model.config.pop("prior", None)
     channel = model.network.wide
     if channel is None or not channel.prior or not len(dev_items):
         return None
+    tokens = sum(len(item.ids) for item in train_items) / max(len(train_items), 1)
+    if tokens < channel.prior_min_tokens:
+        model.config["prior"] = {"skipped": f"the training texts average {tokens:.1f} tokens, fewer than "
+                                            f"wide.prior_min_tokens ({channel.prior_min_tokens})"}
+        return model.config["prior"]
     logits = infer(model.network, dev_items, device=model.device).logits  # before any temperature
     model.config["prior"] = add_prior(channel, model.network.head, train_items, train_targets, dev_items,
                                       dev_targets, logits, model.temperature)

@@ -100,6 +100,19 @@ def test_training_folds_the_prior_and_the_saved_model_answers_with_it(sst2_small
     plain = attentive.train(sst2_small, "lama_ctx", None, overrides=overrides[:-1], show_progress=False)
     assert "prior" not in plain.config
     assert not np.allclose(plain.predict_proba(texts_), model.predict_proba(texts_), atol=1e-3)
+    short = attentive.train(sst2_small, "lama_ctx", None, overrides=[*overrides, "wide.prior_min_tokens=1000"],
+                            show_progress=False)  # the sentences average far fewer tokens: no linear model
+    assert short.config["prior"]["skipped"].startswith("the training texts average ")
+    assert short.config["prior"]["skipped"].endswith(" tokens, fewer than wide.prior_min_tokens (1000)")
+    assert np.array_equal(short.predict_proba(texts_), plain.predict_proba(texts_))
+
+
+def test_the_default_fits_its_linear_model_only_on_long_training_texts(sst2_small):
+    model = attentive.train(sst2_small, "default", None, overrides=tiny_overrides("default"), show_progress=False)
+    average = np.mean([len(item.ids) for item in model.encode_examples(sst2_small.splits["train"])])
+    assert average < 100  # the sample's sentences
+    assert model.config["prior"] == {"skipped": f"the training texts average {average:.1f} tokens, fewer than "
+                                                "wide.prior_min_tokens (100)"}
 
 
 def test_train_says_what_the_linear_model_fitted_after_training_brought(sst2_small, tmp_path, capsys):
