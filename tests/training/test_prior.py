@@ -76,6 +76,23 @@ def test_the_weight_is_near_zero_for_a_linear_model_that_knows_nothing_and_above
     assert fitted_weight(model, linear, gold) > 1.0
 
 
+def test_the_grid_fitted_side_by_side_gives_what_it_gives_one_fit_after_another():
+    rng = np.random.default_rng(0)
+    train, train_labels = texts(300, 3, rng)
+    dev, dev_labels = texts(100, 3, rng)
+    found = {}
+    threads = torch.get_num_threads()
+    try:
+        for count in (1, 3):
+            torch.set_num_threads(count)
+            found[count] = fit_linear(train, train_labels, dev, dev_labels, VOCAB, BUCKETS, 3)
+    finally:
+        torch.set_num_threads(threads)
+    for one, several in zip(found[1][:5], found[3][:5]):
+        assert np.array_equal(one, several)
+    assert found[1][5] == found[3][5]  # the same C chosen, the same dev accuracy at each
+
+
 def test_features_count_unigrams_and_the_channels_hashed_bigrams():
     counts = feature_counts([Item([3, 4, 3, 4]), Item([5])], vocab=10, buckets=7).toarray()
     bigram = lambda a, b: 10 + (a * 1_000_003 + b) % 7  # noqa: E731
