@@ -37,6 +37,13 @@ _UNCHANGED_ON_ASCII = ({"type": "NFKC"}, {"type": "Replace", "pattern": {"String
 _LOWERCASE = {"type": "Lowercase"}
 
 
+def _remembered(memo: dict, key: str, value):
+    """`value`, kept in `memo` under `key` unless the memo holds MEMO_WORDS entries already."""
+    if len(memo) < MEMO_WORDS:
+        memo[key] = value
+    return value
+
+
 def _nfkc_replaced(text: str) -> str:
     """The tokenizer's first two normalising steps (`_UNCHANGED_ON_ASCII`) done by Python's NFKC."""
     return unicodedata.normalize("NFKC", text).replace("\ufeff", " ")
@@ -69,9 +76,7 @@ class FastIds:
     def word_ids(self, word: str) -> list[int]:
         ids = self.memo.get(word)
         if ids is None:
-            ids = [token.id for token in self.model.tokenize(word)]
-            if len(self.memo) < MEMO_WORDS:
-                self.memo[word] = ids
+            ids = _remembered(self.memo, word, [token.id for token in self.model.tokenize(word)])
         return ids
 
     def chunk_ids(self, chunk: str) -> list[int]:
@@ -79,18 +84,14 @@ class FastIds:
         two spaces: no word crosses a space, so a text's ids are its chunks' ids one after the other."""
         ids = self.chunks.get(chunk)
         if ids is None:
-            ids = [i for word in WORDS.findall(chunk) for i in self.word_ids(word)]
-            if len(self.chunks) < MEMO_WORDS:
-                self.chunks[chunk] = ids
+            ids = _remembered(self.chunks, chunk, [i for word in WORDS.findall(chunk) for i in self.word_ids(word)])
         return ids
 
     def spelt_ids(self, word: str) -> list[int]:
         """The ids of a word as a text spells it (lower-cased first by a lower-casing tokenizer)."""
         ids = self.spelt.get(word)
         if ids is None:
-            ids = self.word_ids(word.lower() if self.lowercase else word)
-            if len(self.spelt) < MEMO_WORDS:
-                self.spelt[word] = ids
+            ids = _remembered(self.spelt, word, self.word_ids(word.lower() if self.lowercase else word))
         return ids
 
     def normalised(self, text: str) -> str | None:
@@ -101,9 +102,7 @@ class FastIds:
         for char in set(NON_ASCII.findall(text)):
             agrees = self.agrees.get(char)
             if agrees is None:
-                agrees = self.normalizer.normalize_str(char) == self._python_steps(char)
-                if len(self.agrees) < MEMO_WORDS:
-                    self.agrees[char] = agrees
+                agrees = _remembered(self.agrees, char, self.normalizer.normalize_str(char) == self._python_steps(char))
             if not agrees:
                 return None
         text = _nfkc_replaced(text)
