@@ -185,14 +185,14 @@ def score_arrays(folder: Path, scaling: str = "length", halves_seed: int = 0, re
             test_deep, test_linear, test_gold = arrays["default_test"], arrays["linear_test"], arrays["gold_test"]
             test0.append(100 * float((test_deep.argmax(1) == test_gold).mean()))
             test_fit.append(100 * float(((test_deep + weight * test_linear).argmax(1) == test_gold).mean()))
-        sets[name] = {"seeds": len(found), "weight": float(np.mean(weights)), "dev_weight_0": float(np.mean(dev0)),
-                      "dev_cross_fitted": float(np.mean(dev_fit)), "spread": float(max(np.std(dev0), np.std(dev_fit))),
-                      "test_weight_0": float(np.mean(test0)), "test_fitted": float(np.mean(test_fit))}
-        scores["weight 0"] += WEIGHTS[name] * np.mean(dev0)
-        scores["fitted"] += WEIGHTS[name] * np.mean(dev_fit)
-        rows.append(f"| {name} | {len(found)} | {np.mean(weights):.2f} | {np.mean(dev0):.2f} | "
-                    f"{np.mean(dev_fit):.2f} | {max(np.std(dev0), np.std(dev_fit)):.2f} | {np.mean(test0):.2f} | "
-                    f"{np.mean(test_fit):.2f} |")
+        found_set = sets[name] = {
+            "seeds": len(found), "weight": float(np.mean(weights)), "dev_weight_0": float(np.mean(dev0)),
+            "dev_cross_fitted": float(np.mean(dev_fit)), "spread": float(max(np.std(dev0), np.std(dev_fit))),
+            "test_weight_0": float(np.mean(test0)), "test_fitted": float(np.mean(test_fit))}
+        scores["weight 0"] += WEIGHTS[name] * found_set["dev_weight_0"]
+        scores["fitted"] += WEIGHTS[name] * found_set["dev_cross_fitted"]
+        rows.append(f"| {name} | {len(found)} | " + " | ".join(f"{value:.2f}" for key, value in found_set.items()
+                                                              if key != "seeds") + " |")
     print("| set | seeds | weight fitted on dev | dev, weight 0 | dev, cross-fitted | spread | test, weight 0 | "
           "test, fitted |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     print("\n".join(rows))
