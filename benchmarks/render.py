@@ -44,6 +44,7 @@ from benchmarks.render_practitioner import practitioner_section
 from benchmarks.render_pruned import pruned_section
 from benchmarks.render_runs import RUNS_TITLE, appendix_section, footnotes_section
 from benchmarks.render_scaling import scaling_section
+from benchmarks.render_shipped import shipped_section
 from benchmarks.render_ssan import characteristics_section, ssan_section
 from benchmarks.render_summary import summary_section
 from benchmarks.render_targets import TARGETS, Target, targets_section
@@ -110,11 +111,14 @@ def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: 
     sizes = [r for r in results if r.get("kind") == "size"]
     deploy = [r for r in results if r.get("kind") in ("deploy", "serve_load")]
     deployable_results = [r for r in results if r.get("kind") == "deployable"]
-    deployable = deployable_section(deployable_results) + compact_rule_section(results)
-    deployable += pruned_default_lines([r for r in results if r.get("kind") == "pruned_default"])
+    deployable = shipped_section(results) + deployable_section(deployable_results) + compact_rule_section(results)
     peers = {r["name"]: r["test"]["accuracy"] for r in results if r.get("name") in IMDB_PEERS.values()}
-    deployable += imdb_student_lines([r for r in results if r.get("kind") == "imdb_student"],
-                                     {label: peers[name] for label, name in IMDB_PEERS.items() if name in peers})
+    earlier_students = pruned_default_lines([r for r in results if r.get("kind") == "pruned_default"])
+    earlier_students += imdb_student_lines([r for r in results if r.get("kind") == "imdb_student"],
+                                           {label: peers[name] for label, name in IMDB_PEERS.items() if name in peers},
+                                           results_link)
+    if earlier_students:
+        earlier_students = ["## The compact model's vocabulary, and IMDB without a teacher", ""] + earlier_students
     long_texts = long_texts_section(results)  # before the filter below: its runs are a kind of their own
     long_texts += linear_prior_section(results, "length")
     class_weights = class_weights_section([r for r in results if r.get("kind") == "class_weights"])
@@ -136,7 +140,7 @@ def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: 
     body += analysis_section(results) + deploy_section(deploy) + class_weights
     more = notes.strip().splitlines() + [""] if notes else []
     more += by_length_section(results) + linear_prior_section(results, "unit") + variants_section(deployable_results)
-    more += breakdowns_section(deployable_results)
+    more += breakdowns_section(deployable_results) + earlier_students
     more += appendix_section(results, footnote) + footnotes_section(results, footnote, results_link)
     body += appendix_link(appendix_name, more)
     if problems:

@@ -240,17 +240,19 @@ def pruned_default_lines(results: list[dict]) -> list[str]:
     return lines + [""]
 
 
-def imdb_student_lines(results: list[dict], baselines: dict[str, float]) -> list[str]:
+def imdb_student_lines(results: list[dict], baselines: dict[str, float], results_link: str = "results") -> list[str]:
     """The student recipe on IMDB without the default model as its teacher (`python -m benchmarks.imdb_student`):
     trained on the labels alone, and one student distilled from those averaged over IMDB's unlabelled reviews;
-    `baselines`: TF-IDF + LR's and fastText's test accuracy on IMDB, by name."""
+    `baselines`: TF-IDF + LR's and fastText's test accuracy on IMDB, by name; `results_link`: the results folder as
+    the page that shows them links it."""
     if not results:
         return []
     [result] = results
     hard, ensemble = result["hard"], result["ensemble_unsup"]
     peers = ", ".join(f"{name} {value * 100:.2f}" for name, value in baselines.items())
-    return [f"IMDB has no row above: its teacher, the default model, costs about an hour a seed on this machine. The "
-            f"student recipe on IMDB without it ([{result['name']}.json](benchmarks/results/{result['name']}.json); "
+    return [f"IMDB has no row in the deployable table: its teacher, the default model of the time (now `opinion`), "
+            f"costs about an hour a seed on this machine. The student recipe on IMDB without it "
+            f"([{result['name']}.json]({results_link}/{result['name']}.json); "
             f"test accuracy, peers' on the same split: {peers}):", "",
             "| student | runs | dev acc | test acc |", "| --- | ---: | ---: | ---: |",
             f"| hard labels alone | {len(hard['per_seed'])} | {_accuracy(hard['dev_accuracy'])} | "

@@ -20,10 +20,10 @@ __all__ = ["DEFAULTS_DATASETS", "METRICS", "PAPERS", "RESULTS_DIR", "group_key",
 PAPERS = Path(__file__).resolve().parent / "papers.json"
 OWN_SECTION_KINDS = ("parameters", "characteristics", "size", "deploy", "serve_load", "deployable",
                      "class_weights", "pruned_default", "cv", "tune", "multilabel", "scaling", "ddp_accuracy",
-                     "throughput", "imdb_student", "long_texts", "ngram_weighting", "linear_prior")
+                     "throughput", "imdb_student", "long_texts", "ngram_weighting", "linear_prior", "shipped")
 # params.py, characteristics.py, model_size.py, deploy_speed.py, serve_load.py, deployable.py, class_weights.py,
 # pruned_default.py, practitioner.py, multilabel.py, scaling.py, ddp_accuracy.py, ray_predict.py, imdb_student.py,
-# long_texts.py, ngram_weighting.py, linear_prior.py: sections of their own (or a notes paragraph)
+# long_texts.py, ngram_weighting.py, linear_prior.py, shipped.py: sections of their own (or a notes paragraph)
 
 # --------------------------------------------------------------------------- loading and grouping
 

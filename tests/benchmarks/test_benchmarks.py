@@ -767,6 +767,29 @@ def test_the_deployable_verdict_gives_document_sets_their_own_size_bound():
     assert _verdict(systems, "sst2") == "alone: reached"
 
 
+def test_the_shipped_table_checks_each_dataset_against_issue_45s_bounds():
+    from benchmarks.render_shipped import shipped_section
+
+    def run(dataset, int8_mb, predict, linear, p50=0.15, fast=1000.0):
+        ours = {"test_accuracy": 0.9, "int8_test_accuracy": 0.9, "int8_mb": int8_mb, "predict_docs_per_s": predict,
+                "docs_per_s": 2 * predict, "predict_p50_ms": p50, "train_s": 60.0}
+        return {"kind": "shipped", "dataset": dataset, "machine": {"cpu_model": "AMD EPYC", "cpu_cores": 2},
+                "systems": {"default": ours, "tfidf_lr": {"docs_per_s": linear}, "fasttext": {"docs_per_s": fast},
+                            "model2vec": {"docs_per_s": 10.0}}}
+
+    lines = shipped_section([run("sst2", 4.0, 900.0, 1000.0), run("imdb", 9.0, 300.0, 100.0, p50=0.3),
+                             run("news", 11.0, 500.0, 400.0), {"kind": "deployable"}])
+    table = [line for line in lines if line.startswith("| ")]
+    assert [line.split(" | ")[0] for line in table[2:]] == ["| imdb", "| news", "| sst2"]  # the defaults' order
+    assert "| 9.00 (10) | 300 | 600 | 100 |" in table[2] and "| 3.00× | 0.300 |" in table[2]
+    assert "| 4.00 (5) |" in table[4] and "| 0.90× |" in table[4]  # a sentence set's bound is 5 MB
+    bounds = lines[-2]
+    assert "int8 within its bound on 2;" in bounds  # News' 11 MB is over its 10
+    assert "at or above TF-IDF + LR's texts/s on 2;" in bounds and "p50 ≤ 0.2 ms on 2." in bounds
+    assert "On SST-2 `predict` runs at 0.90× fastText's texts/s" in bounds
+    assert shipped_section([{"kind": "deployable"}]) == []
+
+
 def test_the_variants_table_says_how_many_copies_the_budget_let_a_student_make():
     from benchmarks.render_deployable import _distillation
 
