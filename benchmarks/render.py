@@ -137,10 +137,10 @@ def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: 
     body += pruned_section(results) + absa_section(results) + ssan_section(results)
     for result in characteristics:
         body += characteristics_section(result)
-    body += analysis_section(results) + deploy_section(deploy) + class_weights
+    body += analysis_section(results) + class_weights
     more = notes.strip().splitlines() + [""] if notes else []
     more += by_length_section(results) + linear_prior_section(results, "unit") + variants_section(deployable_results)
-    more += breakdowns_section(deployable_results) + earlier_students
+    more += breakdowns_section(deployable_results) + earlier_students + deploy_section(deploy)
     more += appendix_section(results, footnote) + footnotes_section(results, footnote, results_link)
     body += appendix_link(appendix_name, more)
     if problems:
