@@ -140,19 +140,30 @@ class FastIds:
 
 
     def words(self, text: str, keep: int) -> IdsAndWords | None:
-        """The first `keep` ids of a plain ASCII `text`, how many of them each whole word they hold has (the sizes
-        of `attentive.answer.inputs.whole_words`' spans; they add up to the ids) and those words as the text spells
+        """The first `keep` ids of `text`, how many of them each whole word they hold has (the sizes of
+        `attentive.answer.inputs.whole_words`' spans; they add up to the ids) and those words as the text spells
         them (its characters at `word_spans`; a lower-casing tokenizer's ids are those of their lower case, which
-        the pattern cuts alike). None where the lane does not take the text (as `ids`; a non-ASCII text, whose
-        normalised characters would not be the text's own; a text long enough for `ids` to read it word by word) or
-        `keep` cuts a word of several tokens (whose cut end only the tokenizer's offsets know)."""
-        if not text.isascii() or len(text) > keep * LONG_TEXT_CHARS_PER_TOKEN:
+        the pattern cuts alike). A text that is not ASCII is read as the tokenizer's normaliser leaves it where that
+        is ASCII of the same length (`aligned`: a byte-order mark or a no-break space made a space, a full-width
+        letter its ASCII letter), its words shown as the text itself spells them at the same characters, as the
+        tokenizer's offsets would. None where the lane does not take the text (as `ids`, and a normalised text of
+        another length, "wait\u2026" made "wait...", whose characters no longer line up; a text long enough for
+        `ids` to read it word by word) or `keep` cuts a word of several tokens (whose cut end only the tokenizer's
+        offsets know)."""
+        if len(text) > keep * LONG_TEXT_CHARS_PER_TOKEN:
+            return None
+        read = text if text.isascii() else self.aligned(text)
+        if read is None:
             return None
         if self.added:
-            lowered = text.lower()
+            lowered = read.lower()
             if any(token in lowered for token in self.added):
                 return None
-        words = WORDS.findall(text)
+        if read is text:
+            words = shown = WORDS.findall(text)
+        else:
+            spans = [match.span() for match in WORDS.finditer(read)]
+            words, shown = [read[a:b] for a, b in spans], [text[a:b] for a, b in spans]
         try:
             pieces = list(map(self.spelt.__getitem__, words))
         except KeyError:  # a word not in the memo yet
@@ -164,8 +175,15 @@ class FastIds:
             kept = bisect_right(starts, keep - 1, hi=len(sizes))
             if starts[kept] > keep:  # its last word, of several tokens, cut
                 return None
-            ids, sizes, words = ids[:keep], sizes[:kept], words[:kept]
-        return IdsAndWords(ids, sizes, words)
+            ids, sizes, shown = ids[:keep], sizes[:kept], shown[:kept]
+        return IdsAndWords(ids, sizes, shown)
+
+    def aligned(self, text: str) -> str | None:
+        """A non-ASCII `text` as the tokenizer's normaliser leaves it (`normalised`), where that is ASCII and as long
+        as the text: then every character became one character (NFKC never drops one, and no composition gives
+        ASCII), so the two line up character for character. Else None."""
+        read = self.normalised(text)
+        return read if read is not None and len(read) == len(text) else None
 
 
 def word_spans(text: str) -> list[tuple[int, int]]:

@@ -137,3 +137,41 @@ def test_the_lane_s_whole_words_are_the_tokenizer_s(name):
             assert sizes == [end - start for start, end in token_spans]
             assert [text[a:b] for a, b in spans] == words
     assert taken > len(texts)
+
+
+def _tokenizers_words(tokenizer: Tokenizer, text: str) -> tuple[list[int], list[int], list[str]]:
+    """A text's ids, its whole words' sizes and its words as `whole_words` finds them from the tokenizer's offsets."""
+    from attentive.answer.inputs import whole_words
+
+    encoding = tokenizer.encode(text, add_special_tokens=False)
+    if not encoding.ids:
+        return [], [], []
+    words, token_spans = whole_words(text, encoding, len(encoding.ids))
+    return encoding.ids, [end - start for start, end in token_spans], words
+
+
+@pytest.mark.parametrize("name", sorted(TOKENIZERS))
+def test_a_text_normalised_to_ascii_of_its_own_length_takes_the_words_lane_with_the_tokenizers_words(name):
+    """SenTube's comments all begin with a byte-order mark: `predict` reads their words in the lane too, shown as
+    the text spells them (a full-width word in full width), where the normaliser keeps every character one."""
+    from attentive.text.fast_ids import ascii_words
+
+    tokenizer = TOKENIZERS[name]
+    found = ascii_words(tokenizer, NORMALISED_TO_ASCII, 10_000)
+    # one character each: the byte-order mark, full-width letters; not the ellipsis (three), the ligature (two)
+    assert [words is not None for words in found] == [True, False, True, False, True]
+    for text, words in zip(NORMALISED_TO_ASCII, found):
+        if words is not None:
+            assert tuple(words) == _tokenizers_words(tokenizer, text)
+    assert found[2].words[0] == "\uff37\uff41\uff52\uff4d"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(st.characters(blacklist_categories=("Cs",)), max_size=40), min_size=1, max_size=5))
+def test_any_text_whose_words_the_lane_takes_gets_the_tokenizers_words(texts):
+    from attentive.text.fast_ids import ascii_words
+
+    for tokenizer in TOKENIZERS.values():
+        for text, words in zip(texts, ascii_words(tokenizer, texts, 10_000)):
+            if words is not None and words.ids:
+                assert tuple(words) == _tokenizers_words(tokenizer, text)
