@@ -144,15 +144,14 @@ class FastIds:
         `attentive.answer.inputs.whole_words`' spans; they add up to the ids) and those words as the text spells
         them (its characters at `word_spans`; a lower-casing tokenizer's ids are those of their lower case, which
         the pattern cuts alike). A text that is not ASCII is read as the tokenizer's normaliser leaves it where that
-        is ASCII of the same length (`aligned`: a byte-order mark or a no-break space made a space, a full-width
-        letter its ASCII letter), its words shown as the text itself spells them at the same characters, as the
-        tokenizer's offsets would. None where the lane does not take the text (as `ids`, and a normalised text of
-        another length, "wait\u2026" made "wait...", whose characters no longer line up; a text long enough for
-        `ids` to read it word by word) or `keep` cuts a word of several tokens (whose cut end only the tokenizer's
-        offsets know)."""
+        is ASCII (`aligned`: a byte-order mark made a space, a full-width letter its ASCII letter, an ellipsis three
+        dots), each word shown as the text itself spells it, from the character its first character came from to
+        the one its last came from, as the tokenizer's offsets show it. None where the lane does not take the text
+        (as `ids`; a text long enough for `ids` to read it word by word) or `keep` cuts a word of several tokens
+        (whose cut end only the tokenizer's offsets know)."""
         if len(text) > keep * LONG_TEXT_CHARS_PER_TOKEN:
             return None
-        read = text if text.isascii() else self.aligned(text)
+        read, origin = (text, None) if text.isascii() else self.aligned(text)
         if read is None:
             return None
         if self.added:
@@ -163,7 +162,9 @@ class FastIds:
             words = shown = WORDS.findall(text)
         else:
             spans = [match.span() for match in WORDS.finditer(read)]
-            words, shown = [read[a:b] for a, b in spans], [text[a:b] for a, b in spans]
+            words = [read[a:b] for a, b in spans]
+            shown = [text[a:b] for a, b in spans] if origin is None else \
+                [text[origin[a]:origin[b - 1] + 1] for a, b in spans]
         try:
             pieces = list(map(self.spelt.__getitem__, words))
         except KeyError:  # a word not in the memo yet
@@ -178,12 +179,23 @@ class FastIds:
             ids, sizes, shown = ids[:keep], sizes[:kept], shown[:kept]
         return IdsAndWords(ids, sizes, shown)
 
-    def aligned(self, text: str) -> str | None:
-        """A non-ASCII `text` as the tokenizer's normaliser leaves it (`normalised`), where that is ASCII and as long
-        as the text: then every character became one character (NFKC never drops one, and no composition gives
-        ASCII), so the two line up character for character. Else None."""
+    def aligned(self, text: str) -> tuple[str | None, list[int] | None]:
+        """A non-ASCII `text` as the tokenizer's normaliser leaves it (`normalised`), where that is ASCII, and where
+        each of its characters came from in the text: None where every character stayed one (a byte-order mark made
+        a space), else a position per character ("wait\u2026" made "wait...": 0, 1, 2, 3, 4, 4, 4). NFKC never drops
+        a character and no composition gives ASCII, so an ASCII result is the text's characters normalised one by
+        one. (None, None) where the lane does not take the text."""
         read = self.normalised(text)
-        return read if read is not None and len(read) == len(text) else None
+        if read is None or len(read) == len(text):
+            return read, None
+        origin, after = [], 0
+        for match in NON_ASCII.finditer(text):
+            position = match.start()
+            origin += range(after, position)
+            origin += [position] * len(_nfkc_replaced(match.group()))
+            after = position + 1
+        origin += range(after, len(text))
+        return (read, origin) if len(origin) == len(read) else (None, None)
 
 
 def word_spans(text: str) -> list[tuple[int, int]]:
