@@ -22,6 +22,7 @@ only where the earlier export listed it among its graphs), all at once.
 """
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import logging
@@ -37,7 +38,8 @@ from .folders.config import BOUND_LABELS
 from .folders.output import OutputKind, claim, read_config
 from .folders.saved import CONFIG, TOKENIZER, WEIGHTS
 from .model import Model
-from .models.folding import fold
+from .models.folding import FoldedClassifier, fold
+from .models.wide import CompactNgramChannel, NgramChannel, compacted
 from .runtime import FORMAT, is_exported
 from .runtime.folder import GRAPH, GRAPH_INT8
 from .util.atomic import json_text
@@ -140,7 +142,8 @@ def _exported_files(model: Model, scratch: Path, int8: bool) -> dict[str, bytes]
     inputs, axes = _example(model)
     network = model.network.cpu().eval()
     folded = fold(network)  # a recurrence-free LAMA model looks its words' vectors and keys up
-    network = ExportedNetwork(folded or network, list(inputs), temperature_of(model.config), model.multi_label)
+    answering = _compact_rows(folded or network)
+    network = ExportedNetwork(answering, list(inputs), temperature_of(model.config), model.multi_label)
     with torch.no_grad(), warnings.catch_warnings():
         has_attention = bool(network(*inputs.values())[1].sum() > 0)  # zeros stand in for a pooler without any
         _quiet_tracing()
@@ -167,6 +170,8 @@ def _exported_files(model: Model, scratch: Path, int8: bool) -> dict[str, bytes]
         "graphs": [GRAPH] + ([GRAPH_INT8] if int8 else []),
         "folded": folded is not None,  # for the record (attentive/models/folding.py): the runtime needs nothing else
     }
+    if isinstance(getattr(answering, "wide", None), CompactNgramChannel):  # for the record too
+        config["bigram_rows"] = {"kept": answering.wide.rows.num_embeddings - 1, "buckets": answering.wide.buckets}
     if model.multi_label:  # the graph answers sigmoids; the runtime gives each label at or above its threshold
         config.update(multi_label=True, thresholds=model.thresholds)
     for key in ("calibration", "prior"):  # for the record: the graph applies the temperature and holds the linear
@@ -179,6 +184,20 @@ def _exported_files(model: Model, scratch: Path, int8: bool) -> dict[str, bytes]
     files[TOKENIZER] = model.tokenizer.to_str().encode("utf-8")
     config["checksums"] = {name: hashlib.sha256(data).hexdigest() for name, data in files.items()}
     return {**files, CONFIG: (json_text(config, scratch / CONFIG) + "\n").encode("utf-8")}
+
+
+def _compact_rows(network: nn.Module) -> nn.Module:
+    """`network` with its n-gram channel's bigram table kept by its nonzero rows, where that is smaller
+    (attentive/models/wide.py `compacted`); the model's own network is left as it is (a folded one is a new module
+    already, any other is copied)."""
+    wide = getattr(network, "wide", None)
+    compact = compacted(wide) if isinstance(wide, NgramChannel) else wide
+    if compact is wide:
+        return network
+    if not isinstance(network, FoldedClassifier):
+        network = copy.deepcopy(network)
+    network.wide = compact
+    return network
 
 
 def _bind_labels(path: Path, labels: list[str]) -> None:

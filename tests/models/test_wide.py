@@ -9,7 +9,7 @@ import torch
 import attentive
 from attentive.data.example import Dataset
 from attentive.errors import AttentiveError
-from attentive.models.wide import NgramChannel
+from attentive.models.wide import CompactNgramChannel, NgramChannel, compacted
 
 from ..helpers import tiny_overrides
 
@@ -32,6 +32,21 @@ def test_a_new_channel_starts_silent():
     channel = NgramChannel(vocab_size=10, classes=2)
     ids = torch.tensor([[2, 3, 4]])
     assert not channel(ids, ids != 0).any()
+
+
+def test_a_channel_kept_by_its_nonzero_bigram_rows_answers_as_the_dense_one_where_that_is_smaller():
+    torch.manual_seed(0)
+    channel = NgramChannel(vocab_size=30, classes=20, buckets=512)
+    torch.nn.init.normal_(channel.unigrams.weight)
+    with torch.no_grad():
+        channel.bigrams.weight[torch.randint(512, (40,))] = torch.randn(40, 20)  # rows training reached
+    compact = compacted(channel)
+    assert isinstance(compact, CompactNgramChannel) and compact.rows.num_embeddings <= 41
+    ids = torch.randint(1, 30, (16, 12))
+    mask = torch.arange(12)[None] < torch.randint(1, 13, (16, 1))
+    assert torch.equal(compact(ids, mask), channel(ids, mask)) and channel(ids, mask).any()
+    few_classes = NgramChannel(vocab_size=30, classes=2, buckets=512)  # a row index costs more than 2 one-byte scores
+    assert compacted(few_classes) is few_classes
 
 
 def test_a_wide_and_deep_model_explains_each_channels_part_of_the_margin(sst2_small, tmp_path):

@@ -50,6 +50,19 @@ def test_pair_models_answer_the_same_in_onnx_runtime(tmp_path):
                         pairs=["a man plays", "nobody is here", "the actors are good"])
 
 
+def test_an_export_of_many_classes_stores_only_the_bigram_rows_training_reached(tmp_path):
+    """Banking77's 77 intents: the dense table of 2^18 buckets would be 20 MB in int8; the export keeps the rows its
+    training bigrams reached and answers as the model does."""
+    data = small("banking77", size=400)
+    model = attentive.train(data, "default", overrides=tiny_overrides("default") + ["train.epochs=1"],
+                            show_progress=False)
+    folder = export(model, tmp_path / "onnx", int8=True)
+    rows = json.loads((folder / "config.json").read_text())["bigram_rows"]
+    assert rows["buckets"] == model.network.wide.buckets and 0 < rows["kept"] < 10_000
+    assert (folder / "model.int8.onnx").stat().st_size < 2e6  # 77 x 2^18 one-byte scores alone are 20 MB
+    assert_same_answers(model, runtime.load(folder, int8=False), ANSWERED_TEXTS)
+
+
 def test_the_pretrained_encoder_recipes_export_too(sst2_small, tmp_path):
     data = Dataset("tiny", {"train": sst2_small.splits["train"][:96], "dev": sst2_small.splits["dev"][:32],
                             "test": []}, sst2_small.labels)
