@@ -48,20 +48,41 @@ def latency_ms(answer: Callable[[str], object], texts: list[str], repeats: int) 
 PASSES = 5  # timed passes over the texts, after one untimed
 
 
+def _one_pass(answer_batch: Callable[[list[str]], object], texts: list[str]) -> float:
+    """Texts a second of one pass of `answer_batch` over `texts` in batches of 128."""
+    start = time.perf_counter()
+    for i in range(0, len(texts), 128):
+        answer_batch(texts[i:i + 128])
+    return len(texts) / (time.perf_counter() - start)
+
+
 def docs_per_second(answer_batch: Callable[[list[str]], object], texts: list[str], passes: int = PASSES) -> float:
     """Texts a second of `answer_batch` over `texts` in batches of 128: the median of `passes` timed passes after one
     untimed pass (which meets every batch shape once). One pass over a test set of sentences lasts tens of
     milliseconds, so a single pass is at the mercy of one pause (a collection, a thread waking): commit c189610 saw
     the same student at 27,461 and at 7,285 texts/s from one pass each; four retimes with the median of five stayed
     within 36,070-41,428."""
-    def one_pass() -> float:
-        start = time.perf_counter()
-        for i in range(0, len(texts), 128):
-            answer_batch(texts[i:i + 128])
-        return len(texts) / (time.perf_counter() - start)
+    _one_pass(answer_batch, texts)
+    return round(statistics.median(_one_pass(answer_batch, texts) for _ in range(passes)), 1)
 
-    one_pass()
-    return round(statistics.median(one_pass() for _ in range(passes)), 1)
+
+INTERLEAVED_PASSES = 15
+
+
+def interleaved_docs_per_second(answer_batches: dict[str, Callable[[list[str]], object]], texts: list[str],
+                                passes: int = INTERLEAVED_PASSES) -> dict[str, float]:
+    """`docs_per_second` of several systems side by side: after one untimed pass of each, `passes` rounds in which
+    each system makes one pass in turn, and each one's median. Timed one after the other, two systems meet different
+    stretches of a shared machine's speed: the same model and texts gave 41,054 and 24,851 texts/s in two runs of
+    the shipped table an hour apart (benchmarks/notes.md, "The default as deployed"), TF-IDF + LR 46,676 and 36,166;
+    taken in turn, their ratio sees the same stretches."""
+    for answer_batch in answer_batches.values():
+        _one_pass(answer_batch, texts)
+    found: dict[str, list[float]] = {name: [] for name in answer_batches}
+    for _ in range(passes):
+        for name, answer_batch in answer_batches.items():
+            found[name].append(_one_pass(answer_batch, texts))
+    return {name: round(statistics.median(values), 1) for name, values in found.items()}
 
 
 def train_peers(train_texts: list[str], train_labels: list[str]) -> dict:

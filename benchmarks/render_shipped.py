@@ -32,7 +32,7 @@ def shipped_section(results: list[dict]) -> list[str]:
              "Per dataset, one `python -m benchmarks.shipped --dataset D` run: the default recipe trained with seed 0 "
              "(`attentive train`), exported to int8 and run by ONNX Runtime, timed in one process beside TF-IDF + LR, "
              "fastText and model2vec on the same test texts (up to 5,000; batches of 128 on 2 threads, the median of "
-             "five passes; p50 of one sentence on 1 thread), as the deployable table times its systems. `predict` "
+             "fifteen passes, the systems' passes taken in turn; p50 of one sentence on 1 thread). `predict` "
              "answers the label with its top five words (what `attentive predict` and the server answer); "
              "`proba` is `predict_proba`; a peer's two calls cost alike. Ratio: `predict`'s texts/s over TF-IDF + "
              "LR's. Test accuracy of the timed model (PyTorch / its int8 graph); the mean over three seeds is the "

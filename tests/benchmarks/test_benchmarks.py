@@ -767,6 +767,17 @@ def test_the_deployable_verdict_gives_document_sets_their_own_size_bound():
     assert _verdict(systems, "sst2") == "alone: reached"
 
 
+def test_interleaved_timing_takes_each_systems_passes_in_turn():
+    from benchmarks.deploy_speed import interleaved_docs_per_second
+
+    calls = []
+    systems = {name: (lambda batch, name=name: calls.append((name, len(batch)))) for name in ("ours", "peer")}
+    speeds = interleaved_docs_per_second(systems, ["a text"] * 300, passes=3)
+    assert set(speeds) == {"ours", "peer"} and all(value > 0 for value in speeds.values())
+    passes = [name for name, size in calls if size == 44]  # the last batch of each pass: 300 = 128 + 128 + 44
+    assert passes == ["ours", "peer"] * 4  # one untimed pass each, then three rounds, one pass of each in turn
+
+
 def test_the_shipped_table_checks_each_dataset_against_issue_45s_bounds():
     from benchmarks.render_shipped import shipped_section
 
