@@ -158,8 +158,8 @@ class FastIds:
             lowered = read.lower()
             if any(token in lowered for token in self.added):
                 return None
-        if read is text:
-            words = shown = WORDS.findall(text)
+        if read is text or (origin is None and read == NON_ASCII.sub(" ", text)):  # every non-ASCII character
+            words = shown = WORDS.findall(read)  # became a space (a byte-order mark): the words are the text's own
         else:
             spans = [match.span() for match in WORDS.finditer(read)]
             words = [read[a:b] for a, b in spans]
