@@ -300,6 +300,13 @@ def model_of(annotation) -> type[BaseModel] | None:
     return next((m for m in members if isinstance(m, type) and issubclass(m, BaseModel)), None)
 
 
+def _key(name) -> str:
+    """A recipe key as an error names it: as written, or escaped (`ascii`) where it holds a character that does not
+    print, a line break among them, so that the error stays one line."""
+    text = str(name)
+    return text if text.isprintable() else ascii(text)
+
+
 def first_problem(error: ValidationError) -> tuple[str, str]:
     """(the dotted key, what its value must be) of the first problem pydantic found in a recipe."""
     found = error.errors()[0]
@@ -312,9 +319,9 @@ def first_problem(error: ValidationError) -> tuple[str, str]:
         model = model_of(field.annotation)
     context = found.get("ctx") or {}
     if found["type"] == "recipe":
-        return ".".join([*names, context["key"]] if context["key"] else names), context["meaning"]
+        return ".".join(map(_key, [*names, context["key"]] if context["key"] else names)), context["meaning"]
     from ..models.option_types import describe, left_out
 
     if found["type"] == "extra_forbidden":
-        return ".".join(map(str, found["loc"])), left_out(".".join(names), list(model.model_fields))
+        return ".".join(map(_key, found["loc"])), left_out(".".join(names), list(model.model_fields))
     return ".".join(names), field.description or describe(field.annotation, field.metadata)

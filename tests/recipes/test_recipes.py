@@ -100,6 +100,15 @@ def test_unknown_top_level_keys_are_refused_naming_them(tmp_path):
         load_recipe({**load_recipe("lama_ctx").as_dict(), "extra": [1]})
 
 
+def test_a_key_with_a_line_break_is_named_on_one_line():
+    """A damaged saved recipe can hold any key (tests/folders/test_fuzz_folders.py found "\\n" in a section)."""
+    recipe = load_recipe("default").as_dict()
+    recipe["tokenizer"]["\n"] = None
+    with pytest.raises(AttentiveError) as refused:
+        load_recipe(recipe)
+    assert "tokenizer.'\\n'" in str(refused.value) and "\n" not in str(refused.value)
+
+
 @pytest.mark.parametrize("text, message", [
     ("- encoder\n- pooler\n", "a recipe is a mapping of sections (tokenizer, embedder, aspect, encoder, pooler, "
                               "head, wide, train), not a list"),
