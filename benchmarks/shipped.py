@@ -15,7 +15,6 @@ results/shipped-DATASET.json, `"kind": "shipped"`. Nothing else may run beside t
 from __future__ import annotations
 
 import argparse
-import time
 from pathlib import Path
 
 import numpy as np
@@ -23,19 +22,10 @@ import numpy as np
 import attentive
 from benchmarks.baselines import split_xy
 from benchmarks.common import commit_at_start, write_result
-from benchmarks.deployable import int8_accuracy, model_predicted, show, timings
+from benchmarks.deployable import int8_accuracy, model_predicted, show, timings, trained
 
 RECIPE = "default"
 SEED = 0
-
-
-def trained_model(data, folder: Path) -> float:
-    """Train the shipped recipe into `folder` unless a model is there; its training seconds either way."""
-    if not (folder / "config.json").exists():
-        start = time.perf_counter()
-        attentive.train(data, RECIPE, folder, [f"train.seed={SEED}"], show_progress=False)
-        (folder / "train_seconds.txt").write_text(f"{time.perf_counter() - start:.1f}\n")
-    return float((folder / "train_seconds.txt").read_text())
 
 
 def main(argv=None) -> int:
@@ -49,11 +39,11 @@ def main(argv=None) -> int:
     commit_at_start()
     data = attentive.api.resolve_dataset(args.dataset)
     folder = args.runs / data.name / f"{RECIPE}-s{SEED}"
-    train_s = trained_model(data, folder)
+    model, train_s = trained(folder, lambda out: attentive.train(data, RECIPE, out, [f"train.seed={SEED}"],
+                                                                 show_progress=False))
     if args.train_only:
         return 0
     texts, gold = split_xy(data, "test")
-    model = attentive.load(folder, device="cpu")
     accuracy = round(float((np.array(model_predicted(model, texts)) == np.array(gold)).mean()), 4)
     measured, sizes = timings({"default": folder}, data, texts[: args.n], args.repeats)
     systems = {name: {**measured[name], **sizes[name]} for name in measured}
