@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from benchmarks.common import REPO_ROOT
-from benchmarks.results_io import DEFAULTS_DATASETS, machine_short
+from benchmarks.results_io import in_defaults_order, machine_short
 
 # The systems as the runs name them (before commit a798496 `default` was the biGRU model, now `opinion`, and
 # `student` the compact model, now `default`), and as the table labels them today.
@@ -26,11 +26,6 @@ def _accuracy(cell: dict) -> str:
     if len(cell.get("values", ())) == 1:
         return f"{100 * cell['mean']:.2f} (1 seed)"
     return f"{100 * cell['mean']:.2f} ± {100 * cell['std']:.2f}"
-
-
-def _order(result: dict) -> tuple:
-    dataset = result["dataset"]
-    return (DEFAULTS_DATASETS.index(dataset) if dataset in DEFAULTS_DATASETS else len(DEFAULTS_DATASETS), dataset)
 
 
 def _verdict(systems: dict, dataset: str) -> str:
@@ -76,7 +71,7 @@ def _distillation(result: dict) -> str:
 
 def _shipped(results: list[dict]) -> list[dict]:
     """The `deployable` runs of the shipped student (no variant), in the table's dataset order."""
-    return sorted((r for r in results if r.get("kind") == "deployable" and not r.get("variant")), key=_order)
+    return sorted((r for r in results if r.get("kind") == "deployable" and not r.get("variant")), key=in_defaults_order)
 
 
 def deployable_section(results: list[dict]) -> list[str]:
@@ -136,7 +131,8 @@ def breakdowns_section(results: list[dict]) -> list[str]:
 
 def variants_section(results: list[dict]) -> list[str]:
     """Every student variant of the `deployable` results, by mean dev accuracy (the appendix's section)."""
-    variants = sorted((r for r in results if r.get("kind") == "deployable"), key=lambda r: (_order(r), r["name"]))
+    variants = sorted((r for r in results if r.get("kind") == "deployable"),
+                      key=lambda r: (in_defaults_order(r), r["name"]))
     if not variants:
         return []
     lines = ["## Student variants", ""]
@@ -232,7 +228,7 @@ def pruned_default_lines(results: list[dict]) -> list[str]:
              "chose each run's epoch.", "",
              "| dataset | default | vocabulary | dev acc | test acc | saved MB | int8 MB |",
              "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
-    for result in sorted(results, key=_order):
+    for result in sorted(results, key=in_defaults_order):
         for key, label in (("default", "as shipped"), ("pruned", "pruned pieces")):
             cell = result["systems"][key]
             lines.append(f"| {result['dataset']} | {label} | {cell['vocab_size']['mean']:,.0f} | "

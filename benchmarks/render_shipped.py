@@ -4,7 +4,7 @@ TF-IDF + LR, fastText and model2vec in one process, on `predict` (what the CLI a
 `predict_proba`; and the issue's bounds, each counted over the datasets."""
 from __future__ import annotations
 
-from benchmarks.results_io import DEFAULTS_DATASETS, machine_short
+from benchmarks.results_io import in_defaults_order, machine_short
 
 # Issue 45: int8 "≤ 5 MB on the sentence sets (≤ 10 MB on IMDB, News and R8)"; the long-message and intent sets the
 # issue added later (20 Newsgroups, Banking77) are held to the documents' and the sentences' bounds.
@@ -14,18 +14,13 @@ P50_MS = 0.2  # one text's predict, 1 thread
 FASTTEXT_SHARE_SST2 = 0.8  # predict's texts/s ≥ 0.8 × fastText's on SST-2
 
 
-def _order(result: dict) -> tuple:
-    dataset = result["dataset"]
-    return (DEFAULTS_DATASETS.index(dataset) if dataset in DEFAULTS_DATASETS else len(DEFAULTS_DATASETS), dataset)
-
-
 def _bound(dataset: str) -> float:
     return INT8_MB["documents" if dataset in DOCUMENT_SETS else "sentences"]
 
 
 def shipped_section(results: list[dict]) -> list[str]:
     """The `shipped` results, one row per dataset, and how many datasets meet each of the issue's bounds."""
-    runs = sorted((r for r in results if r.get("kind") == "shipped"), key=_order)
+    runs = sorted((r for r in results if r.get("kind") == "shipped"), key=in_defaults_order)
     if not runs:
         return []
     lines = ["## The default as deployed, on every visible dataset", "",

@@ -14,8 +14,8 @@ from attentive.recipes.retired import RENAMED_RECIPES
 from benchmarks.common import DEFAULTS_DATASETS, RESULTS_DIR, SAME_SETTINGS
 
 __all__ = ["DEFAULTS_DATASETS", "METRICS", "PAPERS", "RESULTS_DIR", "group_key", "group_results", "groups_by_dataset",
-           "is_cpu_run", "load_papers", "load_results", "machine_short", "mean", "mean_by_machine", "model_name",
-           "paper_accuracy", "paper_best", "runs_by_machine", "selected_runs", "values"]
+           "in_defaults_order", "is_cpu_run", "load_papers", "load_results", "machine_short", "mean", "mean_by_machine",
+           "model_name", "paper_accuracy", "paper_best", "runs_by_machine", "selected_runs", "values"]
 
 PAPERS = Path(__file__).resolve().parent / "papers.json"
 OWN_SECTION_KINDS = ("parameters", "characteristics", "size", "deploy", "serve_load", "deployable",
@@ -98,6 +98,13 @@ def is_cpu_run(result: dict) -> bool:
     if result.get("device"):
         return str(result["device"]).startswith("cpu")
     return not (result.get("machine") or {}).get("cuda_device")
+
+
+def in_defaults_order(result: dict) -> tuple:
+    """A sort key putting a result of one dataset where the defaults table puts its dataset (DEFAULTS_DATASETS), any
+    other dataset after them, by name."""
+    dataset = result["dataset"]
+    return (DEFAULTS_DATASETS.index(dataset) if dataset in DEFAULTS_DATASETS else len(DEFAULTS_DATASETS), dataset)
 
 
 def machine_short(result: dict) -> str:
