@@ -36,6 +36,7 @@ from benchmarks.render_deployable import (
     pruned_default_lines,
     variants_section,
 )
+from benchmarks.render_frontier import frontier_section
 from benchmarks.render_lama import heads_section, lama_section, parameters_section
 from benchmarks.render_linear_prior import linear_prior_section
 from benchmarks.render_long_texts import long_texts_section
@@ -111,7 +112,8 @@ def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: 
     sizes = [r for r in results if r.get("kind") == "size"]
     deploy = [r for r in results if r.get("kind") in ("deploy", "serve_load")]
     deployable_results = [r for r in results if r.get("kind") == "deployable"]
-    deployable = shipped_section(results) + deployable_section(deployable_results) + compact_rule_section(results)
+    deployable = shipped_section(results) + frontier_section(results) + deployable_section(deployable_results)
+    deployable += compact_rule_section(results)
     peers = {r["name"]: r["test"]["accuracy"] for r in results if r.get("name") in IMDB_PEERS.values()}
     earlier_students = pruned_default_lines([r for r in results if r.get("kind") == "pruned_default"])
     earlier_students += imdb_student_lines([r for r in results if r.get("kind") == "imdb_student"],

@@ -10,7 +10,7 @@ import statistics
 
 from benchmarks.formatting import fmt_mean_std, fmt_seconds
 from benchmarks.results_io import DEFAULTS_DATASETS as DATASETS
-from benchmarks.results_io import METRICS, is_cpu_run, mean, model_name
+from benchmarks.results_io import METRICS, is_cpu_run, mean, runs_named
 
 DEFAULT_RECIPE = "default"
 OPINION_RECIPE = "opinion"  # the default until commit a798496 (2026-11-27): its runs are the `opinion` column
@@ -29,16 +29,11 @@ OTHER_ROWS = (("semeval14_category", "default_aspect", (DEFAULT_RECIPE, "default
               ("sick", "Lin et al.'s gated encoder (lama_pair)", GATED, "pair_bow_lr", None))
 
 
-def _runs(results: list[dict], dataset: str, name: str, variant: str | None = None) -> list[dict]:
-    return [r for r in results if r.get("dataset") == dataset and model_name(r) == name
-            and (variant is None or r.get("variant") == variant)]
-
-
 def gated_variant(results: list[dict]) -> str:
     """The variant of the gated-encoder family (GATED_FAMILY, or it with more options) with the best mean dev
     accuracy on SICK over at least 3 seeds; the family's name itself when none has."""
     groups: dict[str, list[float]] = {}
-    for r in _runs(results, "sick", GATED[0]):
+    for r in runs_named(results, "sick", GATED[0]):
         variant = r.get("variant") or ""
         if variant == GATED_FAMILY or variant.startswith(GATED_FAMILY + "-"):
             groups.setdefault(variant, []).append(r["dev"]["accuracy"])
@@ -49,7 +44,7 @@ def gated_variant(results: list[dict]) -> str:
 def _minilm(results: list[dict], dataset: str) -> list[float]:
     """The fine-tuned MiniLM group with the most seeds on this dataset (its variants differ in length limits)."""
     groups: dict[str, list[dict]] = {}
-    for r in _runs(results, dataset, "minilm"):
+    for r in runs_named(results, dataset, "minilm"):
         groups.setdefault(r.get("variant") or "", []).append(r)
     return METRICS["test_accuracy"](max(groups.values(), key=len, default=[]))
 
@@ -78,10 +73,10 @@ def defaults_section(results: list[dict], sizes: list[dict] = ()) -> list[str]:
     below: dict[str, float] = {}  # the sets where `documents` is more than WITHIN below the best baseline
     shown = level = 0  # the sets `documents` ran on; those where it is at or above the best baseline
     for dataset in DATASETS:
-        runs = _runs(results, dataset, DEFAULT_RECIPE, "defaults")
+        runs = runs_named(results, dataset, DEFAULT_RECIPE, "defaults")
         ours = METRICS["test_accuracy"](runs)
-        documents = METRICS["test_accuracy"](_runs(results, dataset, DOCUMENTS_RECIPE))
-        baselines = {name: METRICS["test_accuracy"](_runs(results, dataset, name)) for name in BASELINES}
+        documents = METRICS["test_accuracy"](runs_named(results, dataset, DOCUMENTS_RECIPE))
+        baselines = {name: METRICS["test_accuracy"](runs_named(results, dataset, name)) for name in BASELINES}
         best = max((statistics.fmean(v) for v in baselines.values() if v), default=None)
         delta = {name: (statistics.fmean(values) - best) * 100 if values and best is not None else None
                  for name, values in (("default", ours), ("documents", documents))}
@@ -91,7 +86,7 @@ def defaults_section(results: list[dict], sizes: list[dict] = ()) -> list[str]:
             if delta["documents"] < -WITHIN:
                 below[dataset] = delta["documents"]
         epoch = mean(METRICS["epoch_time_s"]([r for r in runs if is_cpu_run(r)]))
-        opinion = METRICS["test_accuracy"](_runs(results, dataset, OPINION_RECIPE, "defaults"))
+        opinion = METRICS["test_accuracy"](runs_named(results, dataset, OPINION_RECIPE, "defaults"))
         lines.append(f"| {dataset} | {fmt_mean_std(ours)} ({len(ours)}) | {_with_count(documents)} | "
                      f"{_with_count(opinion)} | {fmt_mean_std(baselines['tfidf_lr'])} | "
                      f"{fmt_mean_std(baselines['fasttext'])} | {_with_count(baselines['model2vec'])} | "
@@ -115,8 +110,8 @@ def defaults_section(results: list[dict], sizes: list[dict] = ()) -> list[str]:
         if (name, variant) == GATED:
             variant = gated_variant(results)
             label = f"{label}, `{variant}`"
-        ours = METRICS["test_accuracy"](_runs(results, dataset, name, variant))
-        theirs = METRICS["test_accuracy"](_runs(results, dataset, baseline))
+        ours = METRICS["test_accuracy"](runs_named(results, dataset, name, variant))
+        theirs = METRICS["test_accuracy"](runs_named(results, dataset, baseline))
         if target is None:
             target = statistics.fmean(theirs) if theirs else 1.0
         delta = f"{(statistics.fmean(ours) - statistics.fmean(theirs)) * 100:+.2f}" if ours and theirs else "—"

@@ -20,10 +20,12 @@ __all__ = ["DEFAULTS_DATASETS", "METRICS", "PAPERS", "RESULTS_DIR", "group_key",
 PAPERS = Path(__file__).resolve().parent / "papers.json"
 OWN_SECTION_KINDS = ("parameters", "characteristics", "size", "deploy", "serve_load", "deployable",
                      "class_weights", "pruned_default", "cv", "tune", "multilabel", "scaling", "ddp_accuracy",
-                     "throughput", "imdb_student", "long_texts", "ngram_weighting", "linear_prior", "shipped")
+                     "throughput", "imdb_student", "long_texts", "ngram_weighting", "linear_prior", "shipped",
+                     "frontier")
 # params.py, characteristics.py, model_size.py, deploy_speed.py, serve_load.py, deployable.py, class_weights.py,
 # pruned_default.py, practitioner.py, multilabel.py, scaling.py, ddp_accuracy.py, ray_predict.py, imdb_student.py,
-# long_texts.py, ngram_weighting.py, linear_prior.py, shipped.py: sections of their own (or a notes paragraph)
+# long_texts.py, ngram_weighting.py, linear_prior.py, shipped.py, frontier.py: sections of their own (or a notes
+# paragraph)
 
 # --------------------------------------------------------------------------- loading and grouping
 
@@ -83,6 +85,12 @@ def group_results(results: list[dict]) -> dict[tuple, list[dict]]:
     for result in results:
         groups[group_key(result)].append(result)
     return dict(groups)
+
+
+def runs_named(results: list[dict], dataset: str, name: str, variant: str | None = None) -> list[dict]:
+    """The results of model (or baseline) `name` on `dataset`, of `variant` where one is named."""
+    return [r for r in results if r.get("dataset") == dataset and model_name(r) == name
+            and (variant is None or r.get("variant") == variant)]
 
 
 def groups_by_dataset(results: list[dict]) -> dict[str, dict[tuple, list[dict]]]:

@@ -801,6 +801,46 @@ def test_the_shipped_table_checks_each_dataset_against_issue_45s_bounds():
     assert shipped_section([{"kind": "deployable"}]) == []
 
 
+def test_the_frontier_marks_the_points_no_other_beats_and_computes_its_rule_from_dev():
+    from benchmarks.render_frontier import OPINION_SETS, TOPIC_SETS, frontier_section, on_frontier
+
+    found = {"fast": {"test": [0.80], "speed": 100.0}, "slow": {"test": [0.90], "speed": 10.0},
+             "beaten": {"test": [0.79], "speed": 50.0}, "tied": {"test": [0.80], "speed": 100.0}}
+    assert on_frontier({k: v for k, v in found.items() if k != "tied"}) == {"fast", "slow"}
+    assert on_frontier(found) == {"fast", "tied", "slow"}  # equal points beat neither
+
+    def model(recipe, variant, dataset, dev, test):
+        return {"kind": "model", "recipe": recipe, "variant": variant, "dataset": dataset, "seed": 0,
+                "dev": {"accuracy": dev}, "test": {"accuracy": test}}
+
+    def timed(dataset, bigru_speed):
+        systems = {"default": 3000.0, "bigru32": bigru_speed, "opinion": 100.0}
+        return {"kind": "frontier", "dataset": dataset, "machine": {"cpu_model": "AMD EPYC", "cpu_cores": 2},
+                "candidates": {"default": ["default", "defaults"], "bigru32": ["default", "bigru32"],
+                               "opinion": ["opinion", "defaults"]},
+                "systems": {**{name: {"predict_docs_per_s": speed, "int8_mb": 1.0} for name, speed in systems.items()},
+                            **{peer: {"docs_per_s": 2000.0, "int8_mb": 1.0}
+                               for peer in ("tfidf_lr", "fasttext", "model2vec")}}}
+
+    results = [timed("sst2", 500.0), model("default", "defaults", "sst2", 0.80, 0.82),
+               model("default", "bigru32", "sst2", 0.82, 0.83), model("opinion", "defaults", "sst2", 0.84, 0.85)]
+    lines = frontier_section(results)
+    row = next(line for line in lines if line.startswith("| sst2"))
+    assert "| 82.00 · 3.0k |" in row and "| — · 2.0k |" in row  # a peer without result files has no accuracy
+    assert row.endswith("| default, default + biGRU 32, opinion |")  # each faster or more accurate than the next
+    assert "not computed yet" in lines[-1]  # one of the eight sets
+    sets = OPINION_SETS + TOPIC_SETS
+    results = [item for d in sets for item in (timed(d, 300.0 if d == "r8" else 500.0),
+                                               model("default", "bigru32", d, 0.84, 0.5),
+                                               model("opinion", "defaults", d, 0.845, 0.5))]
+    assert "84.00 against `opinion`'s 84.50" in frontier_section(results)[-1]
+    assert "3.00-5.00× `opinion`'s" in frontier_section(results)[-1]
+    assert frontier_section(results)[-1].endswith("It is a measured point, not a recipe.")  # 0.5 below on dev
+    results = [{**r, "dev": {"accuracy": 0.845}} if r.get("variant") == "bigru32" else r for r in results]
+    assert frontier_section(results)[-1].endswith("It becomes a named recipe.")
+    assert frontier_section([{"kind": "shipped"}]) == []
+
+
 def test_the_variants_table_says_how_many_copies_the_budget_let_a_student_make():
     from benchmarks.render_deployable import _distillation
 
