@@ -91,7 +91,7 @@ def frontier_section(results: list[dict]) -> list[str]:
     if None in scores.values():
         lines.append(f"The rule needs all eight sets ({', '.join(OPINION_SETS + TOPIC_SETS)}); "
                      f"{len(runs)} are run, so it is not computed yet.")
-        return lines
+        return lines + [""]
     named = scores["bigru32"] >= scores["opinion"] - DEV_MARGIN and min(ratios) >= SPEED_FACTOR
     lines.append(f"The rule: weighted mean dev accuracy over the eight sets (the six opinion sets 1/12 each, R8 and "
                  f"Banking77 1/4 each), default + biGRU 32 {scores['bigru32']:.2f} against `opinion`'s "
@@ -99,4 +99,4 @@ def frontier_section(results: list[dict]) -> list[str]:
                  f"texts/s {min(ratios):.2f}-{max(ratios):.2f}× `opinion`'s (it must reach {SPEED_FACTOR:g}× on "
                  f"every set). " + ("It becomes a named recipe." if named else
                                     "It is a measured point, not a recipe."))
-    return lines
+    return lines + [""]
