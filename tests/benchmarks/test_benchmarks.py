@@ -236,6 +236,19 @@ def test_targets_use_the_variant_dev_selected_among_those_with_most_seeds():
     assert variant == "b" and [r["name"] for r in runs] == ["b-s0", "b-s1"]  # test accuracy plays no part
 
 
+def test_the_default_models_targets_check_the_default_as_it_ships_not_an_experiment_on_it():
+    from benchmarks.render_targets import Target, target_measure
+
+    results = [_result(f"default-s{seed}", seed, 0.80, recipe="default", variant="defaults", dev={"accuracy": 0.80})
+               for seed in (0, 1, 2)]
+    results += [_result(f"wide-s{seed}", seed, 0.90, recipe="default", variant="wide", dev={"accuracy": 0.85})
+                for seed in (0, 1, 2)]  # a `--set` experiment that dev would select
+    free = Target("imdb", "default", "test_accuracy", 0.85, "any variant")
+    assert target_measure(results, free) == ("wide", pytest.approx(0.90))
+    pinned = Target("imdb", "default", "test_accuracy", 0.85, "as shipped", variant="defaults")
+    assert target_measure(results, pinned) == ("defaults", pytest.approx(0.80))
+
+
 def test_a_diverging_setting_is_reported_and_skipped():
     def fit(setting):
         if setting["lr"] > 1:
