@@ -4,23 +4,28 @@ test texts (benchmarks/deployable.py `timings`: int8 exports in ONNX Runtime on 
 on `predict_proba`, batches of 128 on 2 threads, the systems' passes taken in turn; p50 of one sentence on 1 thread).
 
     python -m benchmarks.frontier --dataset sst2 [--runs runs/frontier] [--shipped runs/shipped]
+    python -m benchmarks.frontier --plot      # results/frontier.png from every frontier run's results
 
 The timed models are each candidate's seed-0 model: the default as `benchmarks.shipped` trained it
 (SHIPPED/DATASET/default-s0), and the folders `benchmarks.run --save-models RUNS/DATASET` kept for the default with a
 32-unit biGRU (`--variant bigru32 --set encoder.type=bigru --set encoder.hidden=32`) and for `opinion` (`--variant
 frontier`, seed 0). Their accuracy over three seeds comes from the result files, read where the table is rendered
 (benchmarks/render_frontier.py); this run records speed and size only. Writes results/frontier-DATASET.json,
-`"kind": "frontier"`. Nothing else may run beside it.
+`"kind": "frontier"`. Nothing else may run beside it. `--plot` draws every dataset's points (test accuracy against
+texts/s, the frontier joined) into results/frontier.png, which BENCHMARKS.md links.
 """
 from __future__ import annotations
 
 import argparse
+import statistics
 from pathlib import Path
 
 import attentive
 from benchmarks.baselines import split_xy
-from benchmarks.common import commit_at_start, write_result
+from benchmarks.common import RESULTS_DIR, commit_at_start, write_result
 from benchmarks.deployable import timings
+from benchmarks.render_frontier import PLOT, SYSTEM_LABELS, on_frontier, points
+from benchmarks.results_io import in_defaults_order, load_results
 
 # system -> (recipe, variant) of its benchmarks.run files (the timed model is seed 0 of them)
 CANDIDATES = {"default": ("default", "defaults"), "bigru32": ("default", "bigru32"), "opinion": ("opinion", "defaults")}
@@ -38,14 +43,58 @@ def folders(dataset: str, runs: Path, shipped: Path) -> dict[str, Path]:
     return found
 
 
+def plot(results: list[dict], path: Path) -> None:
+    """One panel a dataset: each system's mean test accuracy against its texts/s (log scale), the frontier's points
+    joined fastest first."""
+    import matplotlib
+    import matplotlib.ticker
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    runs = sorted((r for r in results if r.get("kind") == "frontier"), key=in_defaults_order)
+    columns, rows = 4, (len(runs) + 3) // 4
+    fig, axes = plt.subplots(rows, columns, figsize=(4 * columns, 3.4 * rows), squeeze=False)
+    for axis, result in zip(axes.flat, runs):
+        found = {name: p for name, p in points(result, results).items() if p["test"]}
+        means = {name: 100 * statistics.fmean(p["test"]) for name, p in found.items()}
+        for name, point in found.items():
+            ours = name in result["candidates"]
+            axis.scatter(point["speed"], means[name], marker="o" if ours else "s", color="C0" if ours else "C1")
+            axis.annotate(SYSTEM_LABELS[name], (point["speed"], means[name]), fontsize=7, xytext=(3, 3),
+                          textcoords="offset points")
+        best = sorted(on_frontier(found), key=lambda name: found[name]["speed"])
+        axis.plot([found[n]["speed"] for n in best], [means[n] for n in best], color="grey", linewidth=0.8, zorder=0)
+        axis.set_xscale("log")
+        axis.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())  # minor labels overlap on a short range
+        axis.set_title(result["dataset"], fontsize=9)
+        axis.set_xlabel("predict texts/s", fontsize=8)
+        axis.set_ylabel("test accuracy (%)", fontsize=8)
+        axis.tick_params(labelsize=7)
+    for axis in list(axes.flat)[len(runs):]:
+        axis.set_visible(False)
+    fig.suptitle("test accuracy against predict texts/s: ours (circles), the peers (squares), the frontier joined",
+                 fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--dataset", required=True)
+    parser.add_argument("--dataset")
+    parser.add_argument("--plot", action="store_true", help="draw results/frontier.png and stop")
     parser.add_argument("--runs", type=Path, default=Path("runs/frontier"))
     parser.add_argument("--shipped", type=Path, default=Path("runs/shipped"))
     parser.add_argument("--n", type=int, default=5000, help="the test texts timed")
     parser.add_argument("--repeats", type=int, default=300, help="calls of one sentence for the p50")
     args = parser.parse_args(argv)
+    if args.plot:
+        plot(load_results(RESULTS_DIR)[0], RESULTS_DIR / PLOT)
+        print(RESULTS_DIR / PLOT)
+        return 0
+    if not args.dataset:
+        parser.error("--dataset is required (or --plot)")
     commit_at_start()
     data = attentive.api.resolve_dataset(args.dataset)
     texts, _ = split_xy(data, "test")

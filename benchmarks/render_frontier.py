@@ -18,6 +18,7 @@ TOPIC_SETS = ("r8", "banking77")
 OPINION_SETS = ("sst2", "sst5", "opener", "sentube_auto", "sentube_tablets", "semeval2013")
 DEV_MARGIN = 0.1  # points of weighted dev: bigru32 is named a recipe at or above opinion's - this
 SPEED_FACTOR = 2.0  # and at or above this many times opinion's predict texts/s on every set
+PLOT = "frontier.png"  # in the results folder, drawn by `python -m benchmarks.frontier --plot`
 
 
 def points(result: dict, results: list[dict]) -> dict[str, dict]:
@@ -86,7 +87,8 @@ def frontier_section(results: list[dict]) -> list[str]:
             dev[name][result["dataset"]] = found[name]["dev"]
         ratios.append(found["bigru32"]["speed"] / found["opinion"]["speed"])
     machines = ", ".join(sorted({machine_short(r) for r in runs}))
-    lines += ["", f"Timed on {machines}."]
+    lines += ["", f"Timed on {machines}; drawn in [benchmarks/results/{PLOT}](benchmarks/results/{PLOT}) (`python -m "
+                  "benchmarks.frontier --plot`)."]
     scores = {name: weighted_dev(per_set) for name, per_set in dev.items()}
     if None in scores.values():
         lines.append(f"The rule needs all eight sets ({', '.join(OPINION_SETS + TOPIC_SETS)}); "
