@@ -854,6 +854,20 @@ def test_the_frontier_marks_the_points_no_other_beats_and_computes_its_rule_from
     assert frontier_section([{"kind": "shipped"}]) == []
 
 
+def test_the_frontier_is_drawn_one_panel_a_dataset(tmp_path):
+    from benchmarks.frontier import plot
+
+    def model(recipe, variant, dataset, test):
+        return {"kind": "model", "recipe": recipe, "variant": variant, "dataset": dataset, "seed": 0,
+                "dev": {"accuracy": test}, "test": {"accuracy": test}}
+
+    peers = {peer: {"docs_per_s": 2000.0, "int8_mb": 1.0} for peer in ("tfidf_lr", "fasttext", "model2vec")}
+    timed = {"kind": "frontier", "dataset": "sst2", "candidates": {"default": ["default", "defaults"]},
+             "systems": {"default": {"predict_docs_per_s": 3000.0, "int8_mb": 1.0}, **peers}}
+    plot([timed, model("default", "defaults", "sst2", 0.83), model("tfidf_lr", None, "sst2", 0.81)], tmp_path / "f.png")
+    assert (tmp_path / "f.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
 def test_the_variants_table_says_how_many_copies_the_budget_let_a_student_make():
     from benchmarks.render_deployable import _distillation
 
