@@ -15,7 +15,7 @@ from benchmarks.common import DEFAULTS_DATASETS, RESULTS_DIR, SAME_SETTINGS
 
 __all__ = ["DEFAULTS_DATASETS", "METRICS", "PAPERS", "RESULTS_DIR", "group_key", "group_results", "groups_by_dataset",
            "in_defaults_order", "is_cpu_run", "load_papers", "load_results", "machine_short", "mean", "mean_by_machine",
-           "model_name", "paper_accuracy", "paper_best", "runs_by_machine", "selected_runs", "values"]
+           "model_name", "paper_accuracy", "paper_best", "runs_by_machine", "runs_named", "selected_runs", "values"]
 
 PAPERS = Path(__file__).resolve().parent / "papers.json"
 OWN_SECTION_KINDS = ("parameters", "characteristics", "size", "deploy", "serve_load", "deployable",
