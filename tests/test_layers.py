@@ -62,6 +62,10 @@ KNOWN_PRIVATE_IMPORTS = {
     # Sizes of untrained networks (the folder of the model training would start from; parameter counts of every
     # recipe and of SAN's heads): the public API builds a network only by training it.
     ("model_size.py", "attentive.training.pipeline.new_model"),
+    # The reduced-width probe gives the folded network (the per-word tables an export holds) rank-k vectors and
+    # measures what it answers on encoded texts: a graph no public call builds.
+    ("width_at_export.py", "attentive.models.folding.fold"),
+    ("width_at_export.py", "attentive.answer.inference.predict_probabilities"),
     # The linear prior's trial reads the features `wide.prior` fits (the n-gram channel's, counted and weighted), and
     # its weight, beside forms no public call computes (unit length, one weight for every set).
     ("linear_prior.py", "attentive.training.prior.feature_counts"),
