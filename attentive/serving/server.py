@@ -30,6 +30,7 @@ import hmac
 import logging
 import socket
 import time
+from collections.abc import Callable
 from contextlib import aclosing
 from dataclasses import dataclass
 from pathlib import Path
@@ -85,12 +86,14 @@ class Query(BaseModel):
 
 @dataclass
 class Pending:
-    """A request waiting for its answers: one (text, pair, aspect) per answer, as `_expanded` made them."""
+    """A request waiting for its answers: one (text, pair, aspect) per answer, as `_expanded` made them, and how many
+    top words it asks for."""
 
     texts: list[str]
     pairs: list[str] | None
     aspects: list
     future: asyncio.Future
+    top_k: int = 5
 
     @property
     def chars(self) -> int:
@@ -98,24 +101,27 @@ class Pending:
 
 
 class MicroBatcher:
-    """Collects concurrent requests for a short window and answers them with one model call (in a worker thread): up
-    to `max_batch` answers and `max_chars` characters of text, so that a long text does not hold many short ones (a
+    """Collects concurrent requests for a short window and answers them with one call of `call` (in a worker thread):
+    up to `max_batch` answers and `max_chars` characters of text, so that a long text does not hold many short ones (a
     request over either bound is answered alone). If the call fails on a merged batch, each of its requests is
-    answered alone, so that a request the model cannot answer fails only itself."""
+    answered alone, so that a request the model cannot answer fails only itself. `call(texts, top_k)` answers the
+    batch's texts (`Expanded`) with the most top words any of its requests asks for: a request's own `top_k` words are
+    the first of them (the words are sorted, most attended first, ties in word order)."""
 
-    def __init__(self, model, window_s: float, max_batch: int, max_chars: int = MAX_BATCH_CHARS):
-        self.model, self.window_s, self.max_batch, self.max_chars = model, window_s, max_batch, max_chars
+    def __init__(self, call: Callable[[Expanded, int], list], window_s: float, max_batch: int,
+                 max_chars: int = MAX_BATCH_CHARS):
+        self.call, self.window_s, self.max_batch, self.max_chars = call, window_s, max_batch, max_chars
         self.loop: asyncio.AbstractEventLoop | None = None
         self.queue: asyncio.Queue[Pending] | None = None
         self.held: Pending | None = None  # a request that did not fit the last batch: the next one starts with it
 
-    async def answer(self, texts: list[str], pairs: list[str] | None, aspects: list) -> list:
+    async def answer(self, texts: list[str], pairs: list[str] | None, aspects: list, top_k: int = 5) -> list:
         loop = asyncio.get_running_loop()
         if self.loop is not loop:  # the first request, or a new event loop (a test client's): a worker of its own
             self.loop, self.queue, self.held = loop, asyncio.Queue(), None
             loop.create_task(self._work())
         future = loop.create_future()
-        await self.queue.put(Pending(texts, pairs, aspects, future))
+        await self.queue.put(Pending(texts, pairs, aspects, future, top_k))
         return await future
 
     async def _work(self) -> None:
@@ -153,9 +159,10 @@ class MicroBatcher:
         texts = [t for p in batch for t in p.texts]
         pairs = [t for p in batch for t in p.pairs] if batch[0].pairs is not None else None
         aspects = [a for p in batch for a in p.aspects]
+        top_k = max(pending.top_k for pending in batch)
         try:
             answers = await asyncio.get_running_loop().run_in_executor(
-                None, lambda: self.model.explain(Expanded(texts, pairs, aspects)))
+                None, lambda: self.call(Expanded(texts, pairs, aspects), top_k))
         except Exception as exc:
             if len(batch) == 1:
                 _fail(batch, exc)
@@ -209,11 +216,12 @@ def bound_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _prediction_json(explanation, top_k: int) -> dict:
-    """The CLI's JSON for one answer: label, probabilities, the `top_k` most attended words (and the aspect)."""
-    prediction = explanation.prediction.as_dict()
-    prediction["top_words"] = prediction["top_words"][:top_k]
-    return prediction
+def _prediction_json(prediction, top_k: int) -> dict:
+    """The CLI's JSON for one answer (a `Prediction`): label, probabilities, the `top_k` most attended words (and the
+    aspect)."""
+    answer = prediction.as_dict()
+    answer["top_words"] = answer["top_words"][:top_k]
+    return answer
 
 
 def _explanation_json(explanation, top_k: int) -> dict:
@@ -281,7 +289,9 @@ def create_app(model, api_key: str | None = None, max_body: int = 1_000_000, max
     errors = Counter("attentive_errors", "requests answered with an error status", ["path"], registry=registry)
     latency = Histogram("attentive_request_seconds", "request latency", ["path"], registry=registry,
                         buckets=(.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5))
-    batcher = MicroBatcher(model, window_ms / 1000, max_batch, max_batch_chars)
+    predicting = MicroBatcher(lambda texts, top_k: model.predict(texts, top_k=top_k), window_ms / 1000, max_batch,
+                              max_batch_chars)  # /predict: predict's own path (no evidence, no word found unasked)
+    explaining = MicroBatcher(lambda texts, top_k: model.explain(texts), window_ms / 1000, max_batch, max_batch_chars)
     expected_key = None if api_key is None else api_key.encode("utf-8", "surrogateescape")
 
     @app.middleware("http")
@@ -329,10 +339,10 @@ def create_app(model, api_key: str | None = None, max_body: int = 1_000_000, max
             return _error(422, f"body: {_unreadable(exc.__cause__)}")
         return await http_exception_handler(request, exc)
 
-    async def answer(query: Query) -> list:
+    async def answer(batcher: MicroBatcher, query: Query) -> list:
         if len(query.texts) > max_texts:
             raise AttentiveError(f"{len(query.texts)} texts: at most {max_texts} a request")
-        return await batcher.answer(*_expanded(model, query))
+        return await batcher.answer(*_expanded(model, query), query.top_k)
 
     @app.exception_handler(AttentiveError)
     async def refused(_request: Request, exc: AttentiveError):
@@ -340,11 +350,11 @@ def create_app(model, api_key: str | None = None, max_body: int = 1_000_000, max
 
     @app.post("/predict")
     async def predict(query: Query) -> list[dict]:
-        return [_prediction_json(e, query.top_k) for e in await answer(query)]
+        return [_prediction_json(p, query.top_k) for p in await answer(predicting, query)]
 
     @app.post("/explain")
     async def explain(query: Query) -> list[dict]:
-        return [_explanation_json(e, query.top_k) for e in await answer(query)]
+        return [_explanation_json(e, query.top_k) for e in await answer(explaining, query)]
 
     @app.get("/health")
     async def health() -> dict:

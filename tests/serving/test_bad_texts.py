@@ -87,7 +87,7 @@ class PoisonedModel:
 
 def test_a_batch_the_model_fails_on_is_answered_request_by_request():
     model = PoisonedModel()
-    batcher = MicroBatcher(model, window_s=0.05, max_batch=64)
+    batcher = MicroBatcher(lambda texts, top_k: model.explain(texts), window_s=0.05, max_batch=64)
 
     async def ask_all():
         return await asyncio.gather(*(batcher.answer([text], None, [None]) for text in ("one", "poison", "two")),
@@ -98,9 +98,26 @@ def test_a_batch_the_model_fails_on_is_answered_request_by_request():
     assert one == ["answer to one"] and two == ["answer to two"] and isinstance(poison, RuntimeError)
 
 
+def test_a_merged_batch_is_answered_with_the_most_top_words_any_of_its_requests_asks_for():
+    asked = []
+
+    def call(texts, top_k):
+        asked.append((list(texts), top_k))
+        return [f"answer to {text}" for text in texts]
+
+    batcher = MicroBatcher(call, window_s=0.05, max_batch=64)
+
+    async def ask_all():
+        return await asyncio.gather(*(batcher.answer([text], None, [None], top_k) for text, top_k
+                                      in (("one", 2), ("two", 7), ("three", 0))))
+
+    assert asyncio.run(ask_all()) == [["answer to one"], ["answer to two"], ["answer to three"]]
+    assert asked == [(["one", "two", "three"], 7)]
+
+
 def test_a_long_text_is_batched_alone_so_that_short_ones_do_not_wait_with_it():
     model = PoisonedModel()
-    batcher = MicroBatcher(model, window_s=0.05, max_batch=64, max_chars=1000)
+    batcher = MicroBatcher(lambda texts, top_k: model.explain(texts), window_s=0.05, max_batch=64, max_chars=1000)
     texts = ["short one", "x" * 5000, "short two", "short three"]
 
     async def ask_all():
@@ -260,6 +277,8 @@ class Broken:
 
     def explain(self, *args, **kwargs):
         raise RuntimeError("a bug")
+
+    predict = explain
 
 
 def test_an_unhandled_error_is_a_json_500_counted_in_the_metrics(model):

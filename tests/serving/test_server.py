@@ -87,6 +87,20 @@ def test_each_text_of_a_request_is_checked_once(served, monkeypatch):
             assert checked == ["a film", "another film"], path  # by the request's validation, and not again
 
 
+def test_predict_answers_by_predict_and_computes_no_explanation(served, monkeypatch):
+    model = attentive.load(served)
+    texts = ["a gorgeous , witty film", "a dull , lifeless film"]
+    expected = [p.as_dict() for p in model.predict(texts, top_k=3)]
+
+    def explained(*args, **kwargs):
+        raise RuntimeError("/predict explained")  # a 500, as any error of the model's call
+
+    monkeypatch.setattr(model, "explain", explained)
+    with TestClient(create_app(model, window_ms=0)) as client:
+        answers = client.post("/predict", json={"texts": texts, "top_k": 3}).json()
+    assert answers == expected and all(len(answer["top_words"]) == 3 for answer in answers)
+
+
 def test_each_text_and_aspect_of_a_request_to_an_aspect_model_is_checked_once(tmp_path, monkeypatch):
     data = load_dataset("semeval14_category")
     small = Dataset("absa_small", {"train": data.splits["train"][:200], "dev": data.splits["dev"][:50], "test": []},
