@@ -291,7 +291,8 @@ def create_app(model, api_key: str | None = None, max_body: int = 1_000_000, max
                         buckets=(.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5))
     predicting = MicroBatcher(lambda texts, top_k: model.predict(texts, top_k=top_k), window_ms / 1000, max_batch,
                               max_batch_chars)  # /predict: predict's own path (no evidence, no word found unasked)
-    explaining = MicroBatcher(lambda texts, top_k: model.explain(texts), window_ms / 1000, max_batch, max_batch_chars)
+    explaining = MicroBatcher(lambda texts, top_k: model.explain(texts, top_k=top_k), window_ms / 1000, max_batch,
+                              max_batch_chars)
     expected_key = None if api_key is None else api_key.encode("utf-8", "surrogateescape")
 
     @app.middleware("http")
