@@ -4,7 +4,8 @@
   as the CLI (one answer per text, or per text and aspect; a multi-label model's answers carry `labels`, every label
   at or above its threshold, and /explain its `label_words`). Concurrent requests are micro-batched: the first waits
   up to `window_ms` for others, up to `max_batch` texts and `max_batch_chars` characters in all (a bound on their
-  tokens; a request over it is answered alone), and the model answers them in one call.
+  tokens; a request over it is answered alone), and the model answers them in one call: `predict` for /predict's
+  batches (no evidence computed, and no words found where `top_k` is 0), `explain` for /explain's.
 - `GET /health`, `GET /info` (labels, recipe, aspects, versions, a multi-label model's `thresholds`, the deletion test
   run at the end of training,
   `faithfulness` with its `faithfulness_line`, where the model has it; an export's `graph`, the one answering),
