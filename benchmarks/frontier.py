@@ -25,7 +25,7 @@ from benchmarks.baselines import split_xy
 from benchmarks.common import RESULTS_DIR, commit_at_start, write_result
 from benchmarks.deployable import timings
 from benchmarks.render_frontier import PLOT, SYSTEM_LABELS, on_frontier, points
-from benchmarks.results_io import in_defaults_order, load_results
+from benchmarks.results_io import load_results, of_kind_by_dataset
 
 # system -> (recipe, variant) of its benchmarks.run files (the timed model is seed 0 of them)
 CANDIDATES = {"default": ("default", "defaults"), "bigru32": ("default", "bigru32"), "opinion": ("opinion", "defaults")}
@@ -52,7 +52,7 @@ def plot(results: list[dict], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    runs = sorted((r for r in results if r.get("kind") == "frontier"), key=in_defaults_order)
+    runs = of_kind_by_dataset(results, "frontier")
     columns, rows = 4, (len(runs) + 3) // 4
     fig, axes = plt.subplots(rows, columns, figsize=(4 * columns, 3.4 * rows), squeeze=False)
     for axis, result in zip(axes.flat, runs):

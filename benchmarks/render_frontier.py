@@ -8,7 +8,7 @@ from __future__ import annotations
 import statistics
 
 from benchmarks.formatting import fmt_mean_std
-from benchmarks.results_io import METRICS, in_defaults_order, machine_short, runs_named
+from benchmarks.results_io import METRICS, machine_short, of_kind_by_dataset, runs_named
 
 PEERS = ("tfidf_lr", "fasttext", "model2vec")
 SYSTEM_LABELS = {"default": "default", "bigru32": "default + biGRU 32", "opinion": "opinion",
@@ -57,7 +57,7 @@ def weighted_dev(per_set: dict[str, list[float]]) -> float | None:
 
 
 def frontier_section(results: list[dict]) -> list[str]:
-    runs = sorted((r for r in results if r.get("kind") == "frontier"), key=in_defaults_order)
+    runs = of_kind_by_dataset(results, "frontier")
     if not runs:
         return []
     lines = ["## The accuracy–speed frontier: word order at a price", "",

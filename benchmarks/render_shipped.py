@@ -4,7 +4,7 @@ TF-IDF + LR, fastText and model2vec in one process, on `predict` (what the CLI a
 `predict_proba`; and the issue's bounds, each counted over the datasets."""
 from __future__ import annotations
 
-from benchmarks.results_io import in_defaults_order, machine_short
+from benchmarks.results_io import machine_short, of_kind_by_dataset
 
 # Issue 45: int8 "≤ 5 MB on the sentence sets (≤ 10 MB on IMDB, News and R8)"; the long-message and intent sets the
 # issue added later (20 Newsgroups, Banking77) are held to the documents' and the sentences' bounds.
@@ -20,7 +20,7 @@ def _bound(dataset: str) -> float:
 
 def shipped_section(results: list[dict]) -> list[str]:
     """The `shipped` results, one row per dataset, and how many datasets meet each of the issue's bounds."""
-    runs = sorted((r for r in results if r.get("kind") == "shipped"), key=in_defaults_order)
+    runs = of_kind_by_dataset(results, "shipped")
     if not runs:
         return []
     lines = ["## The default as deployed, on every visible dataset", "",

@@ -15,7 +15,8 @@ from benchmarks.common import DEFAULTS_DATASETS, RESULTS_DIR, SAME_SETTINGS
 
 __all__ = ["DEFAULTS_DATASETS", "METRICS", "PAPERS", "RESULTS_DIR", "group_key", "group_results", "groups_by_dataset",
            "in_defaults_order", "is_cpu_run", "load_papers", "load_results", "machine_short", "mean", "mean_by_machine",
-           "model_name", "paper_accuracy", "paper_best", "runs_by_machine", "runs_named", "selected_runs", "values"]
+           "model_name", "of_kind_by_dataset", "paper_accuracy", "paper_best", "runs_by_machine", "runs_named",
+           "selected_runs", "values"]
 
 PAPERS = Path(__file__).resolve().parent / "papers.json"
 OWN_SECTION_KINDS = ("parameters", "characteristics", "size", "deploy", "serve_load", "deployable",
@@ -113,6 +114,11 @@ def in_defaults_order(result: dict) -> tuple:
     other dataset after them, by name."""
     dataset = result["dataset"]
     return (DEFAULTS_DATASETS.index(dataset) if dataset in DEFAULTS_DATASETS else len(DEFAULTS_DATASETS), dataset)
+
+
+def of_kind_by_dataset(results: list[dict], kind: str) -> list[dict]:
+    """The results of one `kind` (a script's one run a dataset), datasets in the defaults table's order."""
+    return sorted((r for r in results if r.get("kind") == kind), key=in_defaults_order)
 
 
 def machine_short(result: dict) -> str:
