@@ -30,12 +30,18 @@ from benchmarks.common import commit_at_start, write_result
 WIDTHS = (192, 128, 96, 64)
 
 
-def accuracy(model, network, data, split: str) -> float:
+def encoded(model, data, split: str) -> tuple[list, np.ndarray]:
+    """A split's items, as the model encodes them, and its gold label indices (encoded once, scored at every k)."""
     texts, gold = split_xy(data, split)
     items, _ = model.inputs.items(texts, None, [None] * len(texts), offsets=False)
-    probabilities = predict_probabilities(network, items, temperature=model.temperature)
     index = {label: i for i, label in enumerate(model.labels)}
-    return float((probabilities.argmax(1) == np.array([index[label] for label in gold])).mean())
+    return items, np.array([index[label] for label in gold])
+
+
+def accuracy(model, network, split: tuple[list, np.ndarray]) -> float:
+    items, gold = split
+    probabilities = predict_probabilities(network, items, temperature=model.temperature)
+    return float((probabilities.argmax(1) == gold).mean())
 
 
 def widths_of(folder: Path, data) -> dict:
@@ -45,15 +51,15 @@ def widths_of(folder: Path, data) -> dict:
     if folded is None:
         raise SystemExit(f"{folder}: not a compact model over word vectors (nothing to fold)")
     folded.eval()
+    dev, test = encoded(model, data, "dev"), encoded(model, data, "test")
     vectors = folded.vectors.weight.detach().clone()
     left, singular, right = torch.linalg.svd(vectors, full_matrices=False)
-    found = {"full": {"width": vectors.shape[1], "dev": accuracy(model, folded, data, "dev"),
-                      "test": accuracy(model, folded, data, "test")}}
+    found = {"full": {"width": vectors.shape[1], "dev": accuracy(model, folded, dev),
+                      "test": accuracy(model, folded, test)}}
     for width in WIDTHS:
         with torch.no_grad():
             folded.vectors.weight.copy_((left[:, :width] * singular[:width]) @ right[:width])
-        found[str(width)] = {"width": width, "dev": accuracy(model, folded, data, "dev"),
-                             "test": accuracy(model, folded, data, "test"),
+        found[str(width)] = {"width": width, "dev": accuracy(model, folded, dev), "test": accuracy(model, folded, test),
                              "kept_energy": float((singular[:width] ** 2).sum() / (singular ** 2).sum())}
     return {"folder": str(folder), "rows": vectors.shape[0], **found}
 
