@@ -1,5 +1,6 @@
 """`attentive export RUN --out DIR [--int8]`: a saved model as an ONNX graph that outputs the class probabilities and
-the attention (batch x heads x tokens), beside the same tokenizer.json and a config.json for the runtime.
+the attention (batch x heads x tokens) and, asked for it, each token's linearised evidence (attentive/runtime/
+on_demand.py), beside the same tokenizer.json and a config.json for the runtime.
 
 The graph is traced with PyTorch's TorchScript exporter with dynamic batch and token axes (the newer dynamo
 exporter freezes the sequence length of bidirectional GRUs); the example batch is ragged (lengths 5 and 3) so that
@@ -39,9 +40,11 @@ from .folders.output import OutputKind, claim, read_config
 from .folders.saved import CONFIG, TOKENIZER, WEIGHTS
 from .model import Model
 from .models.folding import FoldedClassifier, fold
+from .models.linearised import linearised_evidence
 from .models.wide import CompactNgramChannel, NgramChannel, compacted
 from .runtime import FORMAT, is_exported
 from .runtime.folder import GRAPH, GRAPH_INT8
+from .runtime.on_demand import EVIDENCE, evidence_on_demand
 from .util.atomic import json_text
 
 
@@ -65,8 +68,9 @@ class ExportedNetwork(nn.Module):
     """The network as the graph sees it: its inputs positional, in the order of `names` (ids, mask, then
     pair_ids/pair_mask or aspect_ids/aspect_mask; masks as int64, 1 on real tokens); its outputs the probabilities,
     softmax(logits / temperature) at the model's calibrated temperature (attentive/answer/inference.py), or for a
-    multi-label model each label's sigmoid (`multi_label`), and the attention (zeros, one head, for a pooler without
-    attention)."""
+    multi-label model each label's sigmoid (`multi_label`), the attention (zeros, one head, for a pooler without
+    attention) and, where the network has it and the model answers one label, each token's linearised evidence
+    (attentive/models/linearised.py: what `explain` gives a text too long for occlusion)."""
 
     def __init__(self, network: nn.Module, names: list[str], temperature: float = 1.0, multi_label: bool = False):
         super().__init__()
@@ -81,9 +85,10 @@ class ExportedNetwork(nn.Module):
         logits = out.logits.float()
         if self.multi_label:  # independent labels: the runtime applies config.json's per-label thresholds
             return torch.sigmoid(logits), attention.float()
+        evidence = linearised_evidence(self.network, out)  # in logits, before the temperature
         if self.temperature != 1.0:  # a constant of the graph: the runtime and the server need nothing of their own
             logits = logits / self.temperature
-        return torch.softmax(logits, -1), attention.float()
+        return (torch.softmax(logits, -1), attention.float()) + (() if evidence is None else (evidence,))
 
 
 def _example(model: Model) -> tuple[dict[str, torch.Tensor], dict[str, dict[int, str]]]:
@@ -103,7 +108,7 @@ def _example(model: Model) -> tuple[dict[str, torch.Tensor], dict[str, dict[int,
             aspect = torch.tensor([[1], [min(2, len(model.aspects))]])
         inputs.update(aspect_ids=aspect, aspect_mask=(aspect != 0).long())
         axes.update(aspect_ids={0: "batch", 1: "aspect_tokens"}, aspect_mask={0: "batch", 1: "aspect_tokens"})
-    axes.update(probabilities={0: "batch"}, attention={0: "batch", 2: "tokens"})
+    axes.update(probabilities={0: "batch"}, attention={0: "batch", 2: "tokens"}, evidence={0: "batch", 1: "tokens"})
     return inputs, axes
 
 
@@ -145,12 +150,15 @@ def _exported_files(model: Model, scratch: Path, int8: bool) -> dict[str, bytes]
     answering = _compact_rows(folded or network)
     network = ExportedNetwork(answering, list(inputs), temperature_of(model.config), model.multi_label)
     with torch.no_grad(), warnings.catch_warnings():
-        has_attention = bool(network(*inputs.values())[1].sum() > 0)  # zeros stand in for a pooler without any
+        example = network(*inputs.values())
+        has_attention = bool(example[1].sum() > 0)  # zeros stand in for a pooler without any
+        outputs = ["probabilities", "attention", EVIDENCE][:len(example)]
         _quiet_tracing()
         torch.onnx.export(network, tuple(inputs.values()), str(scratch / GRAPH), input_names=list(inputs),
-                          output_names=["probabilities", "attention"], dynamic_axes=axes, opset_version=17,
-                          dynamo=False)
+                          output_names=outputs, dynamic_axes={name: axes[name] for name in [*inputs, *outputs]},
+                          opset_version=17, dynamo=False)
     _bind_labels(scratch / GRAPH, model.labels)  # before quantising: the int8 graph keeps the metadata
+    graphs = [GRAPH] + ([GRAPH_INT8] if int8 else [])
     if int8:
         from onnxruntime.quantization import QuantType, quantize_dynamic
 
@@ -162,12 +170,16 @@ def _exported_files(model: Model, scratch: Path, int8: bool) -> dict[str, bytes]
             quantize_dynamic(str(scratch / GRAPH), str(scratch / GRAPH_INT8), weight_type=QuantType.QInt8)
         finally:
             logging.disable(logging.NOTSET)
+    if EVIDENCE in outputs:  # computed only where a call asks for it, the int8 graph's after its quantisation
+        for name in graphs:
+            evidence_on_demand(scratch / name)
     config = {
         "format": FORMAT, "labels": model.labels, "inputs": list(inputs), "has_attention": has_attention,
+        "has_evidence": EVIDENCE in outputs,  # the linearised evidence (attentive/runtime/on_demand.py)
         "max_length": model.max_length, "special_tokens": model.special_tokens, "aspects": model.aspects,
         "aspect_type": model.recipe.aspect.type, "is_pair": model.is_pair, "uses_aspect": model.uses_aspect,
         "recipe": model.config["recipe"], "model_id": model.config.get("model_id"),
-        "graphs": [GRAPH] + ([GRAPH_INT8] if int8 else []),
+        "graphs": graphs,
         "folded": folded is not None,  # for the record (attentive/models/folding.py): the runtime needs nothing else
     }
     if isinstance(getattr(answering, "wide", None), CompactNgramChannel):  # for the record too

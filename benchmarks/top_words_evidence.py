@@ -33,6 +33,7 @@ from attentive.answer.answerer import Need
 from attentive.answer.deletion import FRACTION, TEXTS, removal_rows, sample, word_spans
 from attentive.data.batching import collate
 from attentive.export import export
+from attentive.runtime.occlusion import OCCLUSION
 from benchmarks.common import commit_at_start, write_result
 
 RANKINGS = ("attention", "random", "occlusion", "linearised", "linearised_attention_channel")
@@ -82,8 +83,9 @@ def deletion_of(folder: Path, data, seed: int = 0) -> dict:
         items, _ = exported.inputs.items(texts, None, [None] * len(texts), offsets=False)
         explanations = exported.explain(texts, top_k=0)
         spans = [word_spans(item, e.token_spans) for item, e in zip(items, explanations)]
+        occluded = [e.channel_evidence()["attention"]["method"] == OCCLUSION for e in explanations]
         keep = [i for i, text_spans in enumerate(spans)  # occlusion reads texts of up to 512 tokens
-                if len(text_spans) >= 2 and explanations[i].evidence is not None]
+                if len(text_spans) >= 2 and occluded[i]]
         both, deep = linearised(model.network, [items[i] for i in keep])
         spans = [spans[i] for i in keep]
         rng = np.random.default_rng(seed)
@@ -101,7 +103,9 @@ def deletion_of(folder: Path, data, seed: int = 0) -> dict:
 
         rows = removal_rows(probabilities, kept, spans, rankings, (f"{100 * FRACTION:g}%",), probabilities(kept))
         agree = np.mean([a[0] == b[0] for a, b in zip(rankings["linearised"], rankings["occlusion"])])
-    return {"folder": str(folder), "texts": len(kept), "left_out_too_long": sum(e.evidence is None for e in explanations), "flipped": {row["ranking"]: row["flip_rate"] for row in rows},
+    return {"folder": str(folder), "texts": len(kept),
+            "left_out_too_long": len(occluded) - sum(occluded),
+            "flipped": {row["ranking"]: row["flip_rate"] for row in rows},
             "top_word_agrees_with_occlusion": float(agree)}
 
 

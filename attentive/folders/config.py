@@ -50,10 +50,11 @@ EXPORTED_ENTRIES: dict[str, Check] = {
     "labels": LABELS, "inputs": (lambda v: _strings(v) and set(v) <= set(EXPORTED_INPUTS) and "ids" in v,
                                  f"a list of input names ({', '.join(EXPORTED_INPUTS)})"),
     "graphs": (lambda v: _strings(v, 1), "a list of graph file names"), "max_length": MAX_LENGTH,
-    "has_attention": FLAG, "special_tokens": FLAG, "is_pair": FLAG, "uses_aspect": FLAG, "aspects": NAMES,
+    "has_attention": FLAG, "has_evidence": FLAG, "special_tokens": FLAG, "is_pair": FLAG, "uses_aspect": FLAG,
+    "aspects": NAMES,
     "aspect_type": TEXT, "recipe": OBJECT, "model_id": (lambda v: v is None or isinstance(v, str), "a string or null"),
     "checksums": CHECKSUMS}
-EXPORTED_OPTIONAL = {"model_id", "checksums"}
+EXPORTED_OPTIONAL = {"model_id", "checksums", "has_evidence"}  # has_evidence: exports since 2026-11-27
 
 
 def check_entries(path: Path, config: dict, entries: dict[str, Check], optional: set[str] = frozenset(),

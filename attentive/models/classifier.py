@@ -13,6 +13,7 @@ from .aspects import AspectEmbedder, aspect_input
 from .embedders import WordEmbedder
 from .encoders import IdentityEncoder
 from .heads import MLPHead
+from .linearised import head_output
 from .parts import Encoded, Encoder, Head, Pooler
 from .registry import PARTS
 from .wide import WIDE_TYPES, NgramChannel
@@ -26,6 +27,9 @@ class Output:
     pair_attention: torch.Tensor | None = None  # the second text's attention, for pair models
     states: torch.Tensor | None = None  # the encoder's token vectors (B x T x D), for explanations
     wide_logits: torch.Tensor | None = None  # the n-gram channel's part of `logits` (attentive/models/wide.py)
+    head_hidden: torch.Tensor | None = None  # an MLP head's hidden layer before its ReLU (single texts), and
+    wide_scores: torch.Tensor | None = None  # each token's share of `wide_logits` (B x T x classes): for an
+    #   export's linearised evidence (attentive/models/linearised.py)
 
 
 EXACT, GRADIENT_X_INPUT = "exact", "gradient_x_input"
@@ -177,7 +181,8 @@ class TextClassifier(nn.Module):
         encoded = self.states(ids, mask, aspect)
         if pair_ids is None:
             pooled = self.pool_states(encoded, mask, aspect)
-            output = Output(self.head(pooled.vector), pooled.attention, pooled.scores, states=encoded.states)
+            logits, hidden = head_output(self.head, pooled.vector)
+            output = Output(logits, pooled.attention, pooled.scores, states=encoded.states, head_hidden=hidden)
             return with_wide(output, self.wide, ids, mask)
         pair_encoded = self.states(pair_ids, pair_mask)
         pooled, pair = self.pool_states(encoded, mask, aspect), self.pool_states(pair_encoded, pair_mask)
@@ -189,8 +194,9 @@ def with_wide(output: Output, wide: NgramChannel | None, ids: torch.Tensor, mask
     """`output` with the n-gram channel's logits over `ids` added to its logits (and kept as `wide_logits`), when the
     model has the channel."""
     if wide is not None:
-        logits = wide(ids, mask)
-        output.logits, output.wide_logits = output.logits + logits, logits
+        scores = wide.word_scores(ids, mask)  # its forward: the scores summed over the tokens
+        logits = scores.sum(1)
+        output.logits, output.wide_logits, output.wide_scores = output.logits + logits, logits, scores
     return output
 
 

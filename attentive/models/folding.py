@@ -16,6 +16,7 @@ from torch import nn
 from .classifier import Output, TextClassifier, with_wide
 from .embedders import WordEmbedder
 from .encoders import IdentityEncoder
+from .linearised import head_output
 from .poolers import LamaPooler
 
 
@@ -35,7 +36,8 @@ class FoldedClassifier(nn.Module):
     def forward(self, ids: torch.Tensor, mask: torch.Tensor) -> Output:
         states = self.vectors(ids)  # padding as the identity encoder passes it on: every pooler masks it
         pooled = self.pooler(states, mask, keys=self.keys(ids))
-        output = Output(self.head(pooled.vector), pooled.attention, pooled.scores, states=states)
+        logits, hidden = head_output(self.head, pooled.vector)
+        output = Output(logits, pooled.attention, pooled.scores, states=states, head_hidden=hidden)
         return with_wide(output, self.wide, ids, mask)
 
 

@@ -28,8 +28,32 @@ class MLPHead(Head):
         self.net = nn.Sequential(*layers)
 
     def forward(self, pooled):
-        logits = self.net(pooled)
-        return torch.cat([torch.zeros_like(logits), logits], dim=-1) if self.sigmoid else logits
+        return self.logits_and_hidden(pooled)[0]
+
+    def logits_and_hidden(self, pooled) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """The logits, and the hidden layer's input to its ReLU (W1 m + b1; None without a hidden layer), which
+        `margin_gradient` reads: `net`'s own layers, in order."""
+        hidden = None
+        if len(self.net) == 2:
+            logits = self.net(pooled)
+        else:
+            hidden = self.net[1](self.net[0](pooled))
+            logits = self.net[4](self.net[3](self.net[2](hidden)))
+        return (torch.cat([torch.zeros_like(logits), logits], dim=-1) if self.sigmoid else logits), hidden
+
+    def margin_gradient(self, hidden: torch.Tensor | None, direction: torch.Tensor) -> torch.Tensor:
+        """B x input: the gradient of the logits' `direction` (B x classes: +1 at the label ranked first, −1 at the
+        runner-up) at each text's pooled vector m, in closed form (out of training, dropout is the identity):
+        direction · W_out for a linear head, and W1ᵀ((direction · W2) ∘ 1[W1 m + b1 > 0]) through the hidden ReLU
+        layer (`hidden`, W1 m + b1, from `logits_and_hidden`). A closed form, not autograd, and few operators, so
+        that an exported graph computes it too, cheaply (attentive/models/linearised.py)."""
+        out = self.net[-1].weight  # classes (1 for the sigmoid form) x hidden
+        if self.sigmoid:  # the logits are (0, s)
+            out = torch.cat([torch.zeros_like(out), out])
+        gradient = direction @ out  # B x hidden
+        if hidden is None:
+            return gradient
+        return (gradient * (hidden > 0).to(gradient.dtype)) @ self.net[1].weight
 
 
 class PrunedMLPHead(Head):

@@ -18,7 +18,8 @@ from ..text.encoding import Item, batch_order, pad_numpy
 from ..util.checks import check_folder, check_threads
 from ..util.threads import default_threads
 from .lanes import Lanes
-from .occlusion import occlusion_evidence
+from .occlusion import linearised, occlusion_evidence
+from .on_demand import EVIDENCE, EVIDENCE_WANTED
 
 FORMAT = EXPORT_FORMAT
 
@@ -69,10 +70,19 @@ class RuntimeModel(Answerer):
             attention_wanted: bool = True) -> tuple[np.ndarray, list[np.ndarray | None]]:
         """Probabilities (N x classes) and each item's attention (heads x its tokens; None without attention, or when
         not `attention_wanted`: then the graph's attention output is not even fetched)."""
+        probabilities, found = self.outputs(items, batch_size, ("attention",) if attention_wanted else ())
+        return probabilities, found.get("attention", [None] * len(items))
+
+    def outputs(self, items: list[Item], batch_size: int,
+                wanted: tuple[str, ...]) -> tuple[np.ndarray, dict[str, list[np.ndarray]]]:
+        """Probabilities (N x classes) and, of the `wanted` outputs, those the graph has, each item's cut to its
+        tokens: "attention" (heads x tokens), "evidence" (the linearised evidence of each token,
+        attentive/models/linearised.py; graphs exported since it existed: config.json's `has_evidence`). An output
+        not wanted is not fetched."""
         probabilities = np.zeros((len(items), len(self.labels)), dtype=np.float32)
-        attention: list[np.ndarray | None] = [None] * len(items)
-        fetched = ["probabilities", "attention"] if attention_wanted and self.config["has_attention"] \
-            else ["probabilities"]
+        has = {"attention": self.config["has_attention"], EVIDENCE: self.config.get("has_evidence", False)}
+        fetched = [name for name in wanted if has[name]]
+        found: dict[str, list] = {name: [None] * len(items) for name in fetched}
         lengths = [len(item) for item in items]
         batches = batch_order(lengths, batch_size, shuffle=False)
 
@@ -84,14 +94,16 @@ class RuntimeModel(Answerer):
             if self.config["uses_aspect"]:
                 feed.update(zip(("aspect_ids", "aspect_mask"), pad_numpy([item.aspect for item in chosen])))
             feed = {name: value.astype(np.int64) for name, value in feed.items() if name in self.graph_inputs}
-            outputs = self.session.run(fetched, feed)
+            if EVIDENCE_WANTED in self.graph_inputs:  # the evidence is computed only when fetched (on_demand.py)
+                feed[EVIDENCE_WANTED] = np.array(EVIDENCE in fetched)
+            outputs = self.session.run(["probabilities", *fetched], feed)
             probabilities[batch] = outputs[0]
-            if len(outputs) > 1:
+            for name, values in zip(fetched, outputs[1:]):
                 for row, index in enumerate(batch):
-                    attention[index] = outputs[1][row, :, : len(items[index].ids)]
+                    found[name][index] = values[row, ..., : len(items[index].ids)]
 
         self.lanes.run(batches, [max(lengths[i] for i in batch) for batch in batches], answer)
-        return probabilities, attention
+        return probabilities, found
 
     def _attention(self, items: list[Item], batch_size: int) -> tuple[np.ndarray, list[np.ndarray | None]]:
         """predict's probabilities and attention: the graph's, as `run` gives them (no `Looked` per item)."""
@@ -100,13 +112,28 @@ class RuntimeModel(Answerer):
     def _look(self, items: list[Item], batch_size: int, need: Need) -> tuple[np.ndarray, list[Looked]]:
         """The answer path's ONNX Runtime backend (attentive.answer.answerer.Answerer): the graph's probabilities and,
         when `need` asks for more than them, each item's attention; `explain` (Need.EVIDENCE) also each token's
-        evidence by occlusion (attentive/runtime/occlusion.py), the graph answering the text once without each token
-        (not for a multi-label model, whose labels are no one softmax)."""
+        evidence by occlusion (attentive/runtime/occlusion.py), the graph answering the text once without each token,
+        and for a text too long for that the graph's linearised evidence (not for a multi-label model, whose labels
+        are no one softmax)."""
         probabilities, attention = self.run(items, batch_size, attention_wanted=need > Need.PROBABILITIES)
         evidence = [None] * len(items)
         if need >= Need.EVIDENCE and not self.multi_label:
             evidence = occlusion_evidence(self.run, items, probabilities, self.temperature, batch_size)
+            self._linearised_where_missing(items, probabilities, evidence, batch_size)
         return probabilities, [Looked(weights, attribution=found) for weights, found in zip(attention, evidence)]
+
+    def _linearised_where_missing(self, items: list[Item], probabilities: np.ndarray, evidence: list[dict | None],
+                                  batch_size: int) -> None:
+        """Fill in `evidence` where occlusion gave none (texts of more than its MAX_TOKENS tokens) with the graph's
+        linearised evidence (`has_evidence`: exported since it existed; attentive/models/linearised.py), which on
+        the texts both read removed words as decisive as occlusion's (benchmarks/notes.md, "`predict`'s top words
+        by evidence") at the cost of one graph run rather than one per token."""
+        missing = [index for index, found in enumerate(evidence) if found is None]
+        if not missing or not self.config.get("has_evidence"):
+            return
+        found = self.outputs([items[index] for index in missing], batch_size, (EVIDENCE,))[1][EVIDENCE]
+        for index, filled in zip(missing, linearised(found, probabilities[missing], self.temperature)):
+            evidence[index] = filled
 
 
 def is_exported(folder: str | Path) -> bool:

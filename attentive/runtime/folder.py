@@ -34,6 +34,7 @@ from ..folders.reading import (
     read_in_folder,
     read_json_in_folder,
 )
+from .on_demand import EVIDENCE, EVIDENCE_WANTED
 
 CONFIG, TOKENIZER = "config.json", "tokenizer.json"
 GRAPH, GRAPH_INT8 = "model.onnx", "model.int8.onnx"
@@ -110,20 +111,28 @@ def open_graph(folder: Path, graph: str, options, config: dict):
 
 
 def check_graph(session, config: dict, vocab_size: int, path: Path) -> None:
-    """The graph takes the inputs config.json lists (int64 ids and masks), outputs `probabilities` and `attention`,
-    and answers a two-text ragged batch (the tokenizer's first and last ids) with one finite probability per label
-    summing to 1, and attention over the batch's tokens."""
+    """The graph takes the inputs config.json lists (int64 ids and masks; and the boolean EVIDENCE_WANTED where
+    config.json says it `has_evidence`), outputs `probabilities` and `attention` (and `evidence`), and answers a
+    two-text ragged batch (the tokenizer's first and last ids) with one finite probability per label summing to 1,
+    attention over the batch's tokens and, asked for it, an evidence per token."""
     inputs = {node.name: node.type for node in session.get_inputs()}
-    unknown = sorted(set(inputs) - set(config["inputs"]))
-    if unknown or any(kind != "tensor(int64)" for kind in inputs.values()):
+    evidence = config.get("has_evidence") is True
+    switch = {EVIDENCE_WANTED: "tensor(bool)"} if evidence else {}
+    unknown = sorted(set(inputs) - set(config["inputs"]) - set(switch))
+    if unknown or any(kind != switch.get(name, "tensor(int64)") for name, kind in inputs.items()) or \
+            not set(switch) <= set(inputs):
         raise AttentiveError(f"{path}: the graph's inputs ({_listed(inputs)}) are not the int64 ids and masks "
-                             f"{CONFIG} lists ({', '.join(config['inputs'])})")
+                             f"{CONFIG} lists ({', '.join(config['inputs'])})"
+                             + (f" and its boolean {EVIDENCE_WANTED}" if evidence else ""))
     outputs = {node.name for node in session.get_outputs()}
-    if not {"probabilities", "attention"} <= outputs:
-        raise AttentiveError(f"{path}: the graph outputs {_listed(outputs)}, not probabilities and attention")
+    wanted = ["probabilities", "attention"] + ([EVIDENCE] if evidence else [])
+    if not set(wanted) <= outputs:
+        raise AttentiveError(f"{path}: the graph outputs {_listed(outputs)}, not {', '.join(wanted)}")
     feed = {name: value for name, value in _example(config, vocab_size).items() if name in inputs}
+    if evidence:
+        feed[EVIDENCE_WANTED] = np.array(True)
     try:
-        probabilities, attention = session.run(["probabilities", "attention"], feed)
+        probabilities, attention, *found = session.run(wanted, feed)
     except Exception as exc:  # onnxruntime's own exception classes
         raise AttentiveError(f"{path}: the graph fails on a test batch ({last_line(exc)})") from None
     labels = len(config["labels"])
@@ -138,6 +147,9 @@ def check_graph(session, config: dict, vocab_size: int, path: Path) -> None:
     if len(shape) != 3 or shape[0] != 2 or shape[2] != 3 or not np.isfinite(attention).all():
         raise AttentiveError(f"{path}: the graph's attention is {shape}, not finite weights for 2 texts x heads x "
                              "3 tokens")
+    if found and (getattr(found[0], "shape", ()) != (2, 3) or not np.isfinite(found[0]).all()):
+        raise AttentiveError(f"{path}: the graph's evidence is {getattr(found[0], 'shape', ())}, not finite values "
+                             "for 2 texts x 3 tokens")
 
 
 def _example(config: dict, vocab_size: int) -> dict[str, np.ndarray]:

@@ -9,8 +9,9 @@ Occlusion needs only the graph: a text of n tokens is answered n more times, eac
 copy left with none reads one unknown token, as an empty text does), all in the batches of one `run`. A token's
 evidence is the full text's margin less the margin without it, in logits: the margin is the difference of the two
 labels' log-probabilities times the model's temperature, which for a softmax is exactly the difference of their
-logits. Positive evidence is for the predicted label. A text of more than `MAX_TOKENS` tokens gets none (n copies of
-n tokens grow with n squared); nor does a multi-label model, whose labels are not one softmax.
+logits. Positive evidence is for the predicted label. A text of more than `MAX_TOKENS` tokens gets none here (n
+copies of n tokens grow with n squared): the runtime gives it the graph's linearised evidence instead, where the
+export has it (`linearised`); nor does a multi-label model, whose labels are not one softmax.
 """
 from __future__ import annotations
 
@@ -21,9 +22,27 @@ import numpy as np
 from ..text.encoding import Item
 from ..text.tokenizer import UNK_ID
 
-OCCLUSION = "occlusion"
+OCCLUSION, LINEARISED = "occlusion", "linearised"
 MAX_TOKENS = 512
 FLOOR = 1e-30  # log of a probability the graph rounded to 0
+
+
+def label_margins(probabilities: np.ndarray, temperature: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each row's margin in logits (the difference of its first and second labels' log-probabilities times the
+    temperature), and those two labels' indices (ties in label order)."""
+    logs = temperature * np.log(np.maximum(probabilities, FLOOR))
+    ranked = np.argsort(-probabilities, axis=1, kind="stable")
+    first, second = ranked[:, 0], ranked[:, 1] if probabilities.shape[1] > 1 else ranked[:, 0]
+    rows = np.arange(len(probabilities))
+    return logs[rows, first] - logs[rows, second], first, second
+
+
+def linearised(evidence: list[np.ndarray], probabilities: np.ndarray, temperature: float) -> list[dict]:
+    """Items' {"evidence", "margin", "method": "linearised"} from the graph's linearised evidence (each item's, per
+    token: attentive/models/linearised.py) and their probabilities."""
+    margins = label_margins(probabilities, temperature)[0] if len(evidence) else []
+    return [{"evidence": np.asarray(values, dtype=np.float64), "margin": float(margin), "method": LINEARISED}
+            for values, margin in zip(evidence, margins)]
 
 
 def occlusion_evidence(run: Callable, items: list[Item], probabilities: np.ndarray, temperature: float,
@@ -43,11 +62,7 @@ def occlusion_evidence(run: Callable, items: list[Item], probabilities: np.ndarr
     if not copies:
         return found
     occluded, _ = run(copies, batch_size, attention_wanted=False)
-    logs = temperature * np.log(np.maximum(probabilities, FLOOR))
-    ranked = np.argsort(-probabilities, axis=1, kind="stable")
-    first, second = ranked[:, 0], ranked[:, 1] if probabilities.shape[1] > 1 else ranked[:, 0]
-    rows = np.arange(len(items))
-    margins = logs[rows, first] - logs[rows, second]
+    margins, first, second = label_margins(probabilities, temperature)
     for index, item in enumerate(items):
         if len(item.ids) <= MAX_TOKENS:
             found[index] = {"evidence": np.zeros(len(item.ids)), "margin": float(margins[index]), "method": OCCLUSION}
