@@ -29,11 +29,9 @@ import torch
 
 import attentive
 import attentive.runtime
-from attentive.answer.answerer import Need
 from attentive.answer.deletion import FRACTION, TEXTS, removal_rows, sample, word_spans
 from attentive.data.batching import collate
 from attentive.export import export
-from attentive.runtime.occlusion import OCCLUSION
 from benchmarks.common import commit_at_start, write_result
 
 RANKINGS = ("attention", "random", "occlusion", "linearised", "linearised_attention_channel")
@@ -83,7 +81,7 @@ def deletion_of(folder: Path, data, seed: int = 0) -> dict:
         items, _ = exported.inputs.items(texts, None, [None] * len(texts), offsets=False)
         explanations = exported.explain(texts, top_k=0)
         spans = [word_spans(item, e.token_spans) for item, e in zip(items, explanations)]
-        occluded = [e.channel_evidence()["attention"]["method"] == OCCLUSION for e in explanations]
+        occluded = [e.channel_evidence()["attention"]["method"] == "occlusion" for e in explanations]
         keep = [i for i, text_spans in enumerate(spans)  # occlusion reads texts of up to 512 tokens
                 if len(text_spans) >= 2 and occluded[i]]
         both, deep = linearised(model.network, [items[i] for i in keep])
@@ -99,7 +97,7 @@ def deletion_of(folder: Path, data, seed: int = 0) -> dict:
         kept = [items[i] for i in keep]
 
         def probabilities(reduced):
-            return exported._look(reduced, 128, Need.PROBABILITIES)[0]
+            return exported.run(reduced, 128, attention_wanted=False)[0]
 
         rows = removal_rows(probabilities, kept, spans, rankings, (f"{100 * FRACTION:g}%",), probabilities(kept))
         agree = np.mean([a[0] == b[0] for a, b in zip(rankings["linearised"], rankings["occlusion"])])

@@ -66,6 +66,15 @@ KNOWN_PRIVATE_IMPORTS = {
     # measures what it answers on encoded texts: a graph no public call builds.
     ("width_at_export.py", "attentive.models.folding.fold"),
     ("width_at_export.py", "attentive.answer.inference.predict_probabilities"),
+    # Which words explain an export: the deletion test's own sampling and removal (the faithfulness record's), with
+    # rankings no public call gives (the linearised evidence computed by autograd, as the reference of its closed
+    # form), on texts encoded by the model.
+    ("top_words_evidence.py", "attentive.answer.deletion.FRACTION"),
+    ("top_words_evidence.py", "attentive.answer.deletion.TEXTS"),
+    ("top_words_evidence.py", "attentive.answer.deletion.removal_rows"),
+    ("top_words_evidence.py", "attentive.answer.deletion.sample"),
+    ("top_words_evidence.py", "attentive.answer.deletion.word_spans"),
+    ("top_words_evidence.py", "attentive.data.batching.collate"),
     # The linear prior's trial reads the features `wide.prior` fits (the n-gram channel's, counted and weighted), and
     # its weight, beside forms no public call computes (unit length, one weight for every set).
     ("linear_prior.py", "attentive.training.prior.feature_counts"),
