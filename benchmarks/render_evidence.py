@@ -47,6 +47,6 @@ def evidence_section(results: list[dict]) -> list[str]:
               f"{len(runs)} sets (needed: {SETS_AT_LEAST}): {'met' if sets_at_least >= SETS_AT_LEAST else 'NOT met'}. "
               "Its third part, `predict` at 0.9× its speed or more with the evidence computed, was not met "
               "(0.85-0.90× in seven interleaved probes of three layouts of the graph; the notes): `predict`'s top "
-              "words stay the most attended, and `explain` of an export gives the linearised evidence to the texts "
-              "too long for occlusion.", ""]
+              "words stay the most attended by default, and rank by the linearised evidence when asked "
+              "(`--top-words-by evidence`); `explain` of an export gives it to the texts too long for occlusion.", ""]
     return lines

@@ -29,7 +29,8 @@ class Need(IntEnum):
     """How much of what the network saw a call needs; each level holds the ones before it."""
 
     PROBABILITIES = 0  # predict_proba: the probabilities alone (the runtime does not even fetch the attention)
-    ATTENTION = 1  # predict: and each text's attention, for its most attended words
+    ATTENTION = 1  # predict: and each text's attention, for its most attended words (PyTorch: and each token's
+    #   linearised evidence, attentive/models/linearised.py, for `top_words_by="evidence"`)
     DETAILS = 2  # explain(with_polarity=False): and the attention scores, and a wide model's channel logits
     EVIDENCE = 3  # explain: and each word's polarity, n-gram scores and signed evidence (PyTorch: the head once per
     #   word, and a backward pass; an export: the evidence alone, by occlusion)
@@ -47,6 +48,19 @@ class Looked:
     ngram_words: np.ndarray | None = None  # tokens x classes: each token's share of the wide channel's logits
     attribution: dict | None = None  # the attention channel's evidence per token, margin and method
     #   (TextClassifier.attribution; an export's attentive/runtime/occlusion.py)
+    linear_evidence: np.ndarray | None = None  # tokens: each one's linearised evidence for the label ranked first
+    #   (attentive/models/linearised.py), the top words of `top_words_by="evidence"`
+
+
+ATTENTION, EVIDENCE_WORDS = "attention", "evidence"  # what `predict`'s top words rank by
+NO_EVIDENCE_WORDS = ("top_words_by='evidence': this model gives no linearised evidence (it needs attention over its "
+                     "states, an MLP head, single texts without aspects and one label per text): rank by attention")
+
+
+def check_top_words_by(value) -> None:
+    """ArgumentError unless `value` is "attention" or "evidence"."""
+    if value not in (ATTENTION, EVIDENCE_WORDS):
+        raise ArgumentError(f"top_words_by={value!r}: must be {ATTENTION!r} or {EVIDENCE_WORDS!r}")
 
 
 class Answerer(ABC):
@@ -81,17 +95,23 @@ class Answerer(ABC):
 
     def predict(self, texts: list[str] | str | Expanded, pairs: list[str] | str | None = None, top_k: int = 5,
                 aspects: list[str | None] | str | None = None, threshold: float | None = None,
-                batch_size: int = 128) -> list[Prediction]:
+                batch_size: int = 128, top_words_by: str = ATTENTION) -> list[Prediction]:
         """Label, class probabilities and the `top_k` most attended words of each text (of each pair's first);
         `aspects` as in `explain`. With `threshold`, a text whose most probable label has a lower probability gets
         the label None: the model abstains rather than guess. A multi-label model answers `labels`, each label at
-        or above its threshold chosen on dev (with `threshold`: at or above that, for every label)."""
+        or above its threshold chosen on dev (with `threshold`: at or above that, for every label).
+        `top_words_by="evidence"`: the `top_k` words of most linearised evidence for the label instead, each with
+        its evidence in logits (attentive/models/linearised.py: removed, they change about half again as many
+        answers as the most attended; `predict` of an export runs at about 0.85-0.9× its speed with them)."""
         check_call(batch_size=batch_size, top_k=top_k, threshold=threshold)
+        check_top_words_by(top_words_by)
         texts, pairs, aspects = self._expanded(texts, pairs, aspects)
         items, encodings = self.inputs.items(texts, pairs, aspects, offsets=bool(top_k), words=bool(top_k))
         if not items:
             return []
-        if top_k:
+        if top_k and top_words_by == EVIDENCE_WORDS:
+            probabilities, attention = self._evidence(items, batch_size)
+        elif top_k:
             probabilities, attention = self._attention(items, batch_size)
         else:
             probabilities, attention = self._look(items, batch_size, Need.PROBABILITIES)[0], [None] * len(items)
@@ -176,6 +196,16 @@ class Answerer(ABC):
         `Looked` per item gives them directly)."""
         probabilities, looked = self._look(items, batch_size, Need.ATTENTION)
         return probabilities, [seen.attention for seen in looked] if looked else [None] * len(items)
+
+    def _evidence(self, items: list[Item], batch_size: int) -> tuple[np.ndarray, list[np.ndarray]]:
+        """What `predict(top_words_by="evidence")` needs of `items`: their probabilities and each one's linearised
+        evidence (its tokens), as `_look` gives them at Need.ATTENTION (a backend that has them without a `Looked`
+        per item gives them directly); an ArgumentError where the model has none."""
+        probabilities, looked = self._look(items, batch_size, Need.ATTENTION)
+        evidence = [seen.linear_evidence for seen in looked]
+        if self.multi_label or any(values is None for values in evidence):
+            raise ArgumentError(NO_EVIDENCE_WORDS)
+        return probabilities, evidence
 
     def _explain(self, texts, pairs, top_k: int, batch_size: int, aspects, need: Need) -> list[Explanation]:
         """`explain`, its call checked, seeing as far as `need` (a backend's explain that takes more options picks

@@ -3,7 +3,9 @@ order. `predict`, `evaluate`, `explain`, `analyze`, the deletion test and the tr
 it is the boundary that export and serving attach to.
 
 `infer` returns the class probabilities (N x classes) and, as far as its `need` asks (attentive.answer.answerer.Need),
-what the explanations show of each text: with ATTENTION each head's attention (what predict's top words need); with
+what the explanations show of each text: with ATTENTION each head's attention (what predict's top words need) and each
+token's linearised evidence (attentive/models/linearised.py, for `top_words_by="evidence"`; None where the model has
+none); with
 DETAILS also the pre-softmax scores and, for wide-and-deep models, each channel's logits; with EVIDENCE also each
 word's polarity (TextClassifier.word_polarity: it runs the head once per word), its share of the wide channel's
 logits, and its signed evidence in the attention channel (TextClassifier.attribution: exact, or gradient × input,
@@ -23,6 +25,7 @@ import numpy as np
 import torch
 
 from ..data.batching import Item, collate, iterate
+from ..models.linearised import linearised_evidence
 from .answerer import Looked, Need
 
 
@@ -74,6 +77,7 @@ def _keep_looks(network, items, batch, inputs, out, need: Need, looked: list) ->
     """Each row's `Looked`, as far as `need` asks: what a level does not need is not computed."""
     details, evidence = need >= Need.DETAILS, need >= Need.EVIDENCE
     attention = _numpy(out.attention)
+    linear = _numpy(linearised_evidence(network, out))
     scores = _numpy(out.scores) if details else None
     wide = out.wide_logits if details else None
     channels = None if wide is None else {"attention": _numpy(out.logits - wide), network.wide.channel: _numpy(wide)}
@@ -89,7 +93,8 @@ def _keep_looks(network, items, batch, inputs, out, need: Need, looked: list) ->
             _row(ngram_words, row, length, words_last=False),
             None if attribution is None else {"evidence": evidence_values[row, :length],
                                               "margin": float(attribution.margin[row]),
-                                              "method": attribution.method})
+                                              "method": attribution.method},
+            _row(linear, row, length))
 
 
 def _wide_word_scores(network, inputs: dict) -> torch.Tensor:

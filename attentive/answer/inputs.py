@@ -229,13 +229,16 @@ def top_words(texts: Sequence[str], encodings: Sequence[Encoding | IdsAndWords],
               attention: Sequence[np.ndarray | None], top_k: int) -> list[list[tuple[str, float]]]:
     """Each text's `top_k` most attended whole words and their summed attention, as `explanation` gives them ([]
     where the model gives no attention): the words are found (`word_sizes`, or the fast lane's `IdsAndWords`) and
-    cut from the text, and the attention merged over their pieces, for the whole call at once (`most_attended`)."""
-    types = {None if weights is None else weights.dtype for weights in attention}
-    if len(types) == 1 and None not in types:  # one backend's attention: every text's, of one type
+    cut from the text, and the attention merged over their pieces, for the whole call at once (`most_attended`).
+    Given each text's linearised evidence (one value a token) in place of its attention, the words of most evidence,
+    each with its evidence summed over its pieces."""
+    types = {None if weights is None else (weights.dtype, weights.ndim) for weights in attention}
+    if len(types) == 1 and None not in types:  # one backend's weights: every text's, of one type and kind
         return _top_words(texts, encodings, lengths, attention, top_k)
     found: list[list[tuple[str, float]]] = [[] for _ in texts]
     for kind in types - {None}:
-        group = [index for index, weights in enumerate(attention) if weights is not None and weights.dtype == kind]
+        group = [index for index, weights in enumerate(attention)
+                 if weights is not None and (weights.dtype, weights.ndim) == kind]
         for index, words in zip(group, _top_words(*([values[index] for index in group]
                                                     for values in (texts, encodings, lengths, attention)), top_k)):
             found[index] = words
@@ -244,7 +247,7 @@ def top_words(texts: Sequence[str], encodings: Sequence[Encoding | IdsAndWords],
 
 def _top_words(texts: Sequence[str], encodings: Sequence[Encoding | IdsAndWords], lengths: Sequence[int],
                attention: Sequence[np.ndarray], top_k: int) -> list[list[tuple[str, float]]]:
-    """`top_words` of texts that all have attention, of one type."""
+    """`top_words` of texts that all have weights, of one type and kind."""
     sizes = [encoding.sizes or [1] if type(encoding) is IdsAndWords  # no token: fed as one unknown token
              else word_sizes(encoding.word_ids[:length], length) or [1]
              for encoding, length in zip(encodings, lengths)]
@@ -272,7 +275,8 @@ def most_attended(attention: Sequence[np.ndarray], sizes: Sequence[list[int]],
     """The `top_k` most attended whole words of each text (its attention, heads x tokens, and how many tokens each
     of its words has, adding up to its tokens), computed for all texts at once: the chosen words, most attended
     first (ties in word order), text after text, as indices into all the texts' words one after the other; their
-    weights; how many each text has (its words, at most `top_k`).
+    weights; how many each text has (its words, at most `top_k`). Given each text's linearised evidence (tokens) in
+    place of its attention, the words of most evidence, each word's evidence summed over its pieces (not divided).
 
     The numbers are bit for bit those of `explanation` and `Explanation.summed`, which compute one text at a time:
     its attention merged over each word's pieces (`merge_pieces`: np.add.reduceat, which sums the same tokens here,
@@ -280,8 +284,11 @@ def most_attended(attention: Sequence[np.ndarray], sizes: Sequence[list[int]],
     has the weight x / x = 1 however its x is summed), divided by its words' sum (`_sums`) and sorted stably (the
     texts as the rows of one array, each padded with NaN, which sorts after every number and, stably, after the
     text's own NaN)."""
+    evidence = attention[0].ndim == 1
+    if evidence:  # one row, added as it is
+        attention = [values[None] for values in attention]
     if len(attention) <= FEW_TEXTS:
-        return _most_attended_each(attention, sizes, top_k)
+        return _most_attended_each(attention, sizes, top_k, evidence)
     counts = np.array(list(map(len, sizes)))
     first = np.cumsum(counts) - counts
     flat = np.fromiter(chain.from_iterable(sizes), np.intp, int(counts.sum()))
@@ -295,7 +302,7 @@ def most_attended(attention: Sequence[np.ndarray], sizes: Sequence[list[int]],
         total[pieced] = functools.reduce(np.add, merged[:, 0::2])
     columns = np.arange(counts.max())
     padded = total[np.minimum(first[:, None] + columns, len(total) - 1)]  # texts x their most words
-    summed = padded / _sums(padded, counts)[:, None]
+    summed = padded if evidence else padded / _sums(padded, counts)[:, None]
     past = columns >= counts[:, None]
     summed[past] = np.nan
     top = np.argsort(-summed, axis=1, kind="stable")[:, :top_k]
@@ -304,8 +311,8 @@ def most_attended(attention: Sequence[np.ndarray], sizes: Sequence[list[int]],
         np.minimum(counts, top_k).tolist()
 
 
-def _most_attended_each(attention: Sequence[np.ndarray], sizes: Sequence[list[int]],
-                        top_k: int) -> tuple[list[int], list[float], list[int]]:
+def _most_attended_each(attention: Sequence[np.ndarray], sizes: Sequence[list[int]], top_k: int,
+                        evidence: bool = False) -> tuple[list[int], list[float], list[int]]:
     """`most_attended` one text at a time, as `explanation` and `Explanation.summed` compute it: for a few texts
     (one, as the server answers a request), which numpy's calls cost more for than their work."""
     chosen: list[int] = []
@@ -316,7 +323,7 @@ def _most_attended_each(attention: Sequence[np.ndarray], sizes: Sequence[list[in
         if len(text_sizes) < values.shape[-1]:
             values = np.add.reduceat(values, list(accumulate(text_sizes[:-1], initial=0)), axis=-1)
         total = values.sum(0)
-        summed = total / total.sum()
+        summed = total if evidence else total / total.sum()
         top = np.argsort(-summed, kind="stable")[:top_k]
         chosen += (top + first).tolist()
         weights += summed[top].tolist()

@@ -11,7 +11,8 @@ import numpy as np
 class Prediction:
     label: str | None  # None: no label reached `predict`'s threshold
     probabilities: dict[str, float]
-    top_words: list[tuple[str, float]] = field(default_factory=list)  # most attended words, heads summed
+    top_words: list[tuple[str, float]] = field(default_factory=list)  # most attended words, heads summed (with
+    #   predict's top_words_by="evidence": the words of most linearised evidence, in logits)
     aspect: str | None = None  # the aspect this answer is about (aspect models)
     labels: list[str] | None = None  # multi-label models: every label at or above its threshold, most probable
     #   first (maybe none; `label` is then the first, or None); None for single-label models

@@ -9,6 +9,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+from ..answer.answerer import check_top_words_by
 from ..errors import AttentiveError
 from .app import _load_any, _report_data, app, console, err
 from .options import (
@@ -182,6 +183,9 @@ def predict(
     pair: list[str] = PairTexts,
     aspect: list[str] = Aspects,
     top_k: int = typer.Option(5, "--top-k", min=0, help="most attended words to report"),
+    top_words_by: str = typer.Option("attention", "--top-words-by", help="attention, or evidence: the words of "
+                                     "most linearised evidence for the label, which removed change about half again "
+                                     "as many answers (docs/predict-and-explain.md)"),
     batch_size: int = typer.Option(256, "--batch-size", min=1, help="texts answered at a time: the network's batch, "
                                                                     "and how many lines are read before answering"),
     on_error: str = OnError,
@@ -213,14 +217,17 @@ def predict(
         err.print(Text("warning: ", style="yellow") + Text(message), soft_wrap=True)
 
     _one_source(texts, pair, input_file)
+    check_top_words_by(top_words_by)
     key = _answer_key(answer_key, input_file)
     if jobs > 1 or output is not None or resume:
         _predict_to(run, texts, pair, input_file, aspect, jobs, threads, batch_size, on_error, warn,
-                    {"top_k": top_k, "threshold": threshold}, key, output, resume, overwrite, fp32=fp32)
+                    {"top_k": top_k, "threshold": threshold, "top_words_by": top_words_by}, key, output, resume,
+                    overwrite, fp32=fp32)
     else:
         model = _load_any(run, threads, fp32)
         answers = answered_in_batches(model, _wanted(model, texts, pair, input_file, aspect, key, threshold),
-                                      batch_size, on_error, "predict", warn, top_k=top_k, threshold=threshold)
+                                      batch_size, on_error, "predict", warn, top_k=top_k, threshold=threshold,
+                                      top_words_by=top_words_by)
         for record, prediction in answers:
             print(answer_line(record, prediction, key), flush=True)
     if skipped:

@@ -1,6 +1,6 @@
-"""An exported graph's evidence for texts too long for occlusion: each token's linearised evidence for the label the
-model ranks first over the runner-up, computed in one forward pass (attentive/runtime/on_demand.py runs it only when
-asked).
+"""Each token's linearised evidence for the label the model ranks first over the runner-up, computed in the forward
+pass: what `predict(top_words_by="evidence")` ranks its top words by, and an export's evidence for texts too long for
+occlusion (attentive/runtime/on_demand.py runs it only when asked).
 
 For labels f (first) and s (runner-up), token j's evidence is
 
@@ -16,8 +16,9 @@ al. 2020, "Attention is not only a weight"). On the default's int8 exports (eigh
 each) removing each text's 5% words of most linearised evidence changed 41.7% of the answers, those of most evidence
 by occlusion (the graph run once more per token) 41.6%, the most attended 25.9% (benchmarks/notes.md, "`predict`'s
 top words by evidence"). Occlusion stays what `explain` of an export gives where it can (texts of up to 512 tokens);
-the linearised evidence is given where it cannot. `predict`'s top words stay the most attended: the evidence made the
-graph a third slower, and `predict` with it about an eighth (the same note).
+the linearised evidence is given where it cannot, and `predict(top_words_by="evidence")` ranks its top words by it.
+Attention stays `predict`'s default: the evidence made the graph a third slower, and `predict` with it about an
+eighth (the same note).
 """
 from __future__ import annotations
 
@@ -52,7 +53,7 @@ def linearised_evidence(network, out) -> torch.Tensor | None:
     has no such split: no attention over its states (`pools_states`), a head other than the MLP, text pairs or
     aspects. `out` is the network's Output. Written in few operators, each shape a constant, for the graph's sake:
     a text costs the graph about a tenth more with it (benchmarks/notes.md)."""
-    pooler, head = network.pooler, network.head
+    pooler, head = getattr(network, "pooler", None), getattr(network, "head", None)
     if (not getattr(pooler, "pools_states", False) or not isinstance(head, MLPHead) or out.attention is None
             or out.states is None or getattr(network, "is_pair", False) or getattr(network, "uses_aspect", False)
             or (out.head_hidden is None and len(head.net) > 2)):

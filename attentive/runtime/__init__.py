@@ -10,12 +10,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..answer.answerer import Answerer, Looked, Need
+from ..answer.answerer import NO_EVIDENCE_WORDS, Answerer, Looked, Need
 from ..answer.inputs import Inputs, temperature_of, thresholds_of
 from ..errors import AttentiveError
 from ..folders.config import EXPORT_FORMAT
 from ..text.encoding import Item, batch_order, pad_numpy
-from ..util.checks import check_folder, check_threads
+from ..util.checks import ArgumentError, check_folder, check_threads
 from ..util.threads import default_threads
 from .lanes import Lanes
 from .occlusion import linearised, occlusion_evidence
@@ -108,6 +108,14 @@ class RuntimeModel(Answerer):
     def _attention(self, items: list[Item], batch_size: int) -> tuple[np.ndarray, list[np.ndarray | None]]:
         """predict's probabilities and attention: the graph's, as `run` gives them (no `Looked` per item)."""
         return self.run(items, batch_size, attention_wanted=True)
+
+    def _evidence(self, items: list[Item], batch_size: int) -> tuple[np.ndarray, list[np.ndarray]]:
+        """predict's probabilities and linearised evidence (`top_words_by="evidence"`): the graph's, computed only
+        for this call (attentive/runtime/on_demand.py); an ArgumentError for an export without it."""
+        if not self.config.get("has_evidence") or self.multi_label:
+            raise ArgumentError(NO_EVIDENCE_WORDS + " (an export made before 2026-11-27 has none: export again)")
+        probabilities, found = self.outputs(items, batch_size, (EVIDENCE,))
+        return probabilities, found[EVIDENCE]
 
     def _look(self, items: list[Item], batch_size: int, need: Need) -> tuple[np.ndarray, list[Looked]]:
         """The answer path's ONNX Runtime backend (attentive.answer.answerer.Answerer): the graph's probabilities and,

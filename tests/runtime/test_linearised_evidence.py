@@ -1,7 +1,9 @@
 """The linearised evidence (attentive/models/linearised.py): the margin's first-order split over the words, which an
-export's graph computes only when asked (attentive/runtime/on_demand.py) and `explain` of an export gives a text too
-long for occlusion."""
+export's graph computes only when asked (attentive/runtime/on_demand.py), `explain` of an export gives a text too
+long for occlusion, and `predict(top_words_by="evidence")` ranks its top words by."""
 from __future__ import annotations
+
+import json
 
 import numpy as np
 import pytest
@@ -9,11 +11,13 @@ import torch
 
 import attentive
 from attentive import runtime
+from attentive.cli import main
 from attentive.data.batching import collate
 from attentive.export import export
 from attentive.models.linearised import linearised_evidence, margin_direction
 from attentive.runtime import occlusion
 from attentive.runtime.on_demand import EVIDENCE, EVIDENCE_WANTED
+from attentive.util.checks import ArgumentError
 
 from ..helpers import ANSWERED_TEXTS, tiny_overrides
 
@@ -72,3 +76,40 @@ def test_explain_of_an_export_gives_a_text_too_long_for_occlusion_the_linearised
     assert np.allclose(parts[0]["evidence"], forward(default_model, texts[:1])[2][0].numpy(), atol=1e-4)
     assert parts[0]["margin"] == pytest.approx(before[0]["margin"])  # the same margin, split another way
     assert np.array_equal(parts[1]["evidence"], before[1]["evidence"])
+
+
+def test_predict_names_the_words_of_most_evidence_when_asked_on_both_backends(default_model, tmp_path, capsys):
+    texts = ANSWERED_TEXTS * 4  # more than FEW_TEXTS: the call's words found at once, as one at a time below
+    exported = runtime.load(export(default_model, tmp_path / "onnx"), int8=False)
+    by_pytorch = default_model.predict(texts, top_k=3, top_words_by="evidence")
+    by_export = exported.predict(texts, top_k=3, top_words_by="evidence")
+    for ours, theirs in zip(by_pytorch, by_export):
+        assert [word for word, _ in ours.top_words] == [word for word, _ in theirs.top_words]
+        assert np.allclose([value for _, value in ours.top_words], [value for _, value in theirs.top_words],
+                           atol=1e-4)
+    [alone] = default_model.predict(texts[2], top_k=3, top_words_by="evidence")
+    assert [word for word, _ in alone.top_words] == [word for word, _ in by_pytorch[2].top_words]
+    [explained] = default_model.explain(texts[2])  # each word's evidence: its tokens' summed
+    evidence = forward(default_model, texts[2:3])[2][0].numpy()
+    per_word = sorted((evidence[start:end].sum() for start, end in explained.token_spans), reverse=True)
+    assert np.allclose([value for _, value in alone.top_words], per_word[:3], atol=1e-5)
+    assert default_model.predict(texts[0], top_k=3)[0].top_words != by_pytorch[0].top_words  # attention's shares
+    with pytest.raises(ArgumentError, match="top_words_by='gradient'"):
+        default_model.predict(texts[0], top_words_by="gradient")
+    assert main(["predict", str(tmp_path / "onnx"), "--fp32", "--top-words-by", "evidence", "--top-k", "3",
+                 texts[2]]) == 0
+    [line] = capsys.readouterr().out.splitlines()
+    assert [word for word, _ in json.loads(line)["top_words"]] == [word for word, _ in by_export[2].top_words]
+    assert main(["predict", str(tmp_path / "onnx"), "--top-words-by", "gradient", "a film"]) == 2
+    assert "top_words_by='gradient'" in capsys.readouterr().err
+
+
+def test_a_model_without_the_evidence_says_so_in_one_line(sst2_small, default_model, tmp_path):
+    mean_pooled = attentive.train(sst2_small, "avg", overrides=tiny_overrides("avg") + ["train.epochs=1"],
+                                  show_progress=False)
+    with pytest.raises(ArgumentError, match="gives no linearised evidence"):
+        mean_pooled.predict("a film", top_words_by="evidence")
+    exported = runtime.load(export(default_model, tmp_path / "onnx"), int8=False)
+    exported.config["has_evidence"] = False  # as an export made before it existed
+    with pytest.raises(ArgumentError, match="export again"):
+        exported.predict("a film", top_words_by="evidence")
