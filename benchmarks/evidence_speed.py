@@ -33,7 +33,7 @@ def texts_per_second(folder: Path, data) -> dict[str, float]:
         model = runtime.load(export(attentive.load(folder, device="cpu"), Path(scratch) / "export", int8=True),
                              threads=2)
         return interleaved_docs_per_second({
-            "predict_attention": lambda batch: model.predict(batch),
+            "predict_attention": lambda batch: model.predict(batch, top_words_by="attention"),
             "predict_evidence": lambda batch: model.predict(batch, top_words_by="evidence"),
             "predict_proba": model.predict_proba,
             "tfidf_lr": lambda batch: linear.predict_proba(vectorizer.transform(batch))}, texts)

@@ -29,8 +29,8 @@ class Need(IntEnum):
     """How much of what the network saw a call needs; each level holds the ones before it."""
 
     PROBABILITIES = 0  # predict_proba: the probabilities alone (the runtime does not even fetch the attention)
-    ATTENTION = 1  # predict: and each text's attention, for its most attended words (PyTorch: and each token's
-    #   linearised evidence, attentive/models/linearised.py, for `top_words_by="evidence"`)
+    ATTENTION = 1  # predict: and each text's attention and linearised evidence (attentive/models/linearised.py),
+    #   for its top words
     DETAILS = 2  # explain(with_polarity=False): and the attention scores, and a wide model's channel logits
     EVIDENCE = 3  # explain: and each word's polarity, n-gram scores and signed evidence (PyTorch: the head once per
     #   word, and a backward pass; an export: the evidence alone, by occlusion)
@@ -49,18 +49,29 @@ class Looked:
     attribution: dict | None = None  # the attention channel's evidence per token, margin and method
     #   (TextClassifier.attribution; an export's attentive/runtime/occlusion.py)
     linear_evidence: np.ndarray | None = None  # tokens: each one's linearised evidence for the label ranked first
-    #   (attentive/models/linearised.py), the top words of `top_words_by="evidence"`
+    #   (attentive/models/linearised.py), what the top words rank by where the model has it
 
 
-ATTENTION, EVIDENCE_WORDS = "attention", "evidence"  # what `predict`'s top words rank by
+AUTO, EVIDENCE_WORDS, ATTENTION = "auto", "evidence", "attention"  # what `predict`'s top words rank by
 NO_EVIDENCE_WORDS = ("top_words_by='evidence': this model gives no linearised evidence (it needs attention over its "
                      "states, an MLP head, single texts without aspects and one label per text): rank by attention")
 
 
 def check_top_words_by(value) -> None:
-    """ArgumentError unless `value` is "attention" or "evidence"."""
-    if value not in (ATTENTION, EVIDENCE_WORDS):
-        raise ArgumentError(f"top_words_by={value!r}: must be {ATTENTION!r} or {EVIDENCE_WORDS!r}")
+    """ArgumentError unless `value` is "auto", "evidence" or "attention"."""
+    if value not in (AUTO, EVIDENCE_WORDS, ATTENTION):
+        raise ArgumentError(f"top_words_by={value!r}: must be {AUTO!r}, {EVIDENCE_WORDS!r} or {ATTENTION!r}")
+
+
+def top_word_weights(seen: Looked, by: str, multi_label: bool) -> np.ndarray | None:
+    """What a text's top words rank by (`by`, checked): its linearised evidence (tokens) where the backend gave it
+    and the model answers one label, unless `by` is "attention"; else its attention (heads x tokens; None where it has
+    none). "evidence" from a model without it is an ArgumentError."""
+    if by != ATTENTION and seen.linear_evidence is not None and not multi_label:
+        return seen.linear_evidence
+    if by == EVIDENCE_WORDS:
+        raise ArgumentError(NO_EVIDENCE_WORDS)
+    return seen.attention
 
 
 class Answerer(ABC):
@@ -95,24 +106,24 @@ class Answerer(ABC):
 
     def predict(self, texts: list[str] | str | Expanded, pairs: list[str] | str | None = None, top_k: int = 5,
                 aspects: list[str | None] | str | None = None, threshold: float | None = None,
-                batch_size: int = 128, top_words_by: str = ATTENTION) -> list[Prediction]:
-        """Label, class probabilities and the `top_k` most attended words of each text (of each pair's first);
-        `aspects` as in `explain`. With `threshold`, a text whose most probable label has a lower probability gets
-        the label None: the model abstains rather than guess. A multi-label model answers `labels`, each label at
-        or above its threshold chosen on dev (with `threshold`: at or above that, for every label).
-        `top_words_by="evidence"`: the `top_k` words of most linearised evidence for the label instead, each with
-        its evidence in logits (attentive/models/linearised.py: removed, they change about half again as many
-        answers as the most attended; `predict` of an export runs at about 0.85-0.9× its speed with them)."""
+                batch_size: int = 128, top_words_by: str = AUTO) -> list[Prediction]:
+        """Label, class probabilities and the `top_k` top words of each text (of each pair's first): those of most
+        linearised evidence for its label, each with its evidence in logits (attentive/models/linearised.py:
+        removed, they change about half again as many answers as the most attended), where the model gives it; the
+        most attended, each with its share of the attention, where it does not (pairs, aspects, label sets, no
+        attention over its states, another head than the MLP, an export made before 2026-11-27) or with
+        `top_words_by="attention"`; `top_words_by="evidence"` refuses a model without it. `aspects` as in
+        `explain`. With `threshold`, a text whose most probable label has a lower probability gets the label None:
+        the model abstains rather than guess. A multi-label model answers `labels`, each label at or above its
+        threshold chosen on dev (with `threshold`: at or above that, for every label)."""
         check_call(batch_size=batch_size, top_k=top_k, threshold=threshold)
         check_top_words_by(top_words_by)
         texts, pairs, aspects = self._expanded(texts, pairs, aspects)
         items, encodings = self.inputs.items(texts, pairs, aspects, offsets=bool(top_k), words=bool(top_k))
         if not items:
             return []
-        if top_k and top_words_by == EVIDENCE_WORDS:
-            probabilities, attention = self._evidence(items, batch_size)
-        elif top_k:
-            probabilities, attention = self._attention(items, batch_size)
+        if top_k:
+            probabilities, attention = self._top_word_weights(items, batch_size, top_words_by)
         else:
             probabilities, attention = self._look(items, batch_size, Need.PROBABILITIES)[0], [None] * len(items)
         return apply_threshold(predictions(texts, encodings, [len(item.ids) for item in items], self.labels,
@@ -190,22 +201,13 @@ class Answerer(ABC):
         raise AttentiveError(f"{data.name}/{split}: label sets (multi-label): evaluate the saved model, which "
                              "attentive.load reads, not its export")
 
-    def _attention(self, items: list[Item], batch_size: int) -> tuple[np.ndarray, list[np.ndarray | None]]:
-        """What `predict` needs of `items`: their probabilities and each one's attention (heads x its tokens; None
-        where the model has none), as `_look` gives them at Need.ATTENTION (a backend that has them without a
-        `Looked` per item gives them directly)."""
+    def _top_word_weights(self, items: list[Item], batch_size: int,
+                          by: str) -> tuple[np.ndarray, list[np.ndarray | None]]:
+        """What `predict` needs of `items`: their probabilities and what each one's top words rank by
+        (`top_word_weights`), as `_look` gives them at Need.ATTENTION (a backend that has them without a `Looked`
+        per item gives them directly)."""
         probabilities, looked = self._look(items, batch_size, Need.ATTENTION)
-        return probabilities, [seen.attention for seen in looked] if looked else [None] * len(items)
-
-    def _evidence(self, items: list[Item], batch_size: int) -> tuple[np.ndarray, list[np.ndarray]]:
-        """What `predict(top_words_by="evidence")` needs of `items`: their probabilities and each one's linearised
-        evidence (its tokens), as `_look` gives them at Need.ATTENTION (a backend that has them without a `Looked`
-        per item gives them directly); an ArgumentError where the model has none."""
-        probabilities, looked = self._look(items, batch_size, Need.ATTENTION)
-        evidence = [seen.linear_evidence for seen in looked]
-        if self.multi_label or any(values is None for values in evidence):
-            raise ArgumentError(NO_EVIDENCE_WORDS)
-        return probabilities, evidence
+        return probabilities, [top_word_weights(seen, by, self.multi_label) for seen in looked]
 
     def _explain(self, texts, pairs, top_k: int, batch_size: int, aspects, need: Need) -> list[Explanation]:
         """`explain`, its call checked, seeing as far as `need` (a backend's explain that takes more options picks
@@ -223,7 +225,8 @@ class Answerer(ABC):
         thresholds = self.thresholds
         return [explanation(text, encoding, item, self.labels, probs, seen.attention, aspect, top_k,
                             thresholds=thresholds, scores=seen.scores, polarity=seen.polarity,
-                            channels=seen.channels, ngram_words=seen.ngram_words, attribution=seen.attribution)
+                            channels=seen.channels, ngram_words=seen.ngram_words, attribution=seen.attribution,
+                            linear_evidence=None if thresholds is not None else seen.linear_evidence)
                 for text, encoding, item, probs, seen, aspect in
                 zip(texts, encodings, items, probabilities, looked, aspects)]
 

@@ -177,7 +177,8 @@ def explanation(text: str, encoding: Encoding, item: Item, labels: list[str], pr
     """One text's Explanation and Prediction: its whole words (`whole_words`: a word the tokenizer split into pieces,
     "yucks" as `yu` `##cks`, is one word again, its attention and every per-word score merged over its pieces by
     `merge_pieces`; a text with no known token was fed as one unknown token, and is shown whole as that one word),
-    the most probable label, the `top_k` most attended words. With `thresholds` (a multi-label model: one per label)
+    the most probable label, the `top_k` top words (of most linearised evidence, `linear_evidence`, where the backend
+    gave it; else the most attended). With `thresholds` (a multi-label model: one per label)
     the prediction's `labels` are those at or above their threshold (`label_set`)."""
     words, spans = whole_words(text, encoding, len(item.ids))
     if attention is not None:
@@ -192,10 +193,10 @@ def explanation(text: str, encoding: Encoding, item: Item, labels: list[str], pr
         prediction.labels = label_set(prediction.probabilities, thresholds)
         prediction.label = prediction.labels[0] if prediction.labels else None
     result = Explanation(words, attention, prediction, token_spans=spans, **details)
-    if attention is not None and top_k:
-        summed = result.summed
-        order = np.argsort(-summed, kind="stable")[:top_k]
-        prediction.top_words = [(words[i], float(summed[i])) for i in order]
+    weights = result.linear_evidence if result.linear_evidence is not None else result.summed
+    if weights is not None and top_k:
+        order = np.argsort(-weights, kind="stable")[:top_k]
+        prediction.top_words = [(words[i], float(weights[i])) for i in order]
     return result
 
 
@@ -383,7 +384,7 @@ def whole_words(text: str, encoding: Encoding, length: int) -> tuple[list[str], 
 # still add up over the words to what they added up to over the tokens; pre-softmax attention scores combine by
 # log-sum-exp, the score whose softmax is the word's summed weight (so that score and weight stay consistent).
 PER_TOKEN = {"attention": (-1, np.add), "scores": (-1, np.logaddexp), "polarity": (0, np.add),
-             "ngram_words": (0, np.add), "evidence": (0, np.add)}
+             "ngram_words": (0, np.add), "evidence": (0, np.add), "linear_evidence": (0, np.add)}
 
 
 def merge_pieces(name: str, values, spans: list[tuple[int, int]]):

@@ -11,8 +11,9 @@ import numpy as np
 class Prediction:
     label: str | None  # None: no label reached `predict`'s threshold
     probabilities: dict[str, float]
-    top_words: list[tuple[str, float]] = field(default_factory=list)  # most attended words, heads summed (with
-    #   predict's top_words_by="evidence": the words of most linearised evidence, in logits)
+    top_words: list[tuple[str, float]] = field(default_factory=list)  # the words of most linearised evidence for
+    #   the label, in logits (attentive/models/linearised.py); where the model has none (or with
+    #   top_words_by="attention"), the most attended, heads summed
     aspect: str | None = None  # the aspect this answer is about (aspect models)
     labels: list[str] | None = None  # multi-label models: every label at or above its threshold, most probable
     #   first (maybe none; `label` is then the first, or None); None for single-label models
@@ -69,6 +70,8 @@ class Explanation:
     #   (a word split into WordPiece pieces spans several; the per-word arrays above are summed over them)
     attribution: dict | None = None  # the attention channel's {"evidence": per word, "margin", "method"}
     #   (TextClassifier.attribution; an export's by occlusion, attentive/runtime/occlusion.py), None where not computed
+    linear_evidence: np.ndarray | None = None  # per word, its linearised evidence for the label ranked first, both
+    #   channels (attentive/models/linearised.py): what the top words rank by; None where the model has none
 
     def label_words(self, top_k: int = 5) -> dict[str, list[tuple[str, float]]] | None:
         """A multi-label answer's explanation per label: for each label it gives, the `top_k` words of most evidence
@@ -128,7 +131,7 @@ class Explanation:
 
     def as_dict(self, top_k: int | None = None) -> dict:
         """The JSON of one explanation (the server's /explain answer): the prediction's (label, probabilities,
-        `top_k` most attended words), the words, each head's attention and the summed view, `evidence` per word and
+        `top_k` top words), the words, each head's attention and the summed view, `evidence` per word and
         `channels` ({name: {"margin", "evidence", "method"}})."""
         prediction = self.prediction.as_dict()
         if top_k is not None:

@@ -182,10 +182,10 @@ def predict(
     input_file: Optional[Path] = InputFile,
     pair: list[str] = PairTexts,
     aspect: list[str] = Aspects,
-    top_k: int = typer.Option(5, "--top-k", min=0, help="most attended words to report"),
-    top_words_by: str = typer.Option("attention", "--top-words-by", help="attention, or evidence: the words of "
-                                     "most linearised evidence for the label, which removed change about half again "
-                                     "as many answers (docs/predict-and-explain.md)"),
+    top_k: int = typer.Option(5, "--top-k", min=0, help="top words to report"),
+    top_words_by: str = typer.Option("auto", "--top-words-by", help="auto: the words of most linearised evidence "
+                                     "for the label where the model gives it, else the most attended; evidence; "
+                                     "attention (docs/predict-and-explain.md)"),
     batch_size: int = typer.Option(256, "--batch-size", min=1, help="texts answered at a time: the network's batch, "
                                                                     "and how many lines are read before answering"),
     on_error: str = OnError,
@@ -206,7 +206,7 @@ def predict(
     fp32: bool = Fp32,
     threads: Optional[int] = Threads,
 ):
-    """Label, probabilities and top attended words as JSON lines, one per text (per text and aspect), streamed: an
+    """Label, probabilities and top words as JSON lines, one per text (per text and aspect), streamed: an
     --input line comes back as it is, its answer under "prediction" (--answer-key)."""
     from ..serving.input_lines import answer_line, answered_in_batches
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..answer.answerer import NO_EVIDENCE_WORDS, Answerer, Looked, Need
+from ..answer.answerer import ATTENTION, EVIDENCE_WORDS, NO_EVIDENCE_WORDS, Answerer, Looked, Need
 from ..answer.inputs import Inputs, temperature_of, thresholds_of
 from ..errors import AttentiveError
 from ..folders.config import EXPORT_FORMAT
@@ -105,30 +105,39 @@ class RuntimeModel(Answerer):
         self.lanes.run(batches, [max(lengths[i] for i in batch) for batch in batches], answer)
         return probabilities, found
 
-    def _attention(self, items: list[Item], batch_size: int) -> tuple[np.ndarray, list[np.ndarray | None]]:
-        """predict's probabilities and attention: the graph's, as `run` gives them (no `Looked` per item)."""
-        return self.run(items, batch_size, attention_wanted=True)
+    @property
+    def _has_evidence(self) -> bool:
+        """Whether the graph gives the linearised evidence (exported since it existed) for a one-label model."""
+        return bool(self.config.get("has_evidence")) and not self.multi_label
 
-    def _evidence(self, items: list[Item], batch_size: int) -> tuple[np.ndarray, list[np.ndarray]]:
-        """predict's probabilities and linearised evidence (`top_words_by="evidence"`): the graph's, computed only
-        for this call (attentive/runtime/on_demand.py); an ArgumentError for an export without it."""
-        if not self.config.get("has_evidence") or self.multi_label:
+    def _top_word_weights(self, items: list[Item], batch_size: int,
+                          by: str) -> tuple[np.ndarray, list[np.ndarray | None]]:
+        """predict's probabilities and what its top words rank by (attentive.answer.answerer.top_word_weights): the
+        graph's linearised evidence where it has it, else its attention, as `outputs` gives them (no `Looked` per
+        item)."""
+        if by == EVIDENCE_WORDS and not self._has_evidence:
             raise ArgumentError(NO_EVIDENCE_WORDS + " (an export made before 2026-11-27 has none: export again)")
-        probabilities, found = self.outputs(items, batch_size, (EVIDENCE,))
-        return probabilities, found[EVIDENCE]
+        name = EVIDENCE if self._has_evidence and by != ATTENTION else "attention"
+        probabilities, found = self.outputs(items, batch_size, (name,))
+        return probabilities, found.get(name, [None] * len(items))
 
     def _look(self, items: list[Item], batch_size: int, need: Need) -> tuple[np.ndarray, list[Looked]]:
         """The answer path's ONNX Runtime backend (attentive.answer.answerer.Answerer): the graph's probabilities and,
-        when `need` asks for more than them, each item's attention; `explain` (Need.EVIDENCE) also each token's
+        when `need` asks for more than them, each item's attention and linearised evidence (where the graph has it);
+        `explain` (Need.EVIDENCE) also each token's
         evidence by occlusion (attentive/runtime/occlusion.py), the graph answering the text once without each token,
         and for a text too long for that the graph's linearised evidence (not for a multi-label model, whose labels
         are no one softmax)."""
-        probabilities, attention = self.run(items, batch_size, attention_wanted=need > Need.PROBABILITIES)
-        evidence = [None] * len(items)
+        wanted = () if need == Need.PROBABILITIES else ("attention", EVIDENCE) if self._has_evidence else ("attention",)
+        probabilities, found = self.outputs(items, batch_size, wanted)
+        nothing = [None] * len(items)
+        evidence = nothing
         if need >= Need.EVIDENCE and not self.multi_label:
             evidence = occlusion_evidence(self.run, items, probabilities, self.temperature, batch_size)
             self._linearised_where_missing(items, probabilities, evidence, batch_size)
-        return probabilities, [Looked(weights, attribution=found) for weights, found in zip(attention, evidence)]
+        return probabilities, [Looked(weights, attribution=occluded, linear_evidence=linear)
+                               for weights, occluded, linear
+                               in zip(found.get("attention", nothing), evidence, found.get(EVIDENCE, nothing))]
 
     def _linearised_where_missing(self, items: list[Item], probabilities: np.ndarray, evidence: list[dict | None],
                                   batch_size: int) -> None:

@@ -88,11 +88,8 @@ class Resumed:
 def answer_format(model, answer_key: str | None, options: dict) -> dict:
     """What decides how an output line answers: the answer's key, the top words (and what they rank by) and threshold
     asked for, and the graph an export runs (int8 or fp32). A resumed run must answer as the run it continues."""
-    found = {"answer_key": answer_key, "top_k": options.get("top_k"), "threshold": options.get("threshold"),
-             "graph": getattr(model, "graph", None)}
-    if options.get("top_words_by", "attention") != "attention":  # recorded where asked: earlier files stay valid
-        found["top_words_by"] = options["top_words_by"]
-    return found
+    return {"answer_key": answer_key, "top_k": options.get("top_k"), "threshold": options.get("threshold"),
+            "top_words_by": options.get("top_words_by", "auto"), "graph": getattr(model, "graph", None)}
 
 
 def open_output(output: Path, input_file: Path | None, model_id: str, resume: bool,

@@ -5,8 +5,8 @@
   at or above its threshold, and /explain its `label_words`). Concurrent requests are micro-batched: the first waits
   up to `window_ms` for others, up to `max_batch` texts and `max_batch_chars` characters in all (a bound on their
   tokens; a request over it is answered alone), and the model answers them in one call: `predict` for /predict's
-  batches (no evidence computed, and no words found where `top_k` is 0; `"top_words_by": "evidence"` ranks its top
-  words by the linearised evidence, in batches of their own), `explain` for /explain's.
+  batches (no words found where `top_k` is 0; `"top_words_by"` as `predict`'s, each ranking in batches of its own),
+  `explain` for /explain's.
 - `GET /health`, `GET /info` (labels, recipe, aspects, versions, a multi-label model's `thresholds`, the deletion test
   run at the end of training,
   `faithfulness` with its `faithfulness_line`, where the model has it; an export's `graph`, the one answering),
@@ -67,7 +67,7 @@ class Query(BaseModel):
     pairs: list[str] | None = None
     aspects: list[str] | None = None
     top_k: int = Field(5, ge=0, le=100)
-    top_words_by: Literal["attention", "evidence"] = "attention"  # /predict's top words (Answerer.predict)
+    top_words_by: Literal["auto", "evidence", "attention"] = "auto"  # /predict's top words (Answerer.predict)
 
     @field_validator("texts", "pairs")
     @classmethod
@@ -221,7 +221,7 @@ def bound_socket(host: str, port: int) -> socket.socket:
 
 
 def _prediction_json(prediction, top_k: int) -> dict:
-    """The CLI's JSON for one answer (a `Prediction`): label, probabilities, the `top_k` most attended words (and the
+    """The CLI's JSON for one answer (a `Prediction`): label, probabilities, the `top_k` top words (and the
     aspect)."""
     answer = prediction.as_dict()
     answer["top_words"] = answer["top_words"][:top_k]
@@ -295,8 +295,8 @@ def create_app(model, api_key: str | None = None, max_body: int = 1_000_000, max
                         buckets=(.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5))
     predicting = {by: MicroBatcher(lambda texts, top_k, by=by: model.predict(texts, top_k=top_k, top_words_by=by),
                                    window_ms / 1000, max_batch, max_batch_chars)
-                  for by in ("attention", "evidence")}  # /predict: predict's own path (no word found unasked), a
-    #   batcher for each ranking of its top words
+                  for by in ("auto", "evidence", "attention")}  # /predict: predict's own path (no word found
+    #   unasked), a batcher for each ranking of its top words
     explaining = MicroBatcher(lambda texts, top_k: model.explain(texts, top_k=top_k), window_ms / 1000, max_batch,
                               max_batch_chars)
     expected_key = None if api_key is None else api_key.encode("utf-8", "surrogateescape")
@@ -361,7 +361,7 @@ def create_app(model, api_key: str | None = None, max_body: int = 1_000_000, max
 
     @app.post("/explain")
     async def explain(query: Query) -> list[dict]:
-        if query.top_words_by != "attention":
+        if query.top_words_by != "auto":
             raise AttentiveError("top_words_by: /predict's; /explain gives every word's evidence")
         return [_explanation_json(e, query.top_k) for e in await answer(explaining, query)]
 

@@ -21,3 +21,10 @@ def test_the_section_computes_the_rule_from_the_flip_rates():
     below = evidence_section([run(f"set{i}", attention=0.2, linearised=0.25 if i else 0.1) for i in range(8)])
     assert "NOT met; at least attention's on 7 of 8 sets (needed: 7): met" in below[-2]
     assert evidence_section([{"kind": "frontier"}]) == []
+
+
+def test_the_section_shows_what_the_words_by_evidence_cost_predict():
+    speed = {"kind": "evidence_speed", "dataset": "sst2", "docs_per_s": {
+        "predict_attention": 30000.0, "predict_evidence": 27000.0, "predict_proba": 50000.0, "tfidf_lr": 36000.0}}
+    lines = evidence_section([run("sst2", attention=0.2, linearised=0.35), speed])
+    assert "| sst2 | 30,000 | 27,000 | 0.90 | 50,000 | 36,000 | 0.75 |" in lines

@@ -111,7 +111,7 @@ def test_an_exports_faithfulness_is_measured_on_the_export(int8_export, sst2_sma
     runtime = attentive.runtime.load(int8_export)
     assert runtime.graph == "model.int8.onnx"
     answered, reduced, rankings = set(), [], {}
-    original_run, original_without, original_rows = RuntimeModel.run, deletion.without, deletion.removal_rows
+    original_run, original_without, original_rows = RuntimeModel.outputs, deletion.without, deletion.removal_rows
 
     def run_spy(self, items, *args, **kwargs):
         answered.update(tuple(item.ids) for item in items)
@@ -128,7 +128,7 @@ def test_an_exports_faithfulness_is_measured_on_the_export(int8_export, sst2_sma
     def no_pytorch(*args, **kwargs):
         raise AssertionError("the export's test ran the PyTorch network")
 
-    monkeypatch.setattr(RuntimeModel, "run", run_spy)
+    monkeypatch.setattr(RuntimeModel, "outputs", run_spy)  # every graph run of the runtime
     monkeypatch.setattr(deletion, "without", without_spy)
     monkeypatch.setattr(deletion, "removal_rows", rows_spy)
     monkeypatch.setattr(inference, "infer", no_pytorch)
@@ -139,7 +139,7 @@ def test_an_exports_faithfulness_is_measured_on_the_export(int8_export, sst2_sma
     assert all(0 <= share <= 1 for share in result["flipped"].values())
     assert len(reduced) == 3 * result["texts"] and all(tuple(item.ids) in answered for item in reduced)
     # the evidence ranking is the export's own: occlusion in ONNX Runtime
-    monkeypatch.setattr(RuntimeModel, "run", original_run)
+    monkeypatch.setattr(RuntimeModel, "outputs", original_run)
     explanations = [e for e in runtime.explain(texts, top_k=0) if len(e.words) >= 2]
     assert {e.channel_evidence()["attention"]["method"] for e in explanations} == {"occlusion"}
     assert all(np.array_equal(order, np.argsort(-e.evidence, kind="stable"))

@@ -141,11 +141,11 @@ def test_resume_refuses_another_input_or_model_and_output_is_never_replaced_unas
     assert out.read_bytes() == first
 
     progress.write_text(json.dumps(recorded))
-    for other_options in (["--top-k", "2"], ["--answer-key", "answer"]):  # a resume answers as the run it continues
+    for other_options in (["--top-k", "2"], ["--answer-key", "answer"], ["--top-words-by", "attention"]):
         status, _, err = cli(capsys, "predict", run_dir, "--input", source, "--output", out, "--resume",
-                             *other_options)
+                             *other_options)  # a resume answers as the run it continues
         assert status == 2 and len(err) == 1 and "was written with other answer options (answer_key prediction, " \
-            "top_k 5, threshold None, graph None" in err[0] and out.read_bytes() == first
+            "top_k 5, threshold None, top_words_by auto, graph None" in err[0] and out.read_bytes() == first
 
     status, _, err = cli(capsys, "predict", run_dir, "--input", source, "--output", out)
     assert status == 2 and len(err) == 1 and "--overwrite" in err[0] and out.read_bytes() == first
