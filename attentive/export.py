@@ -70,7 +70,8 @@ class ExportedNetwork(nn.Module):
     softmax(logits / temperature) at the model's calibrated temperature (attentive/answer/inference.py), or for a
     multi-label model each label's sigmoid (`multi_label`), the attention (zeros, one head, for a pooler without
     attention) and, where the network has it and the model answers one label, each token's linearised evidence
-    (attentive/models/linearised.py: what `explain` gives a text too long for occlusion)."""
+    (attentive/models/linearised.py: what `predict`'s top words rank by, and the evidence `explain` gives a text too
+    long for occlusion)."""
 
     def __init__(self, network: nn.Module, names: list[str], temperature: float = 1.0, multi_label: bool = False):
         super().__init__()

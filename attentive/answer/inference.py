@@ -3,10 +3,9 @@ order. `predict`, `evaluate`, `explain`, `analyze`, the deletion test and the tr
 it is the boundary that export and serving attach to.
 
 `infer` returns the class probabilities (N x classes) and, as far as its `need` asks (attentive.answer.answerer.Need),
-what the explanations show of each text: with ATTENTION each head's attention (what predict's top words need) and each
-token's linearised evidence (attentive/models/linearised.py, for `top_words_by="evidence"`; None where the model has
-none); with
-DETAILS also the pre-softmax scores and, for wide-and-deep models, each channel's logits; with EVIDENCE also each
+what the explanations show of each text: with ATTENTION each head's attention and each token's linearised evidence
+(attentive/models/linearised.py; None where the model has none), what predict's top words rank by; with DETAILS
+also the pre-softmax scores and, for wide-and-deep models, each channel's logits; with EVIDENCE also each
 word's polarity (TextClassifier.word_polarity: it runs the head once per word), its share of the wide channel's
 logits, and its signed evidence in the attention channel (TextClassifier.attribution: exact, or gradient × input,
 one backward pass). `attentive.Model` is the answer path's PyTorch backend through it.

@@ -28,8 +28,8 @@ class Output:
     states: torch.Tensor | None = None  # the encoder's token vectors (B x T x D), for explanations
     wide_logits: torch.Tensor | None = None  # the n-gram channel's part of `logits` (attentive/models/wide.py)
     head_hidden: torch.Tensor | None = None  # an MLP head's hidden layer before its ReLU (single texts), and
-    wide_scores: torch.Tensor | None = None  # each token's share of `wide_logits` (B x T x classes): for an
-    #   export's linearised evidence (attentive/models/linearised.py)
+    wide_scores: torch.Tensor | None = None  # each token's share of `wide_logits` (B x T x classes): for the
+    #   linearised evidence (attentive/models/linearised.py)
 
 
 EXACT, GRADIENT_X_INPUT = "exact", "gradient_x_input"

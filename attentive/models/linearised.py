@@ -51,8 +51,8 @@ def head_output(head, vector: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor 
 def linearised_evidence(network, out) -> torch.Tensor | None:
     """B x T: each token's linearised evidence (see the module's docstring), zero on padding; None where the model
     has no such split: no attention over its states (`pools_states`), a head other than the MLP, text pairs or
-    aspects. `out` is the network's Output. Written in few operators, each shape a constant, for the graph's sake:
-    a text costs the graph about a tenth more with it (benchmarks/notes.md)."""
+    aspects. `out` is the network's Output. Written in few operators, each shape a constant, for the graph's sake
+    (what it costs: benchmarks/notes.md, "`predict`'s top words by evidence")."""
     pooler, head = getattr(network, "pooler", None), getattr(network, "head", None)
     if (not getattr(pooler, "pools_states", False) or not isinstance(head, MLPHead) or out.attention is None
             or out.states is None or getattr(network, "is_pair", False) or getattr(network, "uses_aspect", False)

@@ -124,10 +124,9 @@ class RuntimeModel(Answerer):
     def _look(self, items: list[Item], batch_size: int, need: Need) -> tuple[np.ndarray, list[Looked]]:
         """The answer path's ONNX Runtime backend (attentive.answer.answerer.Answerer): the graph's probabilities and,
         when `need` asks for more than them, each item's attention and linearised evidence (where the graph has it);
-        `explain` (Need.EVIDENCE) also each token's
-        evidence by occlusion (attentive/runtime/occlusion.py), the graph answering the text once without each token,
-        and for a text too long for that the graph's linearised evidence (not for a multi-label model, whose labels
-        are no one softmax)."""
+        `explain` (Need.EVIDENCE) also each token's evidence by occlusion (attentive/runtime/occlusion.py), the graph
+        answering the text once without each token, and for a text too long for that the linearised evidence (not
+        for a multi-label model, whose labels are no one softmax)."""
         wanted = () if need == Need.PROBABILITIES else ("attention", EVIDENCE) if self._has_evidence else ("attention",)
         probabilities, found = self.outputs(items, batch_size, wanted)
         nothing = [None] * len(items)

@@ -56,15 +56,17 @@ def test_predict_explain_info_health_and_metrics(server):
     assert "attentive_request_seconds_bucket" in metrics
 
 
-def test_predict_ranks_its_top_words_by_evidence_when_asked(server, served):
+def test_predict_ranks_its_top_words_as_asked(server, served):
     text = "the plot is a mess but the actors shine"
     body = {"texts": [text], "top_k": 3, "top_words_by": "evidence"}
     [answer] = httpx.post(f"{server}/predict", json=body).json()
     [expected] = attentive.load(served).predict(text, top_k=3, top_words_by="evidence")
     assert [word for word, _ in answer["top_words"]] == [word for word, _ in expected.top_words]
-    [attended] = httpx.post(f"{server}/predict", json={"texts": [text], "top_k": 3}).json()
-    assert 0 < sum(weight for _, weight in attended["top_words"]) <= 1  # attention's shares, not evidence
-    refused = httpx.post(f"{server}/explain", json=body)
+    [by_default] = httpx.post(f"{server}/predict", json={"texts": [text], "top_k": 3}).json()
+    assert by_default["top_words"] == answer["top_words"]  # the evidence, where the model gives it
+    [attended] = httpx.post(f"{server}/predict", json={**body, "top_words_by": "attention", "top_k": 20}).json()
+    assert abs(sum(weight for _, weight in attended["top_words"]) - 1) < 1e-3  # every word's share of the attention
+    refused = httpx.post(f"{server}/explain", json=body)  # explain's top words are predict's default
     assert refused.status_code == 422 and "top_words_by: /predict's" in refused.json()["detail"]
     unknown = httpx.post(f"{server}/predict", json={**body, "top_words_by": "gradient"})
     assert unknown.status_code == 422 and "top_words_by" in unknown.json()["detail"]
