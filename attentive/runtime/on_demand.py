@@ -41,16 +41,42 @@ def evidence_on_demand(path: Path) -> None:
     branch = [graph.node[index] for index in moved]
     for node in branch:
         node.output[:] = [f"{EVIDENCE}_computed" if name == EVIDENCE else name for name in node.output]
+    kept = [node for index, node in enumerate(graph.node) if index not in set(moved)]
+    branch = _transposes_shared(graph, branch, kept) + branch
     computed = helper.make_graph(branch, "evidence_computed", [],
                                  [helper.make_tensor_value_info(f"{EVIDENCE}_computed", TensorProto.FLOAT, None)])
     nothing = helper.make_node("Constant", [], [f"{EVIDENCE}_skipped"],
                                value=helper.make_tensor("nothing", TensorProto.FLOAT, [0, 0], []))
     skipped = helper.make_graph([nothing], "evidence_skipped", [],
                                 [helper.make_tensor_value_info(f"{EVIDENCE}_skipped", TensorProto.FLOAT, None)])
-    kept = [node for index, node in enumerate(graph.node) if index not in set(moved)]
     del graph.node[:]
     graph.node.extend([*kept, helper.make_node("If", [EVIDENCE_WANTED], [EVIDENCE], then_branch=computed,
                                                else_branch=skipped)])
     graph.input.append(helper.make_tensor_value_info(EVIDENCE_WANTED, TensorProto.BOOL, []))
     onnx.checker.check_model(model)
     onnx.save(model, str(path))
+
+
+def _transposes_shared(graph, branch: list, kept: list) -> list:
+    """Transpose nodes that stand, in the branch, for the weights it alone reads which are another weight of the graph
+    transposed (removed from the graph's initializers): the quantiser stores the head's first layer twice, as the
+    forward pass reads it (transposed) and as the gradient does (W1 m and uᵀ W1), the same int8 values; kept once,
+    the int8 export is no larger for the evidence than by its few small nodes."""
+    import numpy as np
+    from onnx import helper, numpy_helper
+
+    weights = {init.name: init for init in graph.initializer}
+    outside = {name for node in kept for name in node.input}
+    alone = sorted({name for node in branch for name in node.input} - outside)
+    found = []
+    for name in alone:
+        mine = numpy_helper.to_array(weights[name]) if name in weights else None
+        if mine is None or mine.ndim != 2:
+            continue
+        for other in sorted(outside & set(weights)):
+            theirs = numpy_helper.to_array(weights[other])
+            if theirs.shape == mine.shape[::-1] and theirs.dtype == mine.dtype and np.array_equal(theirs.T, mine):
+                found.append(helper.make_node("Transpose", [other], [name]))
+                graph.initializer.remove(weights[name])
+                break
+    return found

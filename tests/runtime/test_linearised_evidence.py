@@ -116,3 +116,21 @@ def test_a_model_without_the_evidence_says_so_in_one_line(sst2_small, default_mo
     exported.config["has_evidence"] = False  # as an export made before it existed
     with pytest.raises(ArgumentError, match="export again"):
         exported.predict("a film", top_words_by="evidence")
+
+
+def test_the_int8_graph_stores_no_weight_twice_for_the_evidence(default_model, tmp_path):
+    """The quantiser writes the head's first layer once as the forward pass reads it and once as the gradient does;
+    the evidence's branch reads the first transposed (attentive/runtime/on_demand.py), and answers the same."""
+    import onnx
+    from onnx import numpy_helper
+
+    folder = export(default_model, tmp_path / "onnx", int8=True)
+    weights = [numpy_helper.to_array(init) for init in onnx.load(str(folder / "model.int8.onnx")).graph.initializer]
+    matrices = [w for w in weights if w.ndim == 2 and w.size > 1]
+    assert not any(a.shape == b.shape[::-1] and np.array_equal(a.T, b) for i, a in enumerate(matrices)
+                   for b in matrices[i + 1:])
+    quantised, full = runtime.load(folder, int8=True), runtime.load(folder, int8=False)
+    items, _ = quantised.inputs.items(ANSWERED_TEXTS, None, [None] * len(ANSWERED_TEXTS), offsets=False)
+    for ours, theirs in zip(quantised.outputs(items, 128, (EVIDENCE,))[1][EVIDENCE],
+                            full.outputs(items, 128, (EVIDENCE,))[1][EVIDENCE]):
+        assert np.abs(ours - theirs).max() < 0.05 * max(np.abs(theirs).max(), 1e-3) + 1e-3
