@@ -7,7 +7,8 @@ top words by evidence"). `attentive export` therefore moves the nodes that only 
 the then-branch of an ONNX `If` on a boolean input, EVIDENCE_WANTED; the else-branch gives an empty tensor. The
 runtime feeds True only where it fetches the evidence (`RuntimeModel.outputs`). The move is made on each written
 graph, the int8 one after quantisation, so its weights are quantised as the rest (a branch's own weights would
-not be).
+not be), and a weight the branch alone reads that is another one transposed (the head's first layer, which the
+quantiser stores once for the forward pass and once for the gradient) is read as that one transposed.
 """
 from __future__ import annotations
 
@@ -41,7 +42,8 @@ def evidence_on_demand(path: Path) -> None:
     branch = [graph.node[index] for index in moved]
     for node in branch:
         node.output[:] = [f"{EVIDENCE}_computed" if name == EVIDENCE else name for name in node.output]
-    kept = [node for index, node in enumerate(graph.node) if index not in set(moved)]
+    leaving = set(moved)
+    kept = [node for index, node in enumerate(graph.node) if index not in leaving]
     branch = _transposes_shared(graph, branch, kept) + branch
     computed = helper.make_graph(branch, "evidence_computed", [],
                                  [helper.make_tensor_value_info(f"{EVIDENCE}_computed", TensorProto.FLOAT, None)])
@@ -74,8 +76,10 @@ def _transposes_shared(graph, branch: list, kept: list) -> list:
         if mine is None or mine.ndim != 2:
             continue
         for other in sorted(outside & set(weights)):
+            if tuple(weights[other].dims) != mine.shape[::-1]:  # read only a weight of the transposed shape
+                continue
             theirs = numpy_helper.to_array(weights[other])
-            if theirs.shape == mine.shape[::-1] and theirs.dtype == mine.dtype and np.array_equal(theirs.T, mine):
+            if theirs.dtype == mine.dtype and np.array_equal(theirs.T, mine):
                 found.append(helper.make_node("Transpose", [other], [name]))
                 graph.initializer.remove(weights[name])
                 break
