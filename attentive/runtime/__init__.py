@@ -130,25 +130,23 @@ class RuntimeModel(Answerer):
         wanted = () if need == Need.PROBABILITIES else ("attention", EVIDENCE) if self._has_evidence else ("attention",)
         probabilities, found = self.outputs(items, batch_size, wanted)
         nothing = [None] * len(items)
-        evidence = nothing
+        evidence, linear = nothing, found.get(EVIDENCE, nothing)
         if need >= Need.EVIDENCE and not self.multi_label:
             evidence = occlusion_evidence(self.run, items, probabilities, self.temperature, batch_size)
-            self._linearised_where_missing(items, probabilities, evidence, batch_size)
-        return probabilities, [Looked(weights, attribution=occluded, linear_evidence=linear)
-                               for weights, occluded, linear
-                               in zip(found.get("attention", nothing), evidence, found.get(EVIDENCE, nothing))]
+            self._linearised_where_missing(probabilities, evidence, linear)
+        return probabilities, [Looked(weights, attribution=occluded, linear_evidence=values)
+                               for weights, occluded, values in zip(found.get("attention", nothing), evidence, linear)]
 
-    def _linearised_where_missing(self, items: list[Item], probabilities: np.ndarray, evidence: list[dict | None],
-                                  batch_size: int) -> None:
+    def _linearised_where_missing(self, probabilities: np.ndarray, evidence: list[dict | None],
+                                  linear: list[np.ndarray | None]) -> None:
         """Fill in `evidence` where occlusion gave none (texts of more than its MAX_TOKENS tokens) with the graph's
-        linearised evidence (`has_evidence`: exported since it existed; attentive/models/linearised.py), which on
-        the texts both read removed words as decisive as occlusion's (benchmarks/notes.md, "`predict`'s top words
-        by evidence") at the cost of one graph run rather than one per token."""
-        missing = [index for index, found in enumerate(evidence) if found is None]
-        if not missing or not self.config.get("has_evidence"):
-            return
-        found = self.outputs([items[index] for index in missing], batch_size, (EVIDENCE,))[1][EVIDENCE]
-        for index, filled in zip(missing, linearised(found, probabilities[missing], self.temperature)):
+        linearised evidence `linear` (fetched in the same run as the attention, where the graph has it:
+        `has_evidence`, exported since it existed; attentive/models/linearised.py), which on the texts both read
+        removed words as decisive as occlusion's (benchmarks/notes.md, "`predict`'s top words by evidence")."""
+        missing = [index for index, (found, values) in enumerate(zip(evidence, linear))
+                   if found is None and values is not None]
+        for index, filled in zip(missing, linearised([linear[index] for index in missing], probabilities[missing],
+                                                     self.temperature)):
             evidence[index] = filled
 
 
