@@ -53,13 +53,14 @@ class Looked:
 
 
 AUTO, EVIDENCE_WORDS, ATTENTION = "auto", "evidence", "attention"  # what `predict`'s top words rank by
+TOP_WORDS_BY = (AUTO, EVIDENCE_WORDS, ATTENTION)
 NO_EVIDENCE_WORDS = ("top_words_by='evidence': this model gives no linearised evidence (it needs attention over its "
                      "states, an MLP head, single texts without aspects and one label per text): rank by attention")
 
 
 def check_top_words_by(value) -> None:
     """ArgumentError unless `value` is "auto", "evidence" or "attention"."""
-    if value not in (AUTO, EVIDENCE_WORDS, ATTENTION):
+    if value not in TOP_WORDS_BY:
         raise ArgumentError(f"top_words_by={value!r}: must be {AUTO!r}, {EVIDENCE_WORDS!r} or {ATTENTION!r}")
 
 

@@ -47,6 +47,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect
 
+from ..answer.answerer import TOP_WORDS_BY
 from ..answer.inputs import Checked, Expanded, text_problem, unicode_problem
 from ..answer.types import faithfulness_line
 from ..errors import AttentiveError
@@ -110,7 +111,7 @@ class MicroBatcher:
     request over either bound is answered alone). If the call fails on a merged batch, each of its requests is
     answered alone, so that a request the model cannot answer fails only itself. `call(texts, top_k)` answers the
     batch's texts (`Expanded`) with the most top words any of its requests asks for: a request's own `top_k` words are
-    the first of them (the words are sorted, most attended first, ties in word order)."""
+    the first of them (the words are sorted by what they rank by, ties in word order)."""
 
     def __init__(self, call: Callable[[Expanded, int], list], window_s: float, max_batch: int,
                  max_chars: int = MAX_BATCH_CHARS):
@@ -295,7 +296,7 @@ def create_app(model, api_key: str | None = None, max_body: int = 1_000_000, max
                         buckets=(.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5))
     predicting = {by: MicroBatcher(lambda texts, top_k, by=by: model.predict(texts, top_k=top_k, top_words_by=by),
                                    window_ms / 1000, max_batch, max_batch_chars)
-                  for by in ("auto", "evidence", "attention")}  # /predict: predict's own path (no word found
+                  for by in TOP_WORDS_BY}  # /predict: predict's own path (no word found
     #   unasked), a batcher for each ranking of its top words
     explaining = MicroBatcher(lambda texts, top_k: model.explain(texts, top_k=top_k), window_ms / 1000, max_batch,
                               max_batch_chars)
