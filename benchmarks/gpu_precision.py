@@ -108,7 +108,7 @@ def main(argv=None) -> int:
     if not torch.cuda.is_available():
         parser.error("this benchmark runs on a GPU")
     start = time.perf_counter()
-    payload = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__,
+    payload = {"kind": "gpu_precision", "device": torch.cuda.get_device_name(0), "torch": torch.__version__,
                "tf32_matmul": torch.backends.cuda.matmul.allow_tf32, "micro": micro(), "runs": runs()}
     payload["wall_s"] = round(time.perf_counter() - start, 1)
     print(write_result("gpu-precision-minilm-sst2", payload, args.results_dir))
