@@ -175,3 +175,45 @@ def test_any_text_whose_words_the_lane_takes_gets_the_tokenizers_words(texts):
         for text, words in zip(texts, ascii_words(tokenizer, texts, 10_000)):
             if words is not None and words.ids:
                 assert tuple(words) == _tokenizers_words(tokenizer, text)
+
+
+def _one_by_one(lane, texts: list[str], keep: int) -> list:
+    return [lane.words(text, keep) for text in texts]
+
+
+@pytest.mark.parametrize("name", sorted(TOKENIZERS))
+def test_a_call_s_words_read_at_once_are_those_read_one_by_one(name):
+    """`FastIds.batch_words` (a call of BATCH_TEXTS texts or more: the `ChunkTable`) gives every text the lists
+    `FastIds.words` gives it, whatever the cut: a text the table does not take (not ASCII, an added token, longer
+    than its cut) is read one by one."""
+    from attentive.text.fast_ids import BATCH_TEXTS, ascii_words
+
+    lane = fast_lane(TOKENIZERS[name])
+    texts = [row.text for row in load_dataset("sst2_sample").splits["test"]] + TRICKY + NORMALISED_TO_ASCII
+    for keep in (10_000, 7, 1):
+        assert lane.batch_words(texts, keep) == _one_by_one(lane, texts, keep)
+        assert lane.batch_words(texts, keep) == _one_by_one(lane, texts, keep)  # the table read a second time
+    assert len(texts) >= BATCH_TEXTS and ascii_words(TOKENIZERS[name], texts, 9) == _one_by_one(lane, texts, 9)
+    assert lane.batch_words([], 9) == [] and lane.batch_words(["new new new", "new"], 9) == \
+        _one_by_one(lane, ["new new new", "new"], 9)  # a chunk first seen three times in one call: added once
+    assert list(lane.table.number).count("new") == 1
+
+
+def test_a_full_chunk_table_reads_the_texts_it_cannot_hold_one_by_one(monkeypatch):
+    import attentive.text.fast_ids as fast_ids
+
+    lane = fast_lane(build_tokenizer(["a warm film", "a cold film"], min_frequency=1))
+    lane.batch_words(["a warm film"], 9)
+    monkeypatch.setattr(fast_ids, "MEMO_WORDS", len(lane.table.number))
+    texts = ["a warm film", "a cold film", "warm film"]
+    assert lane.batch_words(texts, 9) == _one_by_one(lane, texts, 9)
+    assert "cold" not in lane.table.number
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(st.characters(blacklist_categories=("Cs",)), max_size=40), min_size=1, max_size=20),
+       st.integers(1, 12))
+def test_any_call_s_words_read_at_once_are_those_read_one_by_one(texts, keep):
+    for tokenizer in TOKENIZERS.values():
+        lane = fast_lane(tokenizer)
+        assert lane.batch_words(texts, keep) == _one_by_one(lane, texts, keep)
