@@ -84,7 +84,7 @@ class RuntimeModel(Answerer):
         fetched = [name for name in wanted if has[name]]
         found: dict[str, list] = {name: [None] * len(items) for name in fetched}
         lengths = [len(item) for item in items]
-        batches = batch_order(lengths, batch_size, shuffle=False)
+        batches = batch_order(lengths, batch_size, shuffle=False) if len(items) > 1 else [np.zeros(1, np.intp)]
 
         def answer(batch: np.ndarray) -> None:
             chosen = [items[i] for i in batch]
@@ -93,7 +93,8 @@ class RuntimeModel(Answerer):
                 feed.update(zip(("pair_ids", "pair_mask"), pad_numpy([item.pair for item in chosen])))
             if self.config["uses_aspect"]:
                 feed.update(zip(("aspect_ids", "aspect_mask"), pad_numpy([item.aspect for item in chosen])))
-            feed = {name: value.astype(np.int64) for name, value in feed.items() if name in self.graph_inputs}
+            feed = {name: value.astype(np.int64, copy=False) for name, value in feed.items()
+                    if name in self.graph_inputs}
             if EVIDENCE_WANTED in self.graph_inputs:  # the evidence is computed only when fetched (on_demand.py)
                 feed[EVIDENCE_WANTED] = np.array(EVIDENCE in fetched)
             outputs = self.session.run(["probabilities", *fetched], feed)
