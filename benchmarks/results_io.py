@@ -22,11 +22,13 @@ PAPERS = Path(__file__).resolve().parent / "papers.json"
 OWN_SECTION_KINDS = ("parameters", "characteristics", "size", "deploy", "serve_load", "deployable",
                      "class_weights", "pruned_default", "cv", "tune", "multilabel", "scaling", "ddp_accuracy",
                      "throughput", "imdb_student", "long_texts", "ngram_weighting", "linear_prior", "shipped",
-                     "frontier", "width_at_export", "top_words_evidence", "evidence_speed", "gpu_precision")
+                     "frontier", "width_at_export", "top_words_evidence", "evidence_speed", "gpu_precision",
+                     "batch_mates")
 # params.py, characteristics.py, model_size.py, deploy_speed.py, serve_load.py, deployable.py, class_weights.py,
 # pruned_default.py, practitioner.py, multilabel.py, scaling.py, ddp_accuracy.py, ray_predict.py, imdb_student.py,
 # long_texts.py, ngram_weighting.py, linear_prior.py, shipped.py, frontier.py, width_at_export.py,
-# top_words_evidence.py, evidence_speed.py, gpu_precision.py: sections of their own (or a notes paragraph)
+# top_words_evidence.py, evidence_speed.py, gpu_precision.py, batch_mates.py: sections of their own (or a notes
+# paragraph)
 
 # --------------------------------------------------------------------------- loading and grouping
 
