@@ -12,7 +12,7 @@ from attentive.errors import AttentiveError
 from attentive.models.heads import MLPHead
 from attentive.models.wide import NgramChannel
 from attentive.text.encoding import Item
-from attentive.training.prior import add_prior, feature_counts, fit_linear, fitted_weight, smoothed_idf
+from attentive.training.prior import WEIGHT_BOUNDS, add_prior, feature_counts, fit_linear, fitted_weight, smoothed_idf
 
 from ..helpers import tiny_overrides, write_tsv
 
@@ -61,6 +61,7 @@ def test_the_folded_rows_answer_the_product_of_the_two_models(classes, sigmoid):
     after = logits_of(channel, head, dev) / temperature
     weight = fitted_weight(log_softmax(before / temperature), log_softmax(linear), dev_labels)
     assert report["weight"] == pytest.approx(weight) and weight > 0.1  # the linear model reads the labels' words
+    assert weight <= WEIGHT_BOUNDS[1] / WEIGHT_BOUNDS[0]  # finite where the model's answers are noise (sigmoid)
     expected = log_softmax(before / temperature) + weight * log_softmax(linear)  # log p_model + r · log p_linear
     assert np.allclose(log_softmax(after), log_softmax(expected), atol=1e-5)
     assert report["scale"] == pytest.approx(weight * temperature) and report["C"] in (8, 32, 128)
