@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import unicodedata
 import weakref
 from bisect import bisect_right
@@ -258,11 +259,14 @@ class ChunkTable:
     growing numpy arrays. A call's texts are then read as one array of chunk numbers (no word holds a space, so a
     text's words are its chunks' words one after the other), the ids, sizes and words of all of them gathered by
     numpy at once; Python only looks each chunk up and cuts each text's three lists. It stops growing at MEMO_WORDS
-    chunks: a text with a chunk it does not hold is then read by `FastIds.words`."""
+    chunks: a text with a chunk it does not hold is then read by `FastIds.words`. Calls from several threads (the
+    server's batchers share a model) add chunks one thread at a time; a chunk's number is published last, so a reader
+    that finds it finds its lists."""
 
     def __init__(self, lane: FastIds):
         self.lane = lane
         self.number: dict[str, int] = {}
+        self.adding = threading.Lock()
         self.ids, self.sizes, self.words = _Column(np.int64), _Column(np.int64), _Column(object)
         self.first_id, self.id_count, self.first_word, self.word_count = (_Column(np.int64) for _ in range(4))
 
@@ -289,8 +293,9 @@ class ChunkTable:
         chunks = [text.split(" ") for text in texts]
         numbers = list(map(self.number.get, chain.from_iterable(chunks)))
         if None in numbers:  # a chunk seen for the first time (maybe twice in this call): added once
-            numbers = [self.number.get(chunk) if chunk in self.number else self._add(chunk)
-                       for chunk in chain.from_iterable(chunks)]
+            with self.adding:
+                numbers = [self.number.get(chunk) if chunk in self.number else self._add(chunk)
+                           for chunk in chain.from_iterable(chunks)]
             if None in numbers:
                 return self._read_each(texts)
         numbers = np.array(numbers, np.int64)

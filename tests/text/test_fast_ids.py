@@ -217,3 +217,21 @@ def test_any_call_s_words_read_at_once_are_those_read_one_by_one(texts, keep):
     for tokenizer in TOKENIZERS.values():
         lane = fast_lane(tokenizer)
         assert lane.batch_words(texts, keep) == _one_by_one(lane, texts, keep)
+
+
+def test_calls_from_several_threads_read_every_text_s_own_words():
+    """The server's batchers share a model: calls adding new chunks at once from four threads (the interpreter
+    switching threads every microsecond) still give each text its own lists."""
+    import sys
+    from concurrent.futures import ThreadPoolExecutor
+
+    lane = fast_lane(build_tokenizer(["a warm film", "a cold film"], min_frequency=1))
+    calls = [[f"word{call}x{i} film{i % 7} a{call % 3}" for i in range(40)] for call in range(16)]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            found = list(pool.map(lambda texts: lane.batch_words(texts, 50), calls))
+    finally:
+        sys.setswitchinterval(interval)
+    assert found == [_one_by_one(lane, texts, 50) for texts in calls]
