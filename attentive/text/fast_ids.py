@@ -10,6 +10,8 @@ word ids, the attention and type masks) per text, which is most of what `encode_
 word holds a space, so `ids` looks up the text's runs between spaces (`text.split(" ")`, "film," or "great") in a
 memo of their ids instead of finding its words: 4.4 µs a text against 7.5 on SST-2's test sentences, 6.9 against
 10.6 on SemEval-2013's tweets (the same ids; commit b9788e3's code interleaved in the same process, one thread).
+`predict`, which needs each text's whole words too, reads a call's texts at once (`FastIds.batch_words`, the
+`ChunkTable`: those runs numbered, their ids, sizes and words gathered by numpy).
 
 The lane opens only for a tokenizer whose whole pipeline is that one (checked once per tokenizer from its JSON) and
 only for ASCII texts, or texts that the tokenizer's own normaliser makes ASCII (then the lane reads the normalised
@@ -360,8 +362,9 @@ def _lane_for(tokenizer: Tokenizer) -> FastIds | None:
 
 
 def ascii_words(tokenizer: Tokenizer, texts: Sequence[str], keep: int) -> list[IdsAndWords | None]:
-    """Each text's first `keep` ids and whole words by the fast lane (`FastIds.words`), or None for a text the lane
-    does not take (every text, for a tokenizer outside attentive's pipeline)."""
+    """Each text's first `keep` ids and whole words by the fast lane (`FastIds.words`; a call of BATCH_TEXTS texts
+    or more read at once, `FastIds.batch_words`, to the same lists), or None for a text the lane does not take (every
+    text, for a tokenizer outside attentive's pipeline)."""
     lane = fast_lane(tokenizer)
     if lane is None:
         return [None] * len(texts)
