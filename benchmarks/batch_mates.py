@@ -23,6 +23,7 @@ from attentive import runtime
 from attentive.export import export
 from benchmarks.baselines import split_xy
 from benchmarks.common import commit_at_start, write_result
+from benchmarks.shipped import RECIPE, SEED
 
 CALL = 128  # texts a call, as benchmarks/deploy_speed.py times them
 
@@ -48,7 +49,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     commit_at_start()
     data = attentive.api.resolve_dataset(args.dataset)
-    folder = args.runs / data.name / "default-s0"
+    folder = args.runs / data.name / f"{RECIPE}-s{SEED}"
     if not (folder / "config.json").exists():
         parser.error(f"{folder} holds no model: train it with `python -m benchmarks.shipped --dataset {data.name} "
                      "--train-only`")

@@ -84,7 +84,7 @@ class RuntimeModel(Answerer):
         fetched = [name for name in wanted if has[name]]
         found: dict[str, list] = {name: [None] * len(items) for name in fetched}
         lengths = [len(item) for item in items]
-        batches = batch_order(lengths, batch_size, shuffle=False) if len(items) > 1 else [np.zeros(1, np.intp)]
+        batches = batch_order(lengths, batch_size, shuffle=False)
 
         def answer(batch: np.ndarray) -> None:
             chosen = [items[i] for i in batch]

@@ -47,7 +47,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect
 
-from ..answer.answerer import TOP_WORDS_BY
+from ..answer.answerer import AUTO, TOP_WORDS_BY
 from ..answer.inputs import Checked, Expanded, text_problem, unicode_problem
 from ..answer.types import faithfulness_line
 from ..errors import AttentiveError
@@ -68,7 +68,7 @@ class Query(BaseModel):
     pairs: list[str] | None = None
     aspects: list[str] | None = None
     top_k: int = Field(5, ge=0, le=100)
-    top_words_by: Literal["auto", "evidence", "attention"] = "auto"  # /predict's top words (Answerer.predict)
+    top_words_by: Literal[TOP_WORDS_BY] = AUTO  # /predict's top words (Answerer.predict)
 
     @field_validator("texts", "pairs")
     @classmethod
@@ -362,7 +362,7 @@ def create_app(model, api_key: str | None = None, max_body: int = 1_000_000, max
 
     @app.post("/explain")
     async def explain(query: Query) -> list[dict]:
-        if query.top_words_by != "auto":
+        if query.top_words_by != AUTO:
             raise AttentiveError("top_words_by: /predict's; /explain gives every word's evidence")
         return [_explanation_json(e, query.top_k) for e in await answer(explaining, query)]
 

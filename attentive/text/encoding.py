@@ -123,7 +123,10 @@ def _holds_kept_tokens(encoding: Encoding, keep: int) -> bool:
 
 def batch_order(lengths: Sequence[int], batch_size: int, shuffle: bool,
                 rng: np.random.Generator | None = None) -> list[np.ndarray]:
-    """Index batches: length-sorted pools when shuffling, one global length sort otherwise."""
+    """Index batches: length-sorted pools when shuffling, one global length sort otherwise (one text is its own
+    batch, with no sort: the server answers a request of one text so)."""
+    if not shuffle and len(lengths) == 1:
+        return [np.zeros(1, np.intp)]
     lengths = np.asarray(lengths)
     if not shuffle:
         order = np.argsort(lengths, kind="stable")

@@ -307,8 +307,8 @@ class ChunkTable:
         sizes, words = self.sizes.values[at].tolist(), self.words.values[at].tolist()
         counts = np.fromiter(map(len, chunks), np.int64, len(chunks))  # a text has one chunk at least
         firsts = np.cumsum(counts) - counts
-        ends = ([0, *accumulate(np.add.reduceat(column, firsts).tolist())] for column in (id_counts, word_counts))
-        id_ends, word_ends = ends
+        id_ends = [0, *accumulate(np.add.reduceat(id_counts, firsts).tolist())]  # where each text's lists end
+        word_ends = [0, *accumulate(np.add.reduceat(word_counts, firsts).tolist())]
         return [IdsAndWords(ids[a:b], sizes[c:d], words[c:d])
                 for a, b, c, d in zip(id_ends, id_ends[1:], word_ends, word_ends[1:])]
 
