@@ -200,6 +200,7 @@ def explanation(text: str, encoding: Encoding, item: Item, labels: list[str], pr
     return result
 
 
+SORTED_WIDTH = 64  # `most_attended` sorts rows of up to this many words whole (`_ranked_first`)
 FEW_TEXTS = 12  # `most_attended` computes up to this many texts one at a time (on SST-2's sentences the compact
 #   student's predict took as long either way for 16 texts, 10% longer at once for 8, 25% for 2)
 
@@ -252,13 +253,16 @@ def _top_words(texts: Sequence[str], encodings: Sequence[Encoding | IdsAndWords]
     sizes = [encoding.sizes or [1] if type(encoding) is IdsAndWords  # no token: fed as one unknown token
              else word_sizes(encoding.word_ids[:length], length) or [1]
              for encoding, length in zip(encodings, lengths)]
-    words = list(chain.from_iterable(  # every text's words, as it spells them; a text of no token is one word
-        encoding.words or [text] if type(encoding) is IdsAndWords else _words(text, encoding, text_sizes)
-        for text, encoding, text_sizes in zip(texts, encodings, sizes)))
     chosen, weights, counts = most_attended(attention, sizes, top_k)
-    pairs = list(zip(map(words.__getitem__, chosen), weights))
-    bounds = [0, *accumulate(counts)]
-    return [pairs[start:end] for start, end in zip(bounds, bounds[1:])]
+    found, at = [], 0
+    for text, encoding, text_sizes, first, count in zip(texts, encodings, sizes, accumulate(map(len, sizes), initial=0),
+                                                        counts):
+        words = (encoding.words or [text] if type(encoding) is IdsAndWords  # as the text spells them; a text of
+                 else _words(text, encoding, text_sizes))  # no token is one word
+        found.append([(words[index - first], weight) for index, weight in zip(chosen[at:at + count],
+                                                                                weights[at:at + count])])
+        at += count
+    return found
 
 
 def _words(text: str, encoding: Encoding, sizes: list[int]) -> list[str]:
@@ -306,10 +310,26 @@ def most_attended(attention: Sequence[np.ndarray], sizes: Sequence[list[int]],
     summed = padded if evidence else padded / _sums(padded, counts)[:, None]
     past = columns >= counts[:, None]
     summed[past] = np.nan
-    top = np.argsort(-summed, axis=1, kind="stable")[:, :top_k]
+    top = _ranked_first(summed, top_k)
     shown = ~past[:, :top.shape[1]]
     return (top + first[:, None])[shown].tolist(), np.take_along_axis(summed, top, 1)[shown].tolist(), \
         np.minimum(counts, top_k).tolist()
+
+
+def _ranked_first(summed: np.ndarray, top_k: int) -> np.ndarray:
+    """`np.argsort(-summed, axis=1, kind="stable")[:, :top_k]`, the same positions: each row's `top_k` largest
+    values, ties in position order, NaN last. Rows wider than SORTED_WIDTH sort only their values at or above their
+    `top_k`-th largest (found by np.partition, which puts NaN last as the sort does; a row of fewer numbers sorts
+    whole), by value and then position: on IMDB's reviews (about 230 words) 0.8 µs a text against 5.6 for the
+    whole sort (benchmarks/notes.md, "`predict` on long texts")."""
+    if summed.shape[1] <= max(SORTED_WIDTH, top_k):
+        return np.argsort(-summed, axis=1, kind="stable")[:, :top_k]
+    negated = -summed
+    kth = np.partition(negated, top_k - 1, axis=1)[:, top_k - 1]
+    rows, columns = np.nonzero((negated <= kth[:, None]) | np.isnan(kth)[:, None])
+    order = np.lexsort((columns, negated[rows, columns], rows))  # by row, then value, then position
+    rows, columns = rows[order], columns[order]
+    return columns[np.searchsorted(rows, np.arange(len(summed)))[:, None] + np.arange(top_k)]
 
 
 def _most_attended_each(attention: Sequence[np.ndarray], sizes: Sequence[list[int]], top_k: int,
