@@ -200,7 +200,9 @@ def explanation(text: str, encoding: Encoding, item: Item, labels: list[str], pr
     return result
 
 
-SORTED_WIDTH = 64  # `most_attended` sorts rows of up to this many words whole (`_ranked_first`)
+ALIKE_TEXTS = 16  # `most_attended` pads texts of very unequal lengths in groups of this many (`_alike_lengths`)
+PADDED_WORDS = 65_536  # ... where padding them all at once would give more cells than this
+SORTED_WIDTH = 256  # `most_attended` sorts rows of up to this many words whole (`_ranked_first`)
 FEW_TEXTS = 12  # `most_attended` computes up to this many texts one at a time (on SST-2's sentences the compact
 #   student's predict took as long either way for 16 texts, 10% longer at once for 8, 25% for 2)
 
@@ -253,16 +255,13 @@ def _top_words(texts: Sequence[str], encodings: Sequence[Encoding | IdsAndWords]
     sizes = [encoding.sizes or [1] if type(encoding) is IdsAndWords  # no token: fed as one unknown token
              else word_sizes(encoding.word_ids[:length], length) or [1]
              for encoding, length in zip(encodings, lengths)]
+    words = list(chain.from_iterable(  # every text's words, as it spells them; a text of no token is one word
+        encoding.words or [text] if type(encoding) is IdsAndWords else _words(text, encoding, text_sizes)
+        for text, encoding, text_sizes in zip(texts, encodings, sizes)))
     chosen, weights, counts = most_attended(attention, sizes, top_k)
-    found, at = [], 0
-    for text, encoding, text_sizes, first, count in zip(texts, encodings, sizes, accumulate(map(len, sizes), initial=0),
-                                                        counts):
-        words = (encoding.words or [text] if type(encoding) is IdsAndWords  # as the text spells them; a text of
-                 else _words(text, encoding, text_sizes))  # no token is one word
-        found.append([(words[index - first], weight) for index, weight in zip(chosen[at:at + count],
-                                                                                weights[at:at + count])])
-        at += count
-    return found
+    pairs = list(zip(map(words.__getitem__, chosen), weights))
+    bounds = [0, *accumulate(counts)]
+    return [pairs[start:end] for start, end in zip(bounds, bounds[1:])]
 
 
 def _words(text: str, encoding: Encoding, sizes: list[int]) -> list[str]:
@@ -305,23 +304,49 @@ def most_attended(attention: Sequence[np.ndarray], sizes: Sequence[list[int]],
         bounds = np.stack([starts[pieced], starts[pieced] + flat[pieced]], 1).ravel()
         merged = np.add.reduceat(tokens, bounds[:-1] if bounds[-1] == tokens.shape[-1] else bounds, axis=-1)
         total[pieced] = functools.reduce(np.add, merged[:, 0::2])
+    groups = _alike_lengths(counts)
+    if len(groups) == 1:
+        top, weights, shown = _ranked_words(total, first, counts, top_k, evidence)
+    else:
+        top, weights = np.zeros((len(counts), top_k), np.intp), np.zeros((len(counts), top_k), total.dtype)
+        shown = np.zeros((len(counts), top_k), bool)
+        for rows in groups:
+            ranked = _ranked_words(total, first[rows], counts[rows], top_k, evidence)
+            width = ranked[0].shape[1]
+            top[rows, :width], weights[rows, :width], shown[rows, :width] = ranked
+    return top[shown].tolist(), weights[shown].tolist(), np.minimum(counts, top_k).tolist()
+
+
+def _ranked_words(total: np.ndarray, first: np.ndarray, counts: np.ndarray, top_k: int,
+                  evidence: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`most_attended`'s ranking of some texts, padded together (each `counts` words from `first` in `total`, each
+    word's weight): their top words as indices into `total` (texts x at most `top_k`), their weights, and which are
+    words (not padding)."""
     columns = np.arange(counts.max())
     padded = total[np.minimum(first[:, None] + columns, len(total) - 1)]  # texts x their most words
     summed = padded if evidence else padded / _sums(padded, counts)[:, None]
     past = columns >= counts[:, None]
     summed[past] = np.nan
-    top = _ranked_first(summed, top_k)
-    shown = ~past[:, :top.shape[1]]
-    return (top + first[:, None])[shown].tolist(), np.take_along_axis(summed, top, 1)[shown].tolist(), \
-        np.minimum(counts, top_k).tolist()
+    ranked = _ranked_first(summed, top_k)
+    return ranked + first[:, None], np.take_along_axis(summed, ranked, 1), ~past[:, :ranked.shape[1]]
+
+
+def _alike_lengths(counts: np.ndarray) -> list[np.ndarray]:
+    """The texts (their positions) in the groups `most_attended` pads together: all of them, unless padding them to
+    the longest would give more than PADDED_WORDS cells and more than double their words; then groups of
+    ALIKE_TEXTS, from the fewest words to the most (20 Newsgroups' messages, a few hundred words to several thousand
+    in one call: benchmarks/notes.md, "`predict` on long texts")."""
+    if counts.max() * len(counts) <= max(PADDED_WORDS, 2 * counts.sum()):
+        return [np.arange(len(counts))]
+    by_length = np.argsort(counts, kind="stable")
+    return [by_length[start:start + ALIKE_TEXTS] for start in range(0, len(counts), ALIKE_TEXTS)]
 
 
 def _ranked_first(summed: np.ndarray, top_k: int) -> np.ndarray:
     """`np.argsort(-summed, axis=1, kind="stable")[:, :top_k]`, the same positions: each row's `top_k` largest
     values, ties in position order, NaN last. Rows wider than SORTED_WIDTH sort only their values at or above their
     `top_k`-th largest (found by np.partition, which puts NaN last as the sort does; a row of fewer numbers sorts
-    whole), by value and then position: on IMDB's reviews (about 230 words) 0.8 µs a text against 5.6 for the
-    whole sort (benchmarks/notes.md, "`predict` on long texts")."""
+    whole), by value and then position (benchmarks/notes.md, "`predict` on long texts")."""
     if summed.shape[1] <= max(SORTED_WIDTH, top_k):
         return np.argsort(-summed, axis=1, kind="stable")[:, :top_k]
     negated = -summed

@@ -51,9 +51,14 @@ ZERO_AND_NAN = pytest.mark.filterwarnings("ignore:(invalid value|divide by zero)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("heads", [1, 3, 10])
 @pytest.mark.parametrize("top_k", [1, 5, 50])
+@pytest.mark.parametrize("grouped", [False, True], ids=["as-set", "groups-and-partition"])
 @ZERO_AND_NAN
-def test_the_whole_call_s_top_words_are_each_text_s_own(dtype, heads, top_k, monkeypatch):
+def test_the_whole_call_s_top_words_are_each_text_s_own(dtype, heads, top_k, grouped, monkeypatch):
     monkeypatch.setattr(inputs, "FEW_TEXTS", 0)  # even one text at once
+    if grouped:  # the texts padded in groups of three by length, every row wider than 4 words ranked by partition
+        monkeypatch.setattr(inputs, "PADDED_WORDS", 0)
+        monkeypatch.setattr(inputs, "ALIKE_TEXTS", 3)
+        monkeypatch.setattr(inputs, "SORTED_WIDTH", 4)
     rng = np.random.default_rng(heads * 100 + top_k)
     for count in (1, 4, 5, 64):
         attention, sizes = _random_texts(rng, count, heads, dtype)
@@ -67,6 +72,20 @@ def test_the_whole_call_s_top_words_are_each_text_s_own(dtype, heads, top_k, mon
             assert np.array_equal(got[1], expected[1], equal_nan=True)  # bit for bit: == on floats, NaN as NaN
             first += shown
             words += len(text_sizes)
+
+
+def test_a_partial_ranking_gives_the_stable_sort_s_first_positions(monkeypatch):
+    """Ties (in position order), NaN (last), -0.0 beside 0.0, rows of fewer numbers than asked for."""
+    monkeypatch.setattr(inputs, "SORTED_WIDTH", 0)
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        rows, width = rng.integers(1, 20), rng.integers(1, 120)
+        values = np.round(rng.random((rows, width)) * rng.choice([2, 4, 1000])) / 4
+        values[np.arange(width)[None] >= rng.integers(0, width + 1, rows)[:, None]] = np.nan
+        values[values == 0] = rng.choice([0.0, -0.0])
+        for top_k in (1, 2, 5, 50):
+            assert np.array_equal(inputs._ranked_first(values, top_k),
+                                  np.argsort(-values, axis=1, kind="stable")[:, :top_k])
 
 
 @ZERO_AND_NAN
