@@ -347,7 +347,7 @@ def _ranked_first(summed: np.ndarray, top_k: int) -> np.ndarray:
     values, ties in position order, NaN last. Rows wider than SORTED_WIDTH sort only their values at or above their
     `top_k`-th largest (found by np.partition, which puts NaN last as the sort does; a row of fewer numbers sorts
     whole), by value and then position (benchmarks/notes.md, "`predict` on long texts")."""
-    if summed.shape[1] <= max(SORTED_WIDTH, top_k):
+    if not top_k or summed.shape[1] <= max(SORTED_WIDTH, top_k):
         return np.argsort(-summed, axis=1, kind="stable")[:, :top_k]
     negated = -summed
     kth = np.partition(negated, top_k - 1, axis=1)[:, top_k - 1]
