@@ -24,9 +24,9 @@ def gpu_precision_section(results: list[dict]) -> list[str]:
             first, second = run["epoch_s"]
             lines.append(f"| {run['batch_size']} | {run['precision']} | {first:.2f} | {second:.2f} | "
                          + ", ".join(f"{100 * accuracy:.2f}" for accuracy in run["dev_accuracy"]) + " |")
-        slower = {run["batch_size"]: [b / f for f, b in zip(by_precision(result, run["batch_size"], "fp32"),
-                                                           by_precision(result, run["batch_size"], "bf16"))]
-                  for run in result["runs"]}
+        batches = dict.fromkeys(run["batch_size"] for run in result["runs"])  # each once, in the runs' order
+        slower = {batch: [b / f for f, b in zip(by_precision(result, batch, "fp32"),
+                                                by_precision(result, batch, "bf16"))] for batch in batches}
         lines += ["", "bf16 against fp32, epoch time: " + "; ".join(
             f"batch {batch}: {first:.1f}× in the first epoch (each padded length met once), {second:.1f}× in the "
             "second" for batch, (first, second) in slower.items()) + ".", ""]
