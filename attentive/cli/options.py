@@ -2,7 +2,9 @@
 something narrower by it says so with `retold`, the flag and default unchanged). The data options (`--dataset`,
 `--train`, `--dev`, `--test`, `--file`, the columns, `--label-separator`, `--data-dir`) become the one `DataSource`
 (attentive/data/source.py) through `data_source`, which says in one line when the data is given in none or several
-ways; a command's parameters keep the names `DATA_OPTIONS` gives them, so that `data_source(**given)` reads them."""
+ways; a command's parameters keep the names `DATA_OPTIONS` gives them, so that `data_source(**given)` reads them.
+An option's value out of its range (`min`/`max`, or a check run as a typer callback: `checked_device`, `checked_by`)
+is a usage error naming the option, raised while the command line is read, before any work starts."""
 from __future__ import annotations
 
 from copy import copy
@@ -11,6 +13,48 @@ from pathlib import Path
 import typer
 
 from ..data.source import CLI, DataSource
+from ..errors import AttentiveError
+
+
+def available_devices() -> list[str]:
+    """The devices PyTorch can compute on here: auto and cpu; cuda and cuda:0 ... where it sees a CUDA GPU; mps where
+    it sees an Apple GPU."""
+    import torch
+
+    found = ["auto", "cpu"]
+    if torch.cuda.is_available():
+        found += ["cuda", *(f"cuda:{index}" for index in range(torch.cuda.device_count()))]
+    mps = getattr(torch.backends, "mps", None)
+    if mps is not None and mps.is_available():
+        found.append("mps")
+    return found
+
+
+def checked_device(device: str) -> str:
+    """--device as given where it names a device available here (`available_devices`), else a usage error (one line
+    naming the option, the value and the devices there are), raised while the command line is read, before any
+    work starts."""
+    if device in ("auto", "cpu"):  # always there: PyTorch is not imported to say so
+        return device
+    available = available_devices()
+    if device not in available:
+        missing = "no CUDA GPU is visible here" if device.startswith("cuda") and "cuda" not in available else \
+            "not a device available here"
+        raise typer.BadParameter(f"{device!r}: {missing}; give one of {', '.join(available)}")
+    return device
+
+
+def checked_by(check):
+    """A typer callback that passes an option's value to `check` (which raises AttentiveError on a bad one) and keeps
+    the value, the error said as a usage error naming the option, before any work starts."""
+    def callback(value):
+        try:
+            check(value)
+        except AttentiveError as exc:
+            raise typer.BadParameter(str(exc)) from None
+        return value
+
+    return callback
 
 
 def retold(option, help: str):
@@ -46,7 +90,9 @@ DATA_OPTIONS = {"dataset": Dataset, "train_file": TrainFile, "dev_file": DevFile
 # the other options several commands share
 Recipe = typer.Option("default", "--recipe", help="a recipe name or a YAML file")
 Overrides = typer.Option([], "--set", help="override a recipe entry: section.key=value")
-Device = typer.Option("auto", "--device", help="cpu, cuda or auto")
+
+Device = typer.Option("auto", "--device", callback=checked_device, help="cpu, cuda (cuda:N) or auto (cuda where "
+                                                                        "there is a GPU, else cpu)")
 Threads = typer.Option(None, "--threads", min=1, envvar="ATTENTIVE_THREADS",
                        help="threads to compute with (default: $OMP_NUM_THREADS, else the usable cores divided by the "
                             "local processes)")

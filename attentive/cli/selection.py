@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+from ..selection.limits import parse_budget, parse_size
 from .app import _report_data, _use_threads, app, console
 from .options import (
     AspectColumn,
@@ -25,6 +26,7 @@ from .options import (
     TextColumn,
     Threads,
     TrainFile,
+    checked_by,
     data_source,
     load_data,
     retold,
@@ -41,7 +43,8 @@ def analyze(
     test_file: Optional[Path] = LabelledFile,
     text_column: str = TextColumn,
     label_column: str = LabelColumn,
-    limit: Optional[int] = typer.Option(2000, "--limit", help="analyse a seeded sample of this many texts (0: all)"),
+    limit: Optional[int] = typer.Option(2000, "--limit", min=0, help="analyse a seeded sample of this many texts "
+                                                                  "(0: all)"),
     words: list[str] = typer.Option([], "--word", help="words whose weight distribution to plot (default: the top "
                                                          "attended words of each class)"),
     min_count: int = typer.Option(5, "--min-count", help="top words: least occurrences of a word in a class"),
@@ -78,12 +81,12 @@ def cv(
     dataset: Optional[str] = retold(Dataset, "a dataset name from `attentive datasets` (its train split is "
                                              "cross-validated)"),
     train_file: Optional[Path] = retold(TrainFile, "your own labelled file (CSV/TSV/JSONL), read whole"),
-    folds: int = typer.Option(10, "--folds", help="stratified folds (2 or more)"),
+    folds: int = typer.Option(10, "--folds", min=2, help="stratified folds (2 or more)"),
     recipe: str = Recipe,
     set_: list[str] = Overrides,
     seed: int = typer.Option(13, "--seed", help="seeds the folds and each fold's dev split (the networks': "
                                                 "--set train.seed=N)"),
-    jobs: int = typer.Option(1, "--jobs", help="folds trained at once, each in a process of --threads threads "
+    jobs: int = typer.Option(1, "--jobs", min=1, help="folds trained at once, each in a process of --threads threads "
                                                "(default 1)"),
     text_column: str = TextColumn,
     label_column: str = LabelColumn,
@@ -140,9 +143,11 @@ def tune(
     dataset: Optional[str] = Dataset,
     train_file: Optional[Path] = TrainFile,
     dev_file: Optional[Path] = DevFile,
-    budget: str = typer.Option("10m", "--budget", help="time to search: 30s, 10m, 1h (no trial starts after it)"),
-    max_size: Optional[str] = typer.Option(None, "--max-size", help="largest model folder a trial may make, e.g. "
-                                                                    "5MB (larger trials are pruned)"),
+    budget: str = typer.Option("10m", "--budget", callback=checked_by(parse_budget),
+                               help="time to search: 30s, 10m, 1h (no trial starts after it)"),
+    max_size: Optional[str] = typer.Option(None, "--max-size", callback=checked_by(parse_size),
+                                            help="largest model folder a trial may make, e.g. 5MB (larger "
+                                                 "trials are pruned)"),
     recipe: str = retold(Recipe, "a recipe name or a YAML file; its tune: section is the search space"),
     set_: list[str] = retold(Overrides, "fix a recipe entry (not searched): section.key=value"),
     trials: Optional[int] = typer.Option(None, "--trials", min=1, help="at most this many trials in this call"),
@@ -159,10 +164,9 @@ def tune(
 ):
     """Search a recipe's settings (its tune: section) with Optuna on a time budget; the best dev accuracy wins and
     its model is saved to OUT/best. A second call with the same OUT resumes the study."""
-    from ..selection.limits import human_size, parse_budget, parse_size
+    from ..selection.limits import human_size
     from ..selection.tune import tune as run_tune
 
-    parse_budget(budget), parse_size(max_size)  # a bad budget or size fails before the data is read
     _use_threads(threads)
     data = load_data(dataset=dataset, train_file=train_file, dev_file=dev_file, text_column=text_column,
                      label_column=label_column, pair_column=pair_column, aspect_column=aspect_column,

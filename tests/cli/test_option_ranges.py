@@ -1,0 +1,70 @@
+"""Every option given a value out of its range, on every command that takes it, is refused before any work starts:
+exit status 2 and one line naming the option, never "internal error"."""
+from __future__ import annotations
+
+import pytest
+
+from attentive.cli import main
+
+from ..helpers import copy_of_tiny_run
+
+
+@pytest.fixture(scope="module")
+def run(tiny_run, tmp_path_factory):
+    return copy_of_tiny_run(tiny_run, tmp_path_factory.mktemp("ranges") / "run")
+
+
+def _cuda_available() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
+NO_CUDA = pytest.mark.skipif(_cuda_available(), reason="this machine has CUDA: --device cuda is valid here")
+
+# each command's arguments but the option tried (RUN: the tiny model, OUT: a fresh folder)
+COMMANDS = {
+    "train": ["train", "--out", "OUT", "--dataset", "sst2_sample"],
+    "distill": ["distill", "RUN", "--out", "OUT", "--dataset", "sst2_sample"],
+    "cv": ["cv", "--out", "OUT", "--dataset", "sst2_sample"],
+    "tune": ["tune", "--out", "OUT", "--dataset", "sst2_sample"],
+    "analyze": ["analyze", "RUN", "--out", "OUT", "--split", "dev"],
+    "predict": ["predict", "RUN", "a fine film"],
+    "evaluate": ["evaluate", "RUN", "--split", "dev", "--output", "OUT/eval.json"],
+    "explain": ["explain", "RUN", "a fine film"],
+    "export": ["export", "RUN", "--out", "OUT"],
+    "serve": ["serve", "RUN", "--port", "0"],
+}
+
+DEVICES = ["train", "distill", "cv", "tune"]
+THREADS = ["train", "distill", "cv", "tune", "analyze", "predict", "evaluate", "explain", "export", "serve"]
+
+CASES = [
+    *((command, "--device", device) for command in DEVICES for device in ("tpu", "cuda:99", "")),
+    *(pytest.param(command, "--device", "cuda", marks=NO_CUDA) for command in DEVICES),
+    *((command, "--threads", threads) for command in THREADS for threads in ("0", "-2")),
+    ("analyze", "--limit", "-5"),
+    ("cv", "--folds", "1"),
+    ("cv", "--folds", "0"),
+    ("cv", "--folds", "-3"),
+    ("cv", "--jobs", "0"),
+    ("cv", "--jobs", "-1"),
+    ("predict", "--jobs", "0"),
+    ("tune", "--budget", "0s"),
+    ("tune", "--budget", "-1m"),
+    ("tune", "--budget", "soon"),
+    ("predict", "--top-k", "-1"),
+]
+
+
+@pytest.mark.parametrize("command,option,value", CASES)
+def test_an_option_out_of_range_is_one_line_naming_it(run, tmp_path, capsys, command, option, value):
+    out = tmp_path / "out"
+    args = [str(run) if arg == "RUN" else arg.replace("OUT", str(out)) for arg in COMMANDS[command]]
+    capsys.readouterr()
+    status = main([*args, option, value])
+    captured = capsys.readouterr()
+    said = (captured.out + captured.err).strip()
+    assert status == 2, said
+    assert len(said.splitlines()) == 1 and option in said and "internal error" not in said, said
+    assert not out.exists(), f"{command} wrote {out} before refusing {option} {value}"
