@@ -13,12 +13,12 @@ the command line, which has no fields of its own, is answered flat (label, proba
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..answer.inputs import Checked, Expanded, listed, text_problem
+from ..data.names import RepeatedKey, loads_keys_once
 from ..errors import AttentiveError, DataError
 from ..util.user_files import iter_bounded_lines
 
@@ -75,21 +75,14 @@ class LineProblem(ValueError):
 def parsed_line(text: str, answer_key: str | None = None, key_option: str = "--answer-key") -> dict:
     """The JSON object of a line's text. A json.JSONDecodeError or ValueError (a number too long) where it is not
     JSON, a RecursionError where it is nested too deeply, a LineProblem where it is not an object, gives a key twice
-    (which of its values would be read?) or holds a field named `answer_key` (where its answer goes; the message
-    says to choose another `key_option`)."""
-    twice: list = [None]  # a key the object closed last gave twice: the line's own object is closed last
-
-    def unique(pairs: list[tuple[str, object]]) -> dict:
-        found = dict(pairs)
-        twice[0] = None if len(found) == len(pairs) else \
-            next(key for key, count in Counter(key for key, _ in pairs).items() if count > 1)
-        return found
-
-    record = json.loads(text, object_pairs_hook=unique)
+    (`loads_keys_once`: every JSONL reader's rule) or holds a field named `answer_key` (where its answer goes; the
+    message says to choose another `key_option`)."""
+    try:
+        record = loads_keys_once(text)
+    except RepeatedKey as exc:
+        raise LineProblem(str(exc)) from None
     if not isinstance(record, dict):
         raise LineProblem("expected a JSON object")
-    if twice[0] is not None:
-        raise LineProblem(f"the key {twice[0]!r} is given twice: keep one")
     if answer_key is not None and answer_key in record:
         raise LineProblem(f"already has a field {answer_key!r}: choose another {key_option}")
     return record

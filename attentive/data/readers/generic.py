@@ -15,7 +15,9 @@ The format comes from the extension (`.csv`, `.tsv`/`.tab`, `.jsonl`/`.ndjson`/`
 given. Text and label are `.strip()`ped. Rows whose text is empty are skipped and counted (`Rows.dropped["empty
 text"]`); blank lines are ignored; a missing column, a malformed line, an empty or null label, a carriage return in an
 unquoted CSV field, or two labels that are the same number written two ways (`1` and `1.0`) raise DataError naming the
-file and line. One column named for two roles (text and label both `label`) is a DataError before anything is read.
+file and line. One column named for two roles (text and label both `label`) is a DataError before anything is read;
+so is a header that names a column twice, and a JSONL line that gives a key twice is one at its line
+(attentive/data/names.py).
 Multi-label rows: a JSONL label that is a list, or any label field cut by `label_separator`, is a label set
 (attentive/data/label_sets.py). Without a separator a file is single-label or multi-label throughout: a list among
 single labels (or a single label among lists) is a DataError naming its line and the first label's.
@@ -32,6 +34,7 @@ from pathlib import Path
 from attentive.data.checks import check_label_numbers
 from attentive.data.example import Example
 from attentive.data.label_sets import label_set
+from attentive.data.names import RepeatedKey, check_names, loads_keys_once
 from attentive.data.readers._common import Rows, check_file, iter_lines
 from attentive.errors import DataError
 from attentive.util.checks import unicode_problem
@@ -58,6 +61,8 @@ def _listing(names) -> str:
 
 
 def _check_header(path: Path, header: list[str], columns: list[str]) -> None:
+    """DataError at line 1 where the header names a column twice, or lacks one of `columns`."""
+    check_names(path, header)
     for column in columns:
         if column not in header:
             raise DataError(path, f"no column {column!r} in the header (found: {_listing(header)})", 1)
@@ -156,12 +161,15 @@ def _csv_rows(path: Path, columns: list[str]) -> Iterator[tuple[int, Mapping, in
 
 
 def jsonl_rows(path: Path, columns: list[str] | None = None) -> Iterator[tuple[int, Mapping, int]]:
-    """(line number, object, 1) for each non-blank line of a JSONL file; a bad line is a DataError naming it."""
+    """(line number, object, 1) for each non-blank line of a JSONL file; a bad line (one giving a key twice too) is a
+    DataError naming it."""
     for number, line in iter_lines(path, skip_bom=True):
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = loads_keys_once(line)
+        except RepeatedKey as err:
+            raise DataError(path, str(err), number) from None
         except ValueError as err:  # JSONDecodeError, or an integer too long to convert
             raise DataError(path, f"malformed JSON ({getattr(err, 'msg', err)})", number) from None
         except RecursionError:

@@ -16,6 +16,7 @@ import re
 from pathlib import Path
 
 from attentive.data.example import Example
+from attentive.data.names import RepeatedKey, loads_keys_once
 from attentive.data.readers._common import iter_lines
 from attentive.data.splits import split_by_group
 from attentive.errors import DataError
@@ -51,9 +52,11 @@ def read_imdb_with_ids(path: str | Path, labelled: bool = True) -> tuple[list[Ex
     examples, ids = [], []
     for number, line in iter_lines(path):
         try:
-            row = json.loads(line)
+            row = loads_keys_once(line)
             text, review_id = row["text"], row["id"]
             label = row["label"] if labelled else None
+        except RepeatedKey as err:
+            raise DataError(path, str(err), number) from None
         except json.JSONDecodeError as err:
             raise DataError(path, f"malformed JSON ({err.msg})", number) from None
         except (KeyError, TypeError) as err:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from attentive.data.example import Example
+from attentive.data.names import check_names
 from attentive.data.readers._common import iter_lines
 from attentive.data.splits import split_by_group
 from attentive.errors import DataError
@@ -26,6 +27,7 @@ def read_news(path: str | Path) -> tuple[list[Example], list[str]]:
     examples, stories = [], []
     lines = iter_lines(path)
     number, line = next(lines, (1, ""))
+    check_names(path, line.split("\t"), number)
     if line.split("\t") != HEADER:
         raise DataError(path, f"expected the header {' '.join(HEADER)}", number)
     categories = CATEGORIES

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from attentive.data.example import Example
+from attentive.data.names import check_names
 from attentive.data.readers._common import iter_lines
 from attentive.errors import DataError
 
@@ -23,6 +24,7 @@ def read_sick(path: str | Path) -> dict[str, list[Example]]:
     header: list[str] | None = None
     for number, line in lines:
         header = line.split("\t")
+        check_names(path, header, number)
         missing = [name for name in NEEDED if name not in header]
         if missing:
             raise DataError(path, f"header lacks the column(s) {', '.join(missing)}", number)
