@@ -3,9 +3,10 @@
 `--set section.key=value` overrides any entry; values are parsed as YAML (numbers, booleans, null, lists).
 
 A recipe is read before anything trusts it: at most RECIPE_CAP bytes, YAML without aliases (`*name`: a recipe is a
-few lines, and an alias "bomb" of nested references expands to gigabytes when the recipe is written to config.json),
-a mapping of known top-level keys (the sections, `name`, `description`) whose sections are mappings. Each failure is
-one line naming the file and the key.
+few lines, and an alias "bomb" of nested references expands to gigabytes when the recipe is written to config.json)
+or merge keys (`<<`: a key given directly would win over the merged one silently), a mapping of known top-level keys
+(the sections, `name`, `description`) whose sections are mappings. Each failure is one line naming the file and the
+key.
 """
 from __future__ import annotations
 
@@ -30,8 +31,9 @@ RECIPE_CAP = 2**20  # bytes of a recipe file
 
 
 class _NoAliasLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, refusing aliases (`*name`) where it would compose them, and a key given twice in one
-    mapping (where PyYAML keeps the last silently: `lr: 0.1` and later `lr: 0.01` would train with 0.01)."""
+    """PyYAML's safe loader, refusing aliases (`*name`) where it would compose them, a key given twice in one
+    mapping (where PyYAML keeps the last silently: `lr: 0.1` and later `lr: 0.01` would train with 0.01), and a
+    merge key (`<<`, where a key given directly wins over the merged one silently)."""
 
     def compose_node(self, parent, index):
         if self.check_event(yaml.AliasEvent):
@@ -43,9 +45,9 @@ class _NoAliasLoader(yaml.SafeLoader):
     def construct_mapping(self, node, deep=False):
         if isinstance(node, yaml.MappingNode):
             first_line: dict = {}
-            for key_node, _ in node.value:
+            for key_node, value_node in node.value:
                 if key_node.tag == "tag:yaml.org,2002:merge":
-                    continue
+                    raise _merge_refused(key_node, value_node)
                 key, line = self.construct_object(key_node, deep=True), key_node.start_mark.line + 1
                 try:
                     given = key in first_line
@@ -59,8 +61,18 @@ class _NoAliasLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep)
 
 
+def _merge_refused(key_node, value_node) -> yaml.constructor.ConstructorError:
+    """The error at a merge key (`<<`), naming the keys it merges."""
+    merged = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+    keys = [repr(str(key.value)[:60]) for node in merged if isinstance(node, yaml.MappingNode)
+            for key, _ in node.value if isinstance(key, yaml.ScalarNode)]
+    what = f" merging {', '.join(keys)}" if keys else ""
+    return yaml.constructor.ConstructorError(None, None, f"a merge key (<<){what}: recipes take no merge keys, write "
+                                             "the settings out", key_node.start_mark)
+
+
 def safe_yaml(text: str):
-    """`text` parsed as YAML by the safe loader, without aliases or a key given twice in one mapping;
+    """`text` parsed as YAML by the safe loader, without aliases, merge keys or a key given twice in one mapping;
     yaml.YAMLError (or RecursionError, for nesting deeper than the parser's stack) on failure."""
     return yaml.load(text, Loader=_NoAliasLoader)  # noqa: S506 (a SafeLoader subclass)
 
