@@ -2,6 +2,7 @@
 and open a model folder (the options several commands declare are in attentive/cli/options.py)."""
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import typer
@@ -32,6 +33,27 @@ def _report_data(data) -> None:
         err.print(Text(f"{data.name}: {note}", style="dim"), soft_wrap=True)
     for warning in data.warnings:
         err.print(Text("warning: ", style="yellow") + Text(f"{data.name}/{warning}"), soft_wrap=True)
+
+
+@contextlib.contextmanager
+def said_as_warnings(*categories: type[Warning]):
+    """Inside: each Python warning of `categories` is said on stderr as the CLI says its warnings (one line, no file
+    and line number), every time it is given; other warnings as Python shows them."""
+    import warnings
+
+    with warnings.catch_warnings():
+        shown = warnings.showwarning
+
+        def show(message, category, filename, lineno, file=None, line=None):
+            if issubclass(category, categories):
+                err.print(Text("warning: ", style="yellow") + Text(str(message)), soft_wrap=True)
+            else:
+                shown(message, category, filename, lineno, file, line)
+
+        for category in categories:
+            warnings.simplefilter("always", category)
+        warnings.showwarning = show
+        yield
 
 
 def _load_any(run: Path, threads: int | None = None, fp32: bool = False):

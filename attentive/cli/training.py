@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+from rich.text import Text
 
 from ..errors import AttentiveError
-from .app import _report_data, _use_threads, app, console
+from .app import _report_data, _use_threads, app, console, said_as_warnings
 from .options import (
     AspectColumn,
     DataDir,
@@ -63,6 +64,7 @@ def train(
 ):
     """Train a recipe on a dataset; the best dev epoch is kept and saved to OUT, with a checkpoint after every epoch."""
     from ..api import train as train_model
+    from ..training.calibration import SmallDevWarning
     from ..training.distributed import is_main
 
     if compact and nproc > 1:
@@ -90,13 +92,17 @@ def train(
         console.print(f"[bold]{data.name}[/]: train {len(data.splits['train'])}, dev {len(data.splits['dev'])}, "
                       f"test {len(data.splits.get('test', []))}; labels {', '.join(data.labels)}")
     recorded = {key: str(value) if isinstance(value, Path) else value for key, value in source.items()}
-    model = train_model(data, recipe, out, set_, source["data_dir"], device, overwrite=overwrite,
-                        resume=resume is not None, source=recorded)
+    with said_as_warnings(SmallDevWarning):  # a dev split too small to choose on, said once training starts
+        model = train_model(data, recipe, out, set_, source["data_dir"], device, overwrite=overwrite,
+                            resume=resume is not None, source=recorded)
     summary = model.config["training"]
     if is_main():
         best = f"micro-F1 {summary['dev_micro_f1']:.4f}" if "dev_micro_f1" in summary else \
             f"accuracy {summary['dev_accuracy']:.4f}"
         console.print(f"best dev {best} at epoch {summary['best_epoch']}; saved to {out}")
+        note = (model.config.get("calibration") or {}).get("note")
+        if note:  # how the temperature was reached (attentive/training/calibration.py)
+            console.print(Text(f"calibration: {note}"), soft_wrap=True)
         prior = model.config.get("prior") or {}
         if "weight" in prior:  # the recipe's linear model fitted after training (attentive/training/prior.py)
             console.print(f"with the linear model fitted after training (C {prior['C']:g}, weight "

@@ -36,7 +36,7 @@ from ..runtime import is_exported
 from ..text.embeddings import WordVectors
 from ..text.sources import build_vocabulary, initial_vectors, vocabulary_report
 from . import distributed
-from .calibration import fit_temperature
+from .calibration import fit_temperature, warn_small_dev
 from .checkpoint import FILES as CHECKPOINT_FILES
 from .checkpoint import FOLDER as CHECKPOINT
 from .checkpoint import TrainingState, read_checkpoint, remove_checkpoint, write_checkpoint
@@ -365,6 +365,8 @@ def _train(run: TrainingRun, writes: bool = True) -> Model:
             on_epoch(dict(training_state.history[-1]))
 
     train_examples, dev_examples = data.splits["train"], data.splits["dev"]
+    if distributed.is_main():  # a dev split too small to choose on: a SmallDevWarning, once the folder is claimed
+        warn_small_dev(data, "an epoch or thresholds" if config.get("multi_label") else "an epoch or a temperature")
     dev_items = model.encode_examples(dev_examples)
     selection = None
     if config.get("multi_label"):

@@ -15,7 +15,7 @@ import attentive.runtime
 from attentive.answer.inference import infer
 from attentive.answer.metrics import expected_calibration_error, negative_log_likelihood
 from attentive.errors import AttentiveError
-from attentive.training.calibration import fit_temperature
+from attentive.training.calibration import FEW_WRONG, SMALL_DEV, fit_temperature, small_dev_warning
 
 from ..helpers import tiny_overrides
 
@@ -57,6 +57,64 @@ def test_the_fitted_temperature_never_raises_the_nll(seed):
     assert found["dev_nll_after"] <= found["dev_nll_before"] + 1e-12
 
 
+def _dev(texts: int, wrong: int, scale: float, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Two-class logits for `texts` dev texts, `wrong` of them answered wrong, with margins of about `scale`."""
+    rng = np.random.default_rng(seed)
+    gold = rng.integers(2, size=texts)
+    margins = scale * rng.uniform(0.2, 1.0, size=texts)
+    margins[rng.choice(texts, size=wrong, replace=False)] *= -1
+    logits = np.zeros((texts, 2))
+    logits[np.arange(texts), gold] = margins
+    return logits, gold
+
+
+@pytest.mark.parametrize("texts", [30, 1000])
+def test_a_dev_answered_all_right_leaves_the_fit_off(texts):
+    logits, gold = _dev(texts, 0, scale=3.0)  # perfectly separated: the NLL falls without bound as T -> 0
+    found = fit_temperature(logits, gold)
+    assert found["temperature"] == 1.0 and found["rule"] == "left off" and "lowest" not in found
+    assert (found["dev_texts"], found["dev_wrong"]) == (texts, 0)
+    assert found["dev_nll_after"] == found["dev_nll_before"] and "all answered right" in found["note"]
+    assert _softmax(logits, found["temperature"]).max() < 0.999  # the network's own answers, not p = 1.000
+
+
+@pytest.mark.parametrize("texts, wrong", [(30, 3), (SMALL_DEV - 1, 40), (1000, FEW_WRONG - 1)])
+def test_a_small_dev_or_few_errors_never_sharpen(texts, wrong):
+    logits, gold = _dev(texts, wrong, scale=1.0)  # underconfident: the unbounded fit would sharpen (T < 1)
+    unbounded = min(np.exp(np.linspace(np.log(0.01), 0, 400)),
+                    key=lambda t: negative_log_likelihood(logits, gold, t))
+    assert unbounded < 0.9
+    found = fit_temperature(logits, gold)
+    assert found["temperature"] == 1.0 and found["rule"] == "bounded" and found["lowest"] == 1.0
+    assert "never below 1" in found["note"] and f"{texts} texts, {wrong} answered wrong" in found["note"]
+
+
+def test_a_small_overconfident_dev_is_still_softened():
+    logits, gold = _dev(60, 15, scale=12.0)  # a quarter wrong, nearly certain every time
+    found = fit_temperature(logits, gold)
+    assert found["rule"] == "bounded" and found["temperature"] > 2
+    assert found["dev_nll_after"] < found["dev_nll_before"]
+
+
+def test_a_large_dev_with_errors_is_fitted_over_the_whole_range():
+    logits, gold = _dev(1000, 150, scale=1.0)  # underconfident, and enough of everything to sharpen on
+    found = fit_temperature(logits, gold)
+    assert found["rule"] == "fitted" and found["lowest"] == 0.01 and found["temperature"] < 0.9
+    grid = np.exp(np.linspace(np.log(0.01), np.log(100), 4001))
+    best = grid[np.argmin([negative_log_likelihood(logits, gold, t) for t in grid])]
+    assert found["temperature"] == pytest.approx(best, rel=0.01)
+    assert found["dev_nll_after"] < found["dev_nll_before"]
+
+
+def test_the_small_dev_warning_names_the_numbers():
+    line = small_dev_warning(30)
+    assert line.startswith("dev has 30 texts: one text is 3.3 points of dev accuracy")
+    assert "9.1 points" in line  # sqrt(0.25 / 30)
+    assert "attentive cv" in line and "--dev-file" in line and "\n" not in line
+    assert small_dev_warning(SMALL_DEV) is None and small_dev_warning(0) is None
+    assert "a tuning trial" in small_dev_warning(50, "a tuning trial")
+
+
 def test_ece_of_15_bins_by_hand():
     probabilities = np.array([[0.9, 0.1], [0.8, 0.2], [0.3, 0.7], [0.55, 0.45]])
     gold = [0, 1, 1, 1]
@@ -76,7 +134,8 @@ def trained(sst2_small, tmp_path_factory):
 def test_training_fits_a_temperature_on_dev_that_does_not_raise_its_nll(trained, sst2_small):
     model, out = trained
     calibration = json.loads((out / "config.json").read_text())["calibration"]
-    assert set(calibration) == {"temperature", "dev_nll_before", "dev_nll_after", "dev_ece_before", "dev_ece_after"}
+    assert {"temperature", "dev_nll_before", "dev_nll_after", "dev_ece_before", "dev_ece_after"} <= set(calibration)
+    assert calibration["dev_texts"] == len(sst2_small.splits["dev"]) and calibration["rule"] in ("fitted", "bounded")
     assert calibration["temperature"] > 0 and calibration["dev_nll_after"] <= calibration["dev_nll_before"]
     dev = sst2_small.splits["dev"]
     looked = infer(model.network, model.encode_examples(dev))
