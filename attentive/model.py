@@ -10,15 +10,13 @@ import numpy as np
 import torch
 
 from .answer.answerer import Answerer, Looked, Need
-from .answer.inference import infer, predict_probabilities
+from .answer.inference import infer
 from .answer.inputs import Inputs, temperature_of, thresholds_of
-from .answer.metrics import multilabel_metrics, predicted_sets, sigmoid
+from .answer.metrics import sigmoid
 from .answer.types import Explanation, Prediction
 from .data.batching import encode_items
 from .data.example import Dataset
-from .data.label_sets import multi_hot
 from .data.source import resolve_dataset
-from .errors import AttentiveError
 from .folders.saved import save_folder
 from .models.classifier import TextClassifier
 from .recipes.types import Recipe
@@ -111,27 +109,11 @@ class Model(Answerer):
                              Need.EVIDENCE if with_polarity else Need.DETAILS)
 
     def _split_probabilities(self, examples: list) -> np.ndarray:
-        """`evaluate`'s probabilities, by the network over the encoded examples at the model's temperature."""
-        return predict_probabilities(self.network, self.encode_examples(examples), device=self.device,
-                                     temperature=self.temperature)
-
-    def _evaluate_sets(self, data: Dataset, split: str) -> dict:
-        """A multi-label model's metrics on a split of label sets (evaluate.multilabel_metrics): micro- and
-        macro-F1, per-label F1, subset accuracy and Hamming loss at the model's thresholds."""
-        examples = data.splits[split]
-        if not self.multi_label or not data.multi_label:
-            which = "a single-label model" if not self.multi_label else "a multi-label model"
-            given = "label sets" if data.multi_label else "one label per text"
-            raise AttentiveError(f"{data.name}/{split} gives {given}, and this is {which}")
-        unknown = sorted({label for ex in examples for label in ex.labels} - set(self.labels))
-        if unknown:
-            raise AttentiveError(f"{data.name}/{split}: label(s) {', '.join(map(repr, unknown))} unknown to this model "
-                                 f"(it knows {', '.join(self.labels)})")
-        probs = sigmoid(infer(self.network, self.encode_examples(examples), device=self.device).logits)
-        predicted = predicted_sets(probs, self.thresholds, self.labels)
-        metrics = multilabel_metrics(multi_hot(examples, self.labels), predicted, self.labels)
-        metrics.update(dataset=data.name, split=split, multi_label=True, thresholds=self.thresholds)
-        return metrics
+        """`evaluate`'s probabilities, by the network over the encoded examples: at the model's temperature, or for a
+        multi-label model the sigmoid of each label's logit (as `_look` gives them)."""
+        inference = infer(self.network, self.encode_examples(examples), device=self.device,
+                          temperature=self.temperature)
+        return sigmoid(inference.logits) if self.multi_label else inference.probabilities
 
     def analyze(self, dataset: str | Dataset, out: str | Path, split: str = "test", limit: int | None = 2000,
                 words: list[str] = (), min_count: int = 5, compare: list[str | Path] = (), deletion: bool = True,

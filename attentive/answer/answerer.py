@@ -196,11 +196,27 @@ class Answerer(ABC):
                                   [ex.aspect for ex in examples] if self.uses_aspect else None)
 
     def _evaluate_sets(self, data, split: str) -> dict:
-        """`evaluate` of label sets: an exported model's is refused (`attentive.Model` scores them)."""
+        """`evaluate` of label sets (metrics.multilabel_metrics): micro- and macro-F1, per-label F1, subset accuracy
+        and Hamming loss at the model's thresholds, of the probabilities this backend answers (an export's: the
+        graph that runs). A single-label model given label sets, a multi-label one given one label per text, or a
+        label the model does not know is one line."""
+        from ..data.label_sets import multi_hot
         from ..errors import AttentiveError
+        from .metrics import multilabel_metrics, predicted_sets
 
-        raise AttentiveError(f"{data.name}/{split}: label sets (multi-label): evaluate the saved model, which "
-                             "attentive.load reads, not its export")
+        examples = data.splits[split]
+        if not self.multi_label or not data.multi_label:
+            which = "a single-label model" if not self.multi_label else "a multi-label model"
+            given = "label sets" if data.multi_label else "one label per text"
+            raise AttentiveError(f"{data.name}/{split} gives {given}, and this is {which}")
+        unknown = sorted({label for ex in examples for label in ex.labels} - set(self.labels))
+        if unknown:
+            raise AttentiveError(f"{data.name}/{split}: label(s) {', '.join(map(repr, unknown))} unknown to this model "
+                                 f"(it knows {', '.join(self.labels)})")
+        predicted = predicted_sets(self._split_probabilities(examples), self.thresholds, self.labels)
+        metrics = multilabel_metrics(multi_hot(examples, self.labels), predicted, self.labels)
+        metrics.update(dataset=data.name, split=split, multi_label=True, thresholds=self.thresholds)
+        return metrics
 
     def _top_word_weights(self, items: list[Item], batch_size: int,
                           by: str) -> tuple[np.ndarray, list[np.ndarray | None]]:

@@ -225,3 +225,23 @@ def test_serve_predict_returns_several_labels(multi_label_run):
     assert [answer["labels"] for answer in answers] == [p.labels for p in model.predict(TEXTS)]
     assert any(len(answer["labels"]) > 1 for answer in answers)
     assert info["multi_label"] is True and info["thresholds"] == model.thresholds
+
+
+def test_evaluate_scores_an_export_of_label_sets_as_it_scores_the_saved_model(multi_label_run, tmp_path, capsys):
+    from attentive.cli import main
+    from attentive.export import export
+
+    _, folder, data = multi_label_run
+    exported = export(attentive.load(folder), tmp_path / "exported")
+    source = write(tmp_path / "sets.jsonl", "".join(json.dumps({"text": ex.text, "label": list(ex.labels)}) + "\n"
+                                                    for ex in data.splits["test"]))
+    scores = {}
+    for run in (folder, exported):
+        output = tmp_path / f"{run.name}.json"
+        assert main(["evaluate", str(run), "--file", str(source), "--output", str(output)]) == 0, \
+            capsys.readouterr().err
+        scores[run.name] = json.loads(output.read_text())
+    saved, onnx = scores[folder.name], scores[exported.name]
+    assert onnx["multi_label"] is True and onnx["n"] == saved["n"] == len(data.splits["test"])
+    assert onnx["micro_f1"] == pytest.approx(saved["micro_f1"], abs=0.01)
+    assert onnx["thresholds"] == saved["thresholds"]
