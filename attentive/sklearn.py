@@ -54,6 +54,7 @@ class AttentiveClassifier(ClassifierMixin, BaseEstimator):
         from .recipes.for_data import recipe_for_data
         from .training.pipeline import train
 
+        _check_dev_fraction(self.dev_fraction)
         labels = _labels(y)
         self.classes_ = np.unique(labels)
         if len(self.classes_) < 2:
@@ -115,6 +116,14 @@ def _labels(y) -> np.ndarray:
         array[:] = labels
     check_classification_targets(array)
     return array
+
+
+def _check_dev_fraction(dev_fraction) -> None:
+    """An ArgumentError unless `dev_fraction` is a number between 0 and 1 (both excluded): the share of the texts
+    given to `fit` held out as dev."""
+    if isinstance(dev_fraction, bool) or not isinstance(dev_fraction, numbers.Real) or not 0 < dev_fraction < 1:
+        raise ArgumentError(f"dev_fraction={dev_fraction!r}: must be a number between 0 and 1 (both excluded), the "
+                            "share of the texts held out as dev to choose the epoch")
 
 
 def _seed(random_state) -> int:

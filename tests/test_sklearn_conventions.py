@@ -1,6 +1,7 @@
 """AttentiveClassifier follows scikit-learn's conventions: NotFittedError before `fit`, an empty answer for no texts,
-`random_state=None`, one string as one override, ValueErrors for continuous, missing or too few labels, string input
-declared in its tags, and scikit-learn's own `check_estimator` failing only where it feeds numeric matrices."""
+`random_state=None`, one string as one override, ValueErrors for continuous, missing or too few labels and for a
+`dev_fraction` out of its range, string input declared in its tags, and scikit-learn's own `check_estimator` failing
+only where it feeds numeric matrices."""
 from __future__ import annotations
 
 import numpy as np
@@ -61,6 +62,13 @@ def test_bad_labels_are_value_errors_before_any_training(texts_and_labels, label
     texts, _ = texts_and_labels
     with pytest.raises(ValueError, match=message):
         AttentiveClassifier(recipe="lama_ctx", overrides=OVERRIDES).fit(texts, labels)
+
+
+@pytest.mark.parametrize("dev_fraction", [1.5, 1, 0, -0.1, float("nan"), "0.1", True])
+def test_a_dev_fraction_out_of_its_range_is_a_value_error_naming_it(texts_and_labels, dev_fraction):
+    texts, labels = texts_and_labels
+    with pytest.raises(ValueError, match=r"^dev_fraction=.*: must be a number between 0 and 1 \(both excluded\)"):
+        AttentiveClassifier(recipe="lama_ctx", overrides=OVERRIDES, dev_fraction=dev_fraction).fit(texts, labels)
 
 
 @pytest.mark.parametrize("texts, message", [
