@@ -20,8 +20,8 @@ from .training.pipeline import check_aspects
 from .training.pipeline import train as train_dataset
 from .util.checks import check_folder, overrides_argument
 
-__all__ = ["Explanation", "Model", "Prediction", "check_aspects", "load", "pick_device", "recipe_for",
-           "resolve_dataset", "train"]
+__all__ = ["Explanation", "Model", "Prediction", "check_aspects", "encoded_probabilities", "load", "network_for",
+           "pick_device", "recipe_for", "resolve_dataset", "train", "untrained"]
 
 
 def recipe_for(dataset: str | Dataset, recipe: str | dict | Recipe = "default",
@@ -29,6 +29,37 @@ def recipe_for(dataset: str | Dataset, recipe: str | dict | Recipe = "default",
     """The recipe `train(dataset, recipe, overrides=overrides)` would train with, checked and typed: `default`
     stands for the recipe of the data's kind (pairs, aspects), and the overrides ("section.key=value") applied."""
     return recipe_for_data(resolve_dataset(dataset), recipe, list(overrides))
+
+
+def untrained(dataset: str | Dataset, recipe: str | dict | Recipe = "default", overrides: Sequence[str] = (),
+              data_dir: str | Path | None = None) -> Model:
+    """The model `train(dataset, recipe, overrides=overrides)` starts from, on the CPU: its vocabulary, initial word
+    vectors and network built as training builds them, its weights not trained. What a saved folder of that recipe
+    and data holds, by shape, before any epoch."""
+    from .training.pipeline import new_model
+    from .training.seed import seed_everything
+
+    data = resolve_dataset(dataset, data_dir)
+    typed = recipe_for_data(data, recipe, list(overrides))
+    return new_model(data, typed, data_dir, "cpu", seed_everything(typed.train.seed))
+
+
+def network_for(recipe: str | dict | Recipe, vocab_size: int, classes: int):
+    """The untrained network (a torch module) `recipe` describes for a vocabulary of `vocab_size` words and
+    `classes` classes, its word vectors random: the shapes training would build, for counting parameters without
+    data."""
+    from .models.classifier import build_model
+    from .recipes.loader import load_recipe
+
+    return build_model(load_recipe(recipe), vocab_size, classes)
+
+
+def encoded_probabilities(model: Model, items: Sequence, batch_size: int = 128):
+    """Class probabilities (texts x classes) of texts `model.encode_examples` encoded, from the network alone: no
+    tokenizing and no answers built, as a timing of the network wants."""
+    from .answer.inference import predict_probabilities
+
+    return predict_probabilities(model.network, items, batch_size=batch_size, device=model.device)
 
 
 def load(folder: str | Path, device: str | None = None) -> Model:

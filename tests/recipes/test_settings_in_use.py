@@ -1,5 +1,5 @@
 """Every recipe setting the package knows is used: named by a shipped recipe (attentive/recipes/*.yaml), carried at
-its default by every recipe, or set by a row a reproduce script reports (benchmarks/reproduce_*.sh). A setting that
+its default by every recipe, or set by a row a reproduce script reports (benchmarks/*/*/reproduce_*.sh). A setting that
 only a sweep uses fails here: it belongs in the experiments, or in a shipped recipe that reproduces its row."""
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ BENCHMARKS = Path(__file__).parents[2] / "benchmarks"
 
 # Settings no shipped recipe names, set by a reported row: the script that reproduces it and the row.
 KEPT_FOR_ROWS = {
-    "embedder.dim": ("reproduce_ssan.sh", "the w2v300 variant (300-d word2vec)"),
-    "train.weight_decay": ("reproduce_absa.sh", "ATAE-LSTM with the authors' Adagrad and L2 (the adagrad variant)"),
-    "embedder.word2vec_extra": ("reproduce_lama.sh", "the IMDB rows (word2vec also trained on imdb_unsup)"),
+    "embedder.dim": ("papers/ssan/reproduce_ssan.sh", "the w2v300 variant (300-d word2vec)"),
+    "train.weight_decay": ("papers/wang2016/reproduce_absa.sh", "ATAE-LSTM with the authors' Adagrad and L2 (the adagrad variant)"),
+    "embedder.word2vec_extra": ("papers/lama/reproduce_lama.sh", "the IMDB rows (word2vec also trained on imdb_unsup)"),
 }
 # Defaults every recipe that does not name them trains or predicts with.
 CARRIED_DEFAULTS = {

@@ -1,0 +1,278 @@
+"""Reading the benchmark results for BENCHMARKS.md: the result files (schema: ``benchmarks/harness/common.py``), their
+grouping
+over seeds, the metrics read from them, the variant dev selects, and the papers' reported numbers
+(``benchmarks/papers/papers.json``). Every section module reads results through here; nothing here formats text."""
+from __future__ import annotations
+
+import json
+import statistics
+from collections import defaultdict
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+
+from benchmarks.harness.common import DEFAULTS_DATASETS, RESULTS_DIR, SAME_SETTINGS, write_text
+
+__all__ = ["DEFAULTS_DATASETS", "METRICS", "PAPERS", "RESULTS_DIR", "group_key", "group_results", "groups_by_dataset",
+           "in_defaults_order", "is_cpu_run", "load_papers", "load_results", "machine_short", "mean", "mean_by_machine",
+           "model_name", "of_kind_by_dataset", "paper_accuracy", "paper_best", "runs_by_machine", "runs_named",
+           "selected_runs", "values"]
+
+PAPERS = Path(__file__).resolve().parents[1] / "papers" / "papers.json"
+# The result files a section reads, packed one family to a file: results/<family>.jsonl, one result a line (what a
+# script wrote as results/<name>.json, its command, commit, machine, date, seed and metrics kept). A script writes its
+# result as a loose <name>.json; `python -m benchmarks.harness.results_io --pack` moves loose files into their family.
+FAMILIES = {"model": "runs", "baseline": "runs", "long_texts": "long_texts", "linear_prior": "linear_prior",
+            "deployable": "deploy", "shipped": "deploy", "frontier": "deploy", "size": "deploy",
+            "class_weights": "accuracy", "cv": "accuracy", "tune": "accuracy", "multilabel": "accuracy",
+            "scaling": "scale", "ddp_accuracy": "scale", "throughput": "scale",
+            "parameters": "papers", "characteristics": "papers"}
+OWN_SECTION_KINDS = tuple(kind for kind in FAMILIES if kind not in ("model", "baseline"))  # sections of their own
+
+# --------------------------------------------------------------------------- loading and grouping
+
+
+# Datasets whose dev split changed, and from when: a run dated earlier chose its epochs on another dev, and its dev
+# accuracy cannot be set beside a later one's (benchmarks/DECISIONS.md, "IMDB's dev split").
+DEV_SPLIT_SINCE = {"imdb": "2026-11-24T05:24:54+00:00"}
+
+
+def on_current_dev(result: dict) -> bool:
+    """Whether a run's dev accuracy was measured on its dataset's current dev split (see DEV_SPLIT_SINCE)."""
+    since = DEV_SPLIT_SINCE.get(result.get("dataset"))
+    return since is None or result.get("date", "") >= since
+
+
+def family_file(result: dict) -> str:
+    """The packed file a result belongs in: results/<family>.jsonl by its kind (a kind no section reads: other)."""
+    return f"{FAMILIES.get(result.get('kind', 'model'), 'other')}.jsonl"
+
+
+def read_stored(results_dir: str | Path) -> tuple[dict[str, dict], list[str]]:
+    """Every result in `results_dir` by name: the packed lines of each *.jsonl, then each loose *.json (which wins
+    over a packed result of its name), each with the file it was read from as `file`; and the lines or files that
+    could not be read."""
+    found, problems = {}, []
+    for path in sorted(Path(results_dir).glob("*.jsonl")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            try:
+                result = json.loads(line)
+            except ValueError as error:
+                problems.append(f"`{path.name}` line {number}: unreadable ({error})")
+                continue
+            found[result["name"]] = {**result, "file": path.name}
+    for path in sorted(Path(results_dir).glob("*.json")):
+        try:
+            result = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            problems.append(f"`{path.name}`: unreadable ({error})")
+            continue
+        result.setdefault("name", path.stem)
+        found[result["name"]] = {**result, "file": path.name}
+    return found, problems
+
+
+def pack(results_dir: str | Path) -> list[Path]:
+    """Move each loose result file of `results_dir` into its family's JSONL (a result of its name replaced), one
+    compact line a result, lines in name order; return the files written."""
+    results_dir = Path(results_dir)
+    found, problems = read_stored(results_dir)
+    if problems:
+        raise ValueError("; ".join(problems))
+    loose = sorted(results_dir.glob("*.json"))
+    families: dict[str, list[dict]] = defaultdict(list)
+    for name in sorted(found, key=lambda name: name + ".json"):
+        result = {key: value for key, value in found[name].items() if key != "file"}
+        families[family_file(result)].append(result)
+    written = []
+    for family, results in families.items():
+        text = "".join(json.dumps(r, ensure_ascii=False, allow_nan=False, separators=(",", ":")) + "\n"
+                       for r in results)
+        write_text(results_dir / family, text)
+        written.append(results_dir / family)
+    for path in loose:
+        path.unlink()
+    return written
+
+
+def load_results(results_dir: str | Path) -> tuple[list[dict], list[str]]:
+    """All results in `results_dir` (in the order of their names), and notes on results that could not be used."""
+    found, problems = read_stored(results_dir)
+    results = []
+    for name in sorted(found, key=lambda name: name + ".json"):
+        result = found[name]
+        if result.get("kind") in OWN_SECTION_KINDS:
+            results.append(result)
+            continue
+        missing = [key for key in ("dataset", "test") if key not in result]
+        if not (result.get("model") or result.get("recipe")):
+            missing.append("model/recipe")
+        if missing:
+            problems.append(f"`{name}`: missing {', '.join(missing)}")
+            continue
+        same = SAME_SETTINGS.get((model_name(result), result["dataset"], result.get("variant")))
+        if same:  # counted with the runs of the variant whose settings it used
+            result["variant_as_run"], result["variant"] = result["variant"], same
+        results.append(result)
+    return results, problems
+
+
+def model_name(result: dict) -> str:
+    """The recipe of a neural run, else the baseline's model name."""
+    return result.get("recipe") or result.get("model")
+
+
+def group_key(result: dict) -> tuple[str, str, str, str]:
+    """Runs that differ only in seed share a key: (kind, model or recipe, dataset, variant)."""
+    return (result.get("kind", ""), model_name(result), result["dataset"], result.get("variant") or "")
+
+
+def group_results(results: list[dict]) -> dict[tuple, list[dict]]:
+    groups: dict[tuple, list[dict]] = defaultdict(list)
+    for result in results:
+        groups[group_key(result)].append(result)
+    return dict(groups)
+
+
+def runs_named(results: list[dict], dataset: str, name: str, variant: str | None = None) -> list[dict]:
+    """The results of model (or baseline) `name` on `dataset`, of `variant` where one is named."""
+    return [r for r in results if r.get("dataset") == dataset and model_name(r) == name
+            and (variant is None or r.get("variant") == variant)]
+
+
+def groups_by_dataset(results: list[dict]) -> dict[str, dict[tuple, list[dict]]]:
+    """dataset -> its groups (as :func:`group_results`), datasets in name order."""
+    by_dataset: dict[str, dict[tuple, list[dict]]] = defaultdict(dict)
+    for key, runs in group_results(results).items():
+        by_dataset[key[2]][key] = runs
+    return dict(sorted(by_dataset.items()))
+
+
+def is_cpu_run(result: dict) -> bool:
+    """Trained on CPU: the run's `device` when recorded, else a machine without a CUDA device."""
+    if result.get("device"):
+        return str(result["device"]).startswith("cpu")
+    return not (result.get("machine") or {}).get("cuda_device")
+
+
+def in_defaults_order(result: dict) -> tuple:
+    """A sort key putting a result of one dataset where the defaults table puts its dataset (DEFAULTS_DATASETS), any
+    other dataset after them, by name."""
+    dataset = result["dataset"]
+    return (DEFAULTS_DATASETS.index(dataset) if dataset in DEFAULTS_DATASETS else len(DEFAULTS_DATASETS), dataset)
+
+
+def of_kind_by_dataset(results: list[dict], kind: str) -> list[dict]:
+    """The results of one `kind` (a script's one run a dataset), datasets in the defaults table's order."""
+    return sorted((r for r in results if r.get("kind") == kind), key=in_defaults_order)
+
+
+def machine_short(result: dict) -> str:
+    """E.g. ``AMD EPYC 7B13 ×2`` or ``NVIDIA H100 80GB HBM3``."""
+    machine = result.get("machine") or {}
+    if str(result.get("device") or "cuda").startswith("cuda") and machine.get("cuda_device"):
+        return machine["cuda_device"]
+    cpu = (machine.get("cpu_model") or "unknown CPU").replace("(R)", "").replace("(TM)", "")
+    cpu = " ".join(cpu.replace(" Processor", "").split()[:4])
+    cores = machine.get("cpu_cores")
+    return f"{cpu} ×{cores}" if cores else cpu
+
+
+def runs_by_machine(results: list[dict]) -> dict[str, list[dict]]:
+    """The runs of one group under each machine they ran on, machines in name order."""
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for result in results:
+        groups[machine_short(result)].append(result)
+    return dict(sorted(groups.items()))
+
+
+# --------------------------------------------------------------------------- numbers
+
+
+def values(results: list[dict], get: Callable[[dict], float | None]) -> list[float]:
+    """`get` of each result, skipping results that lack it."""
+    found = []
+    for result in results:
+        try:
+            value = get(result)
+        except (KeyError, TypeError):
+            continue
+        if value is not None:
+            found.append(float(value))
+    return found
+
+
+def _epoch_times(result: dict) -> list[float]:
+    return [float(t) for t in result.get("epoch_times_s") or []]
+
+
+METRICS: dict[str, Callable[[list[dict]], list[float]]] = {
+    "test_accuracy": lambda rs: values(rs, lambda r: r["test"]["accuracy"]),
+    "test_macro_f1": lambda rs: values(rs, lambda r: r["test"]["macro_f1"]),
+    "dev_accuracy": lambda rs: values(rs, lambda r: r["dev"]["accuracy"]),
+    "wall_time_s": lambda rs: values(rs, lambda r: r["wall_time_s"]),
+    "epoch_time_s": lambda rs: [t for r in rs for t in _epoch_times(r)],
+    "params": lambda rs: values(rs, lambda r: r["params"]),
+}
+
+
+def mean(found: list[float]) -> float | None:
+    return statistics.fmean(found) if found else None
+
+
+def mean_by_machine(results: list[dict], metric: str) -> dict[str, float | None]:
+    """The mean of a (time) metric on each machine the runs ran on, machines in name order."""
+    return {machine: mean(METRICS[metric](runs)) for machine, runs in runs_by_machine(results).items()}
+
+
+def selected_runs(results: list[dict], dataset: str, name: str, cpu_only: bool = False) -> tuple[str, list[dict]]:
+    """The variant of `name` on `dataset` that dev chose, and its runs.
+
+    Among the variants run with the most seeds (a sweep's single-seed tries compete only when nothing else exists),
+    the one with the highest mean dev accuracy; test never takes part. With `cpu_only`, CPU runs alone count.
+    """
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for r in results:
+        if r["dataset"] == dataset and model_name(r) == name and (is_cpu_run(r) or not cpu_only):
+            groups[r.get("variant") or ""].append(r)
+    if not groups:
+        return "", []
+    most_seeds = max(len(runs) for runs in groups.values())
+    candidates = {v: runs for v, runs in groups.items() if len(runs) == most_seeds}
+    variant = max(candidates, key=lambda v: mean(METRICS["dev_accuracy"](candidates[v])) or 0.0)
+    return variant, candidates[variant]
+
+
+# --------------------------------------------------------------------------- the papers' numbers
+
+
+@lru_cache(maxsize=None)
+def load_papers(path: str | Path = PAPERS) -> dict:
+    """``benchmarks/papers/papers.json``: per paper its `source` and what it reports (see the file's `_about`)."""
+    papers = json.loads(Path(path).read_text(encoding="utf-8"))
+    return {key: paper for key, paper in papers.items() if not key.startswith("_")}
+
+
+def paper_accuracy(name: str, dataset: str) -> float | None:
+    """The test accuracy a paper reports for our recipe `name` on `dataset`, if one does."""
+    for paper in load_papers().values():
+        value = paper.get("test_accuracy", {}).get(dataset, {}).get(name)
+        if value is not None:
+            return value
+    return None
+
+
+def paper_best(dataset: str) -> tuple[float, str, str] | None:
+    """The best test accuracy any paper reports on `dataset`: (value, the paper's name for the row, the paper)."""
+    rows = [(value, paper.get("names", {}).get(name, name), paper["short"])
+            for paper in load_papers().values()
+            for name, value in paper.get("test_accuracy", {}).get(dataset, {}).items()]
+    return max(rows, default=None)
+
+
+if __name__ == "__main__":
+    import sys
+
+    if sys.argv[1:] != ["--pack"]:
+        sys.exit("usage: python -m benchmarks.harness.results_io --pack")
+    print("\n".join(str(path) for path in pack(RESULTS_DIR)))

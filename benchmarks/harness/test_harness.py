@@ -1,0 +1,327 @@
+"""Fast tests of the benchmark helpers: result writing, the TF-IDF baseline's dev selection, and rendering."""
+from __future__ import annotations
+
+import json
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from attentive import Dataset, Example
+from benchmarks import render
+from benchmarks.harness import baselines, common, results_io
+from benchmarks.harness.formatting import fmt_mean_std
+from tests.import_graph import find_circle, module_imports
+
+
+def _result(name: str, seed: int, accuracy: float, **extra) -> dict:
+    """A hand-made result file as the benchmark scripts write it."""
+    metrics = {"accuracy": accuracy, "macro_f1": accuracy - 0.01, "n": 100}
+    return {
+        "name": name, "command": f"python -m benchmarks.x --seed {seed}", "git_commit": "abc1234",
+        "machine": {"cpu_model": "AMD EPYC 7B13 64-Core Processor", "cpu_cores": 2, "cuda_device": None},
+        "date": "2025-01-01T00:00:00+00:00", "kind": "model", "recipe": "lama_ctx", "dataset": "imdb",
+        "seed": seed, "wall_time_s": 100.0, "dev": {"accuracy": 0.9}, "test": metrics,
+        "epoch_times_s": [100.0, 120.0], **extra,
+    }
+
+
+def _write(directory, result: dict) -> None:
+    (directory / f"{result['name']}.json").write_text(json.dumps(result), encoding="utf-8")
+
+
+def test_render_shows_mean_and_std_over_seeds(tmp_path):
+    results = tmp_path / "results"
+    results.mkdir()
+    _write(results, _result("lama_ctx-imdb-s0", 0, 0.90, paper_reference=0.9095))
+    _write(results, _result("lama_ctx-imdb-s1", 1, 0.92))
+    output = tmp_path / "BENCHMARKS.md"
+
+    text = render.render(results, output)
+
+    assert output.read_text(encoding="utf-8") == text
+    assert "Do not edit by hand" in text and "python -m benchmarks.render" in text
+    assert "91.00 ± 1.41" in text  # test accuracy mean ± sample std, in percent
+    # targets: IMDB accuracy reached, epoch time reached on the CPU machine, R8 not run
+    assert "| reached |" in text
+    assert "not run" in text
+
+
+def test_render_target_not_reached_and_comparison(tmp_path):
+    results = tmp_path / "results"
+    results.mkdir()
+    _write(results, _result("lama_ctx-imdb-s0", 0, 0.80, epoch_times_s=[300.0]))
+    _write(results, {**_result("tfidf_lr-imdb-s0", 0, 0.90), "kind": "baseline", "recipe": None,
+                     "model": "tfidf_lr", "epoch_times_s": None})
+    (results / "broken.json").write_text("{not json", encoding="utf-8")
+
+    text = render.render(results, tmp_path / "B.md")
+
+    assert text.count("**NOT reached**") == 3  # accuracy, epoch time, and below tfidf_lr
+    assert "tfidf_lr: 90.00%" in text
+    assert "`broken.json`: unreadable" in text
+
+
+def test_results_are_packed_one_family_a_file_and_read_back_alike(tmp_path):
+    _write(tmp_path, _result("lama_ctx-imdb-s0", 0, 0.90))
+    _write(tmp_path, {**_result("tfidf_lr-imdb-s0", 0, 0.90), "kind": "baseline", "model": "tfidf_lr"})
+    _write(tmp_path, {"name": "scaling", "kind": "scaling", "rows": []})
+    loose, _ = results_io.load_results(tmp_path)
+
+    written = results_io.pack(tmp_path)
+
+    assert sorted(path.name for path in written) == ["runs.jsonl", "scale.jsonl"]
+    assert not list(tmp_path.glob("*.json")) and len((tmp_path / "runs.jsonl").read_text().splitlines()) == 2
+    packed, _ = results_io.load_results(tmp_path)
+    assert [{k: v for k, v in r.items() if k != "file"} for r in packed] == \
+        [{k: v for k, v in r.items() if k != "file"} for r in loose]
+
+
+def _tiny_dataset(seed: int = 1) -> Dataset:
+    """Separable toy sentiment data: words of one class plus shared noise words."""
+    rng = random.Random(seed)
+    words = {"pos": ["good", "great", "fine", "lovely"], "neg": ["bad", "awful", "poor", "dull"]}
+    noise = ["the", "film", "was", "plot", "and", "a"]
+
+    def examples(n: int) -> list[Example]:
+        out = []
+        for i in range(n):
+            label = "pos" if i % 2 else "neg"
+            tokens = rng.sample(noise, 3) + rng.sample(words[label], 2)
+            rng.shuffle(tokens)
+            out.append(Example(text="\n".join(tokens), label=label))
+        return out
+
+    return Dataset(name="toy", splits={"train": examples(40), "dev": examples(10), "test": examples(10)},
+                   labels=["neg", "pos"])
+
+
+def test_tfidf_baseline_selects_c_on_dev_and_writes_json(tmp_path):
+    path, payload = baselines.run_baseline(_tiny_dataset(), "tfidf_lr", seed=0, results_dir=tmp_path)
+
+    assert path == tmp_path / "tfidf_lr-toy-s0.json"
+    written = json.loads(path.read_text(encoding="utf-8"))
+    for key in ("name", "command", "git_commit", "machine", "date", "kind", "model", "dataset", "seed",
+                "wall_time_s", "dev", "test", "hyperparameters", "grid", "selected_on"):
+        assert key in written, key
+    assert written["kind"] == "baseline" and written["model"] == "tfidf_lr" and written["seed"] == 0
+    assert written["selected_on"].startswith("dev accuracy")
+    grid = written["grid"]
+    assert [row["C"] for row in grid] == list(baselines.TFIDF_C_GRID)
+    best = max(grid, key=lambda row: (row["dev_accuracy"], -row["dev_log_loss"]))
+    assert written["hyperparameters"]["C"] == best["C"]
+    assert written["dev"]["accuracy"] == pytest.approx(best["dev_accuracy"])
+    assert written["test"]["accuracy"] == 1.0
+    assert payload["test"]["n"] == 10
+
+
+def test_pair_bow_baseline_learns_a_relation_between_the_two_texts(tmp_path):
+    """Whether the second text repeats a word of the first: both kinds of pair hold four different words, so one
+    bag over both texts cannot tell them apart; |a - b| can."""
+    rng = random.Random(0)
+    words = ["cat", "dog", "bird", "fish", "cow", "pig", "hen", "owl"]
+
+    def examples(n: int) -> list[Example]:
+        out = []
+        for i in range(n):
+            x, y, z, w = rng.sample(words, 4)
+            if i % 2:
+                out.append(Example(text=f"{x} {y} {w}", label="same", text_pair=f"{x} {z}"))
+            else:
+                out.append(Example(text=f"{x} {y}", label="different", text_pair=f"{z} {w}"))
+        return out
+
+    toy = Dataset(name="pairs", splits={"train": examples(200), "dev": examples(40), "test": examples(40)},
+                  labels=["different", "same"])
+    _, pair = baselines.run_baseline(toy, "pair_bow_lr", seed=0, results_dir=tmp_path)
+    _, bag = baselines.run_baseline(toy, "bow_lr", seed=0, results_dir=tmp_path)
+    assert pair["test"]["accuracy"] == 1.0 and bag["test"]["accuracy"] < 0.8
+
+
+_FASTTEXT_CHILD = """
+import json, sys
+from attentive import Dataset
+from attentive import load_dataset
+from benchmarks.harness import baselines
+sample = load_dataset("sst2_sample")
+splits = {"train": sample.splits["train"], "dev": sample.splits["dev"][:300], "test": sample.splits["test"][:300]}
+dataset = Dataset("sst2_sample_train", splits, sample.labels)
+try:
+    payload = baselines.run_fasttext(dataset, seed=int(sys.argv[1]), grid=[{"epoch": 5, "lr": 0.1},
+                                     {"epoch": 10, "lr": 0.5}], fixed={"dim": 10, "thread": 1})
+except FloatingPointError as error:
+    sys.exit(f"diverged: {error}")
+print(json.dumps(payload))
+"""
+
+
+@pytest.mark.slow  # starts a process per seed
+def test_fasttext_baseline_runs_on_small_real_data():
+    """fastText on the whole bundled train split (2,500 sentences; on 600 it stays near chance), in a fresh process.
+
+    fastText now and then stops with "Encountered NaN" where it has no reason to (dim 10, lr 0.1 or 0.5): in 3 of 8
+    identical runs with 10,000 buckets, on CI's machine in all three attempts inside the full test process, and here
+    once in six runs of the test files before this one in one process; yet 40 seeds of each setting ran clean in
+    a fresh process of their own. The failure follows the process, not the settings, so fastText runs in a child
+    process, and a grid that diverged entirely is tried again in a new one with the next seed, at most twice."""
+    import subprocess
+    import sys
+
+    from benchmarks.harness.common import REPO_ROOT
+
+    for seed in range(3):
+        child = subprocess.run([sys.executable, "-c", _FASTTEXT_CHILD, str(seed)], capture_output=True, text=True,
+                               cwd=REPO_ROOT, timeout=300)
+        if child.returncode == 0:
+            break
+    assert child.returncode == 0, child.stderr[-2000:]
+    payload = json.loads(child.stdout.splitlines()[-1])
+    assert [(row["epoch"], row["lr"]) for row in payload["grid"]] == [(5, 0.1), (10, 0.5)]
+    assert payload["hyperparameters"]["dim"] == 10
+    assert payload["test"]["n"] == 300 and payload["test"]["accuracy"] > 0.7
+
+
+def test_select_on_dev_breaks_accuracy_ties_by_log_loss():
+    """Selection only sees dev: best dev accuracy, ties to the lower dev log-loss, then to grid order."""
+    import numpy as np
+
+    confidence = {1: (0.5, 0.9), 2: (0.9, 0.6), 3: (0.9, 0.8), 4: (0.9, 0.8)}  # (accuracy, prob. of prediction)
+
+    def score(model, texts):
+        accuracy, p = confidence[model]
+        correct = round(accuracy * len(texts))
+        rows = [[p, 1 - p]] * correct + [[1 - p, p]] * (len(texts) - correct)
+        return np.array(rows)
+
+    model, chosen, report = baselines.select_on_dev(
+        [{"k": k} for k in confidence], lambda s: s["k"], score, ["x"] * 10, ["a"] * 10, ["a", "b"]
+    )
+    assert (model, chosen) == (3, {"k": 3})
+    assert [row["dev_accuracy"] for row in report] == [0.5, 0.9, 0.9, 0.9]
+
+
+def test_example_text_is_single_line_with_aspect_and_pair():
+    assert baselines.example_text(Example("a\nb", "x")) == "a b"
+    assert baselines.example_text(Example("food ok", "x", aspect="food")) == "food [ASP] food ok"
+    assert baselines.example_text(Example("p", "x", text_pair="h\n")) == "p [SEP] h"
+    assert baselines.fasttext_label_tokens(["very good", "bad"]) == {
+        "very good": "__label__very_good", "bad": "__label__bad"}
+
+
+def test_write_result_adds_standard_fields(tmp_path):
+    path = common.write_result("demo", {"kind": "baseline", "model": "m"}, tmp_path)
+    record = json.loads(path.read_text(encoding="utf-8"))
+    assert record["name"] == "demo" and record["model"] == "m"
+    assert record["command"].startswith("python")
+    assert set(record["machine"]) >= {"platform", "cpu_model", "cpu_cores", "torch_version", "cuda_device"}
+    assert record["date"].endswith("+00:00")
+
+
+def test_a_diverging_setting_is_reported_and_skipped():
+    def fit(setting):
+        if setting["lr"] > 1:
+            raise FloatingPointError("Encountered NaN.")
+        return setting["lr"]
+
+    model, chosen, report = baselines.select_on_dev(
+        [{"lr": 5.0}, {"lr": 0.5}], fit, lambda m, texts: __import__("numpy").full((len(texts), 2), 0.5),
+        ["x"] * 4, ["a"] * 4, ["a", "b"])
+    assert chosen == {"lr": 0.5} and report[0]["diverged"] == "Encountered NaN."
+
+
+def test_a_run_made_under_another_name_with_the_same_settings_counts_as_that_variant(tmp_path, capsys):
+    """benchmarks.harness.common.SAME_SETTINGS: R8's `gpu-L1000-scale5` LAMA+Ctx runs are `L1000` runs, for the
+    renderer's
+    groups and for --skip-existing."""
+    from benchmarks.harness import run
+    from benchmarks.harness.results_io import load_results
+
+    as_run = {**_result("lama_ctx-r8-gpu-L1000-scale5-s0", 0, 0.97), "dataset": "r8", "variant": "gpu-L1000-scale5"}
+    (tmp_path / "lama_ctx-r8-gpu-L1000-scale5-s0.json").write_text(json.dumps(as_run), encoding="utf-8")
+    (loaded,), _ = load_results(tmp_path)
+    assert loaded["variant"] == "L1000" and loaded["variant_as_run"] == "gpu-L1000-scale5"
+    assert run.main(["--recipe", "lama_ctx", "--dataset", "r8", "--variant", "L1000", "--seeds", "0",
+                     "--skip-existing", "--results-dir", str(tmp_path), "--no-progress"]) == 0
+    assert "lama_ctx-r8-L1000-s0: result already there as lama_ctx-r8-gpu-L1000-scale5-s0, skipped" in \
+        capsys.readouterr().out
+
+
+def test_run_skips_seeds_whose_result_exists(tmp_path, capsys):
+    from benchmarks.harness import run
+
+    (tmp_path / "ssan-opener-s0.json").write_text("{}", encoding="utf-8")
+    assert run.main(["--recipe", "ssan", "--dataset", "opener", "--seeds", "0", "--skip-existing",
+                     "--results-dir", str(tmp_path), "--no-progress"]) == 0
+    assert "ssan-opener-s0: result already there, skipped" in capsys.readouterr().out
+    assert (tmp_path / "ssan-opener-s0.json").read_text(encoding="utf-8") == "{}"
+
+
+def test_fmt_mean_std_formats_percent_or_any_scale():
+    assert fmt_mean_std([0.90, 0.92]) == "91.00 ± 1.41" and fmt_mean_std([0.9]) == "90.00"
+    assert fmt_mean_std([]) == "—" and fmt_mean_std([0.745, 0.755], 1) == "75.0 ± 0.7"
+    assert fmt_mean_std([0.1, 0.2], 3, scale=1.0) == "0.150 ± 0.071"
+
+
+def test_the_benchmarks_modules_import_no_circle(tmp_path):
+    graph = module_imports(Path(render.__file__).parent, "benchmarks")
+    assert {"benchmarks.render", "benchmarks.papers.ssan.render_ssan", "benchmarks.harness.results_io"} <= set(graph)
+    assert "benchmarks.papers.ssan.render_ssan" in graph["benchmarks.render"]  # the walk sees the section imports
+    assert find_circle(graph) is None, find_circle(graph)
+    for name, imported in graph.items():  # sections read through results_io and formatting, never each other
+        if name.startswith("benchmarks.render_"):
+            assert not {m for m in imported if m.startswith("benchmarks.render")}, name
+    # the finder finds a circle: a synthetic graph, and a package whose circle closes in a lazy relative import
+    assert find_circle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_circle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "top.py").write_text("from pkg import part\n", encoding="utf-8")
+    (package / "part.py").write_text("def f():\n    from .top import g\n", encoding="utf-8")
+    assert find_circle(module_imports(package, "pkg")) == ["pkg.part", "pkg.top", "pkg.part"]
+
+
+def test_the_papers_numbers_are_read_from_one_file():
+    papers = results_io.load_papers()
+    assert {"lama", "wang2016", "lin2017", "ssan"} <= set(papers)
+    assert all(paper["source"] and paper["short"] for paper in papers.values())
+    assert results_io.paper_accuracy("lama_ctx", "imdb") == 0.900
+    assert results_io.paper_accuracy("atae_lstm", "semeval14_category_binary") == 0.899
+    assert results_io.paper_accuracy("lama_ctx", "news") is None  # our News is not the paper's
+    assert results_io.paper_best("r8") == (0.978, "BERT", "LAMA paper, Table 3")
+    folder = Path(render.__file__).parent
+    for path in folder.glob("render*.py"):  # no paper figure typed into a renderer
+        text = path.read_text(encoding="utf-8")
+        assert "0.831" not in text and "55.3" not in text and "1.027" not in text, path.name
+
+
+def _link_problems(path: Path) -> list[str]:
+    """Links of the markdown file `path` (to files and to headings) that lead nowhere."""
+    def headings(file: Path) -> set[str]:
+        return {render.anchor(line.lstrip("#")) for line in file.read_text(encoding="utf-8").splitlines()
+                if line.startswith("#")}
+
+    problems = []
+    for target in re.findall(r"\]\(([^)\s]+)\)", path.read_text(encoding="utf-8")):
+        file, _, fragment = target.partition("#")
+        linked = path.parent / file if file else path
+        if not linked.is_file():
+            problems.append(f"{target}: no such file")
+        elif fragment and fragment not in headings(linked):
+            problems.append(f"{target}: no such heading")
+    return problems
+
+
+def test_the_repositorys_benchmarks_md_is_under_60_kb_and_renders_as_committed(tmp_path):
+    output = tmp_path / "BENCHMARKS.md"
+
+    text = render.render(common.RESULTS_DIR, output)
+
+    assert output.stat().st_size < 60_000, output.stat().st_size
+    assert "## Skipped results" not in text and "APPENDIX" not in text
+    assert text == (common.REPO_ROOT / "BENCHMARKS.md").read_text(encoding="utf-8")
+
+
+def test_the_repositorys_benchmarks_md_links_only_to_what_exists():
+    assert _link_problems(common.REPO_ROOT / "BENCHMARKS.md") == []

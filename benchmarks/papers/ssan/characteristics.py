@@ -1,0 +1,91 @@
+"""The SSAN paper's model-characteristics table (Ambartsoumian & Popowich 2018, Table 3), measured on this machine:
+trainable parameters (with and without the word vectors), time to train 10 epochs of SST-fine (the training steps
+alone, without building the vocabulary or evaluating dev), time to predict the dev set 10 times, and peak memory.
+
+    python -m benchmarks.papers.ssan.characteristics [--recipes ssan ssan_rpr ...] [--epochs 10]
+
+As in the paper: SST-fine (Barnes et al.'s trees), hidden size 300, batch 32 for training and inference, Adam, the
+same machine and run for every model. Each recipe runs in its own subprocess, so that its peak resident memory
+(ru_maxrss) is its own. Word vectors are random 300-d: timing and memory do not depend on their values.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+
+from benchmarks.harness.common import commit_at_start, write_result
+
+RECIPES = ("barnes_lstm", "barnes_bilstm", "barnes_cnn", "ssan", "ssan_pe", "ssan_rpr", "ssan2_rpr",
+           "transformer_pe", "transformer_rpr")
+HIDDEN_300 = {"encoder": {"lstm": ["hidden=300"], "bilstm": ["hidden=300"], "cnn": ["maps=300"],
+                          "transformer": ["ff=1200"]},
+              "head": {"mlp": ["hidden=300"]}}
+COMMON = ["embedder.vectors=random", "embedder.dim=300", "train.optimizer=adam", "train.lr=0.001",
+          "train.batch_size=32", "train.batches_per_epoch=0", "train.patience=1000"]
+
+
+def overrides_for(recipe_name: str, epochs: int) -> list[str]:
+    from attentive import load_recipe
+
+    recipe = load_recipe(recipe_name)
+    sizes = [f"{section}.{setting}" for section, kinds in HIDDEN_300.items()
+             for setting in kinds.get(getattr(recipe, section).type, [])]
+    return COMMON + sizes + [f"train.epochs={epochs}"]
+
+
+def measure_one(recipe: str, epochs: int) -> dict:
+    """Train `recipe` on SST-fine for `epochs` epochs, then predict the dev set 10 times; runs in the child. The
+    prediction is timed on the network alone, the texts encoded once beforehand
+    (`attentive.api.encoded_probabilities`: Model.predict_proba would also time the tokenizer and the building of
+    answers)."""
+    import torch
+
+    import attentive
+
+    data = attentive.api.resolve_dataset("barnes_sst_fine")
+    model = attentive.train(data, recipe, overrides=overrides_for(recipe, epochs), show_progress=False)
+    dev = model.encode_examples(data.splits["dev"])
+    started = time.perf_counter()
+    for _ in range(10):
+        attentive.api.encoded_probabilities(model, dev, batch_size=32)
+    inference_seconds = time.perf_counter() - started
+    trainable = sum(p.numel() for p in model.network.parameters() if p.requires_grad)
+    embedding = model.network.embedder.table.weight.numel()
+    return {"recipe": recipe, "params": trainable, "params_without_embeddings": trainable - embedding,
+            "train_seconds": round(sum(model.config["training"]["epoch_seconds"]), 1), "epochs": epochs,
+            "dev_inference_10x_seconds": round(inference_seconds, 2), "dev_texts": len(dev),
+            "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+            "torch_threads": torch.get_num_threads()}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--recipes", nargs="+", default=list(RECIPES))
+    parser.add_argument("--epochs", type=int, default=10)
+    parser.add_argument("--one", default=None, help=argparse.SUPPRESS)  # the child process: measure one recipe
+    parser.add_argument("--results-dir", default=None)
+    args = parser.parse_args(argv)
+    if args.one:
+        print(json.dumps(measure_one(args.one, args.epochs)))
+        return 0
+    commit_at_start()
+    rows, started = [], time.perf_counter()
+    for recipe in args.recipes:
+        child = subprocess.run([sys.executable, "-m", "benchmarks.papers.ssan.characteristics", "--one", recipe,
+                                "--epochs", str(args.epochs)], capture_output=True, text=True, check=True)
+        rows.append(json.loads(child.stdout.strip().splitlines()[-1]))
+        print(rows[-1], flush=True)
+    payload = {"kind": "characteristics", "dataset": "barnes_sst_fine", "model": "ssan_table3", "seed": 0,
+               "wall_time_s": round(time.perf_counter() - started, 1), "rows": rows,
+               "settings": {"hidden": 300, "batch_size": 32, "optimizer": "adam", "vectors": "random 300-d"}}
+    print(write_result("characteristics-barnes_sst_fine", payload, args.results_dir))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

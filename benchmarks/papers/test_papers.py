@@ -1,0 +1,192 @@
+"""Fast tests of the benchmark helpers: result writing, the TF-IDF baseline's dev selection, and rendering."""
+from __future__ import annotations
+
+
+def _result(name: str, seed: int, accuracy: float, **extra) -> dict:
+    """A hand-made result file as the benchmark scripts write it."""
+    metrics = {"accuracy": accuracy, "macro_f1": accuracy - 0.01, "n": 100}
+    return {
+        "name": name, "command": f"python -m benchmarks.x --seed {seed}", "git_commit": "abc1234",
+        "machine": {"cpu_model": "AMD EPYC 7B13 64-Core Processor", "cpu_cores": 2, "cuda_device": None},
+        "date": "2025-01-01T00:00:00+00:00", "kind": "model", "recipe": "lama_ctx", "dataset": "imdb",
+        "seed": seed, "wall_time_s": 100.0, "dev": {"accuracy": 0.9}, "test": metrics,
+        "epoch_times_s": [100.0, 120.0], **extra,
+    }
+
+
+def test_ssan_table_has_the_paper_shape_and_checks_its_claims():
+    from benchmarks.papers.ssan import render_ssan
+
+    accuracy = {"barnes_lstm": 0.70, "bow_lr": 0.65, "ssan": 0.74, "ssan_pe": 0.72, "ssan_rpr": 0.75,
+                "ssan2_rpr": 0.76, "transformer_pe": 0.71, "transformer_rpr": 0.73}
+    results = []
+    for name, value in accuracy.items():
+        for dataset in render_ssan.DATASETS:
+            for seed in (0, 1):
+                results.append({**_result(f"{name}-{dataset}-s{seed}", seed, value + 0.01 * seed),
+                                "recipe": name, "dataset": dataset})
+    results.append({**_result("ssan_rpr-opener-adam-s0", 0, 0.99), "recipe": "ssan_rpr", "dataset": "opener",
+                    "variant": "adam"})  # a variant stays out of the table
+    lines = render_ssan.ssan_section(results)
+    text = "\n".join(lines)
+
+    row = next(line for line in lines if line.startswith("| 1-Layer SSAN + RPR |"))
+    assert row.count("75.5 ± 0.7") == 6 and "| 75.5 | 2 |" in row
+    assert next(line for line in lines if line.startswith("| CNN |")).count("—") == 8  # not run: no cell, no macro
+    assert "On the macro average over all six datasets" in text
+    assert "1-Layer SSAN + RPR is best: **does not hold** (best: ssan2_rpr" in text
+    assert "RPR beats PE and no positions: holds" in text
+    assert "No positions beats PE: holds" in text
+    assert "A second SSAN layer does not help: **does not hold**" in text
+    assert "above every baseline: holds" in text
+    assert render_ssan.ssan_section([]) == []
+    assert "300-d word2vec" not in text
+    word2vec = results + [{**_result("ssan-opener-w2v300-s0", 0, 0.8), "recipe": "ssan", "dataset": "opener",
+                           "variant": "w2v300"}]
+    second = "\n".join(render_ssan.ssan_section(word2vec)).split("300-d word2vec")[1]
+    assert "| 1-Layer SSAN | — | — | 80.0 | — | — | — | — | 1 |" in second
+    partial = [r for r in results if r["dataset"] != "opener" or r["recipe"] != "ssan_pe"]
+    assert "averages over the 5 datasets every SSAN row has so far" in "\n".join(render_ssan.ssan_section(partial))
+
+
+def test_ssan_table_takes_the_barnes_dropout_dev_chose_per_dataset():
+    from benchmarks.papers.ssan import render_ssan
+
+    def run(recipe, dataset, seed, dev, test, variant=""):
+        result = {**_result(f"{recipe}-{dataset}-s{seed}", seed, test), "recipe": recipe, "dataset": dataset,
+                  "dev": {"accuracy": dev}}
+        return {**result, "variant": variant} if variant else result
+
+    results = [run("barnes_lstm", "opener", 0, 0.80, 0.70), run("barnes_lstm", "opener", 1, 0.80, 0.72),
+               run("barnes_lstm", "opener", 0, 0.85, 0.60, "edrop01"), run("barnes_lstm", "opener", 1, 0.70, 0.62,
+                                                                           "edrop01"),
+               run("barnes_lstm", "opener", 0, 0.75, 0.99, "edrop05"),  # best test, worse dev: not chosen
+               run("barnes_cnn", "opener", 0, 0.80, 0.70), run("barnes_cnn", "opener", 0, 0.80, 0.80, "edrop01"),
+               run("barnes_bilstm", "opener", 0, 0.80, 0.70), run("barnes_bilstm", "opener", 0, 0.90, 0.90,
+                                                                  "edrop01")]  # no 0.5 run: sweep not complete
+    results += [run("barnes_cnn", "opener", 0, 0.80, 0.50, "edrop05")]
+    choices = render_ssan.dropout_choices(results)
+    assert choices == {("barnes_lstm", "opener"): ("edrop01", 0.85), ("barnes_cnn", "opener"): ("", 0.80)}  # a tie
+    cells = render_ssan.table_accuracies(results, choices=choices)
+    assert cells[("barnes_lstm", "opener")] == [0.60, 0.62] and cells[("barnes_bilstm", "opener")] == [0.70]
+    text = "\n".join(render_ssan.ssan_section(results))
+    assert "| LSTM | — | — | 0.1 (85.0) | — | — | — |" in text and "| BiLSTM | — | — | — |" in text
+    assert render_ssan.dropout_settings(results) == [
+        "barnes_cnn opener", "barnes_lstm opener --variant edrop01 --set embedder.dropout=0.1"]
+
+
+def test_pruned_section_sets_the_pruned_head_beside_the_full_one_with_its_parameter_counts():
+    from benchmarks.papers.lin2017.render_pruned import pruned_section
+
+    def run(recipe, seed, accuracy, params):
+        result = _result(f"{recipe}-sst2-penalty0-s{seed}", seed, accuracy, recipe=recipe, dataset="sst2",
+                         variant="penalty0", params=params, overrides=["train.regulariser.weight=0"])
+        result["test"]["labels"] = ["0", "1"]
+        return result
+
+    results = [run("san", 0, 0.80, 3_600_000), run("san", 1, 0.82, 3_600_000), run("san_pruned", 0, 0.79, 800_000)]
+    rows = [line for line in pruned_section(results) if line.startswith("| sst2 |")]
+
+    # full head: 6000 x 512 + 512 hidden, 512 x 2 + 2 softmax; pruned: 30*200*25 + 30*25 + 200*30*20 + 200*20
+    # hidden, (30*25 + 200*20) x 2 + 2 softmax
+    assert rows[0].startswith("| sst2 | penalty0 | san | 3.07M | 1.0K | 526.5K | 3.60M | 2 | 81.00 ± 1.41 |")
+    assert rows[1].startswith("| sst2 | penalty0 | san_pruned | 274.8K | 9.5K | 515.7K | 800.0K | 1 | 79.00 |")
+    assert pruned_section([run("san", 0, 0.80, 3_600_000)]) == []  # no pruned runs: no section
+
+
+def test_lama_table_takes_the_dev_chosen_variant_and_names_baselines_above_lama_ctx():
+    from benchmarks.papers.lama import render_lama
+
+    def run(recipe, dataset, seed, test, dev, variant=None, kind="model"):
+        name = "-".join([recipe, dataset] + ([variant] if variant else []) + [f"s{seed}"])
+        result = {**_result(name, seed, test), "recipe": recipe, "dataset": dataset, "kind": kind,
+                  "dev": {"accuracy": dev}}
+        return {**result, "variant": variant} if variant else result
+
+    results = [run("lama_ctx", "imdb", s, 0.91 + 0.01 * s, 0.90) for s in (0, 1)]
+    results += [run("lama_ctx", "imdb", s, 0.99, 0.80, variant="bad-dev") for s in (0, 1)]  # best test, worse dev
+    results += [run("cnn", "imdb", s, 0.95, 0.90, variant="L1000") for s in (0, 1, 2)]
+    results += [run("tfidf_lr", "imdb", 0, 0.90, 0.90, kind="baseline")]
+    lines = render_lama.lama_section(results)
+    text = "\n".join(lines)
+
+    row = next(line for line in lines if line.startswith("| LAMA+Ctx |"))
+    assert "91.50 ± 0.71 (2) | 90.0" in row and "not run" in row  # dev chose the shipped recipe over `bad-dev`
+    assert "| CNN | 95.00 ± 0.00 (3) `L1000` | 87.4 |" in text
+    assert "IMDB: LAMA+Ctx (91.50) at or above every model of ours: **does not hold**: above it CNN (+3.50" in text
+    assert "| TF-IDF + LR |" not in text and "TF-IDF + LR: 90.00 (1) / not run / not run" in text  # not a paper row
+    assert "TF-IDF + LR" not in text.split("above it")[1].split("\n")[0]  # 90.0 is below LAMA+Ctx
+    assert "- News (headlines): LAMA+Ctx not run." in text
+    assert render_lama.lama_section([]) == []
+
+
+def test_characteristics_section_sets_the_papers_ratios_beside_ours():
+    from benchmarks.papers.ssan import render_ssan
+
+    def row(recipe, params, train, infer):
+        return {"recipe": recipe, "params": params + 1000, "params_without_embeddings": params, "epochs": 10,
+                "train_seconds": train, "dev_inference_10x_seconds": infer, "peak_rss_mib": 700.0, "torch_threads": 1}
+
+    rows = [row("barnes_lstm", 800, 300.0, 5.0), row("barnes_bilstm", 1600, 600.0, 10.0),
+            row("ssan_pe", 400, 100.0, 4.0), row("ssan_rpr", 410, 120.0, 4.4)]
+    result = {"settings": {"hidden": 300, "batch_size": 32, "optimizer": "adam", "vectors": "random 300-d"},
+              "rows": rows, "git_commit": "abc1234", "date": "2026-01-01T00:00:00"}
+    text = "\n".join(render_ssan.characteristics_section(result))
+
+    assert "| ssan_rpr | 1,410 | 410 | 2m 00s | 4.4 s | 700 |" in text and "train 10 epochs" in text
+    assert "| SSAN + RPR / SSAN + PE, training time | 1.112 | 1.200 |" in text
+    assert "| BiLSTM / LSTM, parameters | ≈ 2 | 2.000 |" in text
+    assert "| LSTM / mean SSAN, training time | 3.4 | 2.727 |" in text  # mean over the SSAN rows present
+    assert "2-layer" not in text  # a comparison whose rows were not measured is left out
+    assert "| fewest parameters without word vectors | barnes_cnn | ssan_pe |" in text
+
+
+def test_table3_script_gives_each_run_its_own_job_with_its_settings():
+    """A dry run (PY=echo) of benchmarks/papers/lama/reproduce_table3.sh: one benchmarks.harness.run command per
+    (recipe, variant, seed),
+    the dataset's shared settings first and the recipe's own after them, no two jobs joined into one line."""
+    import os
+    import subprocess
+
+    from benchmarks.harness.common import REPO_ROOT
+
+    env = {**os.environ, "PY": "echo", "SEEDS": "0 1"}
+    script = REPO_ROOT / "benchmarks" / "papers" / "lama" / "reproduce_table3.sh"
+    out = subprocess.run(["bash", str(script), "news"], env=env,
+                         capture_output=True, text=True, check=True).stdout
+    runs = [line for line in out.splitlines() if "benchmarks.harness.run" in line]
+    assert len(runs) == 2 * 10 and all(line.count("--recipe") == 1 for line in runs)
+    san = [line for line in runs if "--recipe san " in line and "--seeds 1 " in line]
+    assert len(san) == 2 and any("--variant L50-norm1" in line and "train.regulariser.type=frobenius_norm" in line
+                                 for line in san)
+    minilm = next(line for line in runs if "--recipe minilm " in line)
+    assert minilm.index("tokenizer.max_length=50") < minilm.index("tokenizer.max_length=256")  # the later one wins
+    assert "train.batches_per_epoch=1000" in minilm and minilm.rstrip().endswith("--skip-existing --no-progress")
+
+
+def test_ssan_script_sweeps_dropout_on_seed_0_then_runs_every_seed_at_the_dev_choice(tmp_path):
+    """A dry run of benchmarks/papers/ssan/reproduce_ssan.sh whose render_ssan step answers that dev chose 0.1 for
+    LSTM on
+    OpeNER: the sweep's three rates run seed 0, and later seeds of that cell carry the chosen variant only."""
+    import os
+    import subprocess
+
+    from benchmarks.harness.common import REPO_ROOT
+
+    fake_python = tmp_path / "py"
+    fake_python.write_text('#!/usr/bin/env bash\nif [[ "$2" == benchmarks.papers.ssan.render_ssan ]]; then\n'
+                           '  echo "barnes_lstm opener --variant edrop01 --set embedder.dropout=0.1"\n'
+                           '  echo "barnes_cnn opener"\nelse echo "$@"; fi\n', encoding="utf-8")
+    fake_python.chmod(0o755)
+    env = {**os.environ, "PY": str(fake_python), "SEEDS": "1"}
+    script = REPO_ROOT / "benchmarks" / "papers" / "ssan" / "reproduce_ssan.sh"
+    out = subprocess.run(["bash", str(script), "opener"], env=env,
+                         capture_output=True, text=True, check=True).stdout
+    runs = [line for line in out.splitlines() if "benchmarks.harness.run" in line]
+    assert len(runs) == 9 + 9 and all(line.count("--recipe") == 1 for line in runs)
+    assert sum("--seeds 0 --variant edrop05 --set embedder.dropout=0.5" in line for line in runs) == 3
+    later = {line.split()[3]: line for line in runs if "--seeds 1" in line}
+    assert "--variant edrop01 --set embedder.dropout=0.1" in later["barnes_lstm"]
+    assert "--variant" not in later["barnes_cnn"] and "--variant" not in later["barnes_bilstm"]
+
+

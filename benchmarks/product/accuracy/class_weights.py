@@ -1,0 +1,140 @@
+"""Class weights on skewed labels (issue 35, done-when): on the most skewed visible dataset, the default recipe
+unweighted, with `train.class_weight=balanced` (the loss reweighted, attentive/training/pipeline.py) and with
+`train.sampler=balanced` (the batches resampled, attentive/training/sampling.py): accuracy, macro-F1 and per-class
+F1 on dev and test, mean ± std over seeds.
+
+    python -m benchmarks.product.accuracy.class_weights [--dataset r8] [--seeds 0 1 2] [--runs runs/class-weights]
+
+Skew is the training split's majority / minority class count; without --dataset the most skewed of VISIBLE is run
+(all are measured and recorded). The unweighted models are the ones benchmarks/product/deploy/deployable.py trained
+(`runs/deployable/DATASET/default-sSEED`) where their recipe is the one this commit's default recipe gives the
+dataset with that seed (checked, and recorded as `reused`); else they are trained beside the others under
+`--runs/DATASET/`. Every run chooses its epoch on dev accuracy, as training always does; nothing is chosen on test.
+One training at a time. Writes results/class-weights-DATASET.json, `"kind": "class_weights"`.
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import statistics
+import time
+from collections import Counter
+from pathlib import Path
+
+import attentive
+from attentive.api import recipe_for, resolve_dataset
+from benchmarks.harness.common import write_result
+
+VISIBLE = ("sst2", "sst5", "opener", "sentube_auto", "sentube_tablets", "semeval2013", "r8")
+SYSTEMS = {"unweighted": [], "class_weight": ["train.class_weight=balanced"],
+           "sampler": ["train.sampler=balanced"]}  # name -> the overrides of the default recipe
+
+
+def skew(name: str) -> dict:
+    """The training split's class counts and majority / minority ratio."""
+    counts = Counter(ex.label for ex in resolve_dataset(name).splits["train"])
+    ordered = dict(counts.most_common())
+    return {"train": sum(counts.values()), "counts": ordered,
+            "ratio": round(max(counts.values()) / min(counts.values()), 2)}
+
+
+def trained(folder: Path, make) -> tuple[attentive.Model, float | None]:
+    """The model in `folder` and its training seconds (train_seconds.txt, written once training ended): trained by
+    `make(folder, resume)` unless it is there, resumed from its checkpoint where a killed run left one (the seconds
+    then count the resumed part alone). A finished model whose seconds were never written has None."""
+    seconds = folder / "train_seconds.txt"
+    if not seconds.is_file() and ((folder / "checkpoint").is_dir() or not (folder / "config.json").is_file()):
+        start = time.perf_counter()
+        make(folder, (folder / "checkpoint").is_dir())
+        written = seconds.with_suffix(".tmp")
+        written.write_text(f"{time.perf_counter() - start:.1f}\n")
+        os.replace(written, seconds)  # the mark of a finished run appears whole or not at all
+    return attentive.load(folder, device="cpu"), float(seconds.read_text()) if seconds.is_file() else None
+
+
+def comparable(recipe: dict) -> dict:
+    """A recipe as two runs of the same settings store it: `embedder.dim` left out (training writes the width of the
+    vectors it built there) and `train.sampler` at its default where a folder saved before the setting lacks it."""
+    recipe = copy.deepcopy(recipe)
+    recipe.get("embedder", {}).pop("dim", None)
+    recipe.setdefault("train", {}).setdefault("sampler", "shuffle")
+    return recipe
+
+
+def reusable(folder: Path, data, seed: int) -> bool:
+    """Whether `folder` holds a model of this commit's default recipe for `data` and `seed` (its config.json)."""
+    config = folder / "config.json"
+    if not config.is_file():
+        return False
+    saved = json.loads(config.read_text(encoding="utf-8"))
+    wanted = recipe_for(data, "default", [f"train.seed={seed}"])
+    return saved.get("dataset") == data.name and comparable(saved["recipe"]) == comparable(wanted.as_dict())
+
+
+def summary(values: list[float]) -> dict:
+    return {"mean": round(statistics.fmean(values), 4),
+            "std": round(statistics.stdev(values), 4) if len(values) > 1 else 0.0,
+            "values": [round(v, 4) for v in values]}
+
+
+def scores(runs: list[dict], split: str, labels: list[str]) -> dict:
+    """Accuracy, macro-F1 and each class's F1 on `split` over the seeds' runs."""
+    metrics = [run[split] for run in runs]
+    return {"accuracy": summary([m["accuracy"] for m in metrics]),
+            "macro_f1": summary([m["macro_f1"] for m in metrics]),
+            "per_class_f1": {label: summary([m["per_class"][label]["f1"] for m in metrics]) for label in labels}}
+
+
+def _mean(values: list[float]) -> float | None:
+    return round(statistics.fmean(values), 1) if values else None
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--dataset", default=None, help="default: the most skewed of the visible datasets")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--runs", type=Path, default=Path("runs/class-weights"))
+    parser.add_argument("--reuse", type=Path, default=Path("runs/deployable"),
+                        help="where benchmarks/product/deploy/deployable.py left its default models "
+                             "(DATASET/default-sSEED)")
+    args = parser.parse_args(argv)
+    skews = {name: skew(name) for name in VISIBLE}
+    name = args.dataset or max(skews, key=lambda n: skews[n]["ratio"])
+    data = resolve_dataset(name)
+    labels = list(data.labels)
+    systems = {}
+    for system, overrides in SYSTEMS.items():
+        runs, reused = [], []
+        for seed in args.seeds:
+            folder = args.runs / data.name / f"{system}-s{seed}"
+            if not overrides and reusable(args.reuse / data.name / f"default-s{seed}", data, seed):
+                folder = args.reuse / data.name / f"default-s{seed}"
+                reused.append(str(folder))
+            model, seconds = trained(folder, lambda out, resume, seed=seed, overrides=overrides: attentive.train(
+                data, "default", out, None if resume else [f"train.seed={seed}", *overrides], show_progress=False,
+                resume=resume))
+            runs.append({"seed": seed, "folder": str(folder), "train_s": seconds,
+                         "best_epoch": model.config["training"]["best_epoch"],
+                         "dev": model.evaluate(data, "dev"), "test": model.evaluate(data, "test")})
+            print(f"{system} seed {seed}: dev macro-F1 {runs[-1]['dev']['macro_f1']:.4f}, test accuracy "
+                  f"{runs[-1]['test']['accuracy']:.4f}, macro-F1 {runs[-1]['test']['macro_f1']:.4f}", flush=True)
+        systems[system] = {"overrides": overrides, "reused": reused, "dev": scores(runs, "dev", labels),
+                           "test": scores(runs, "test", labels),
+                           "train_s": _mean([run["train_s"] for run in runs if run["train_s"] is not None]),
+                           "runs": runs}
+    payload = {"kind": "class_weights", "dataset": data.name, "recipe": "default", "seeds": args.seeds,
+               "labels": labels, "skew": skews, "selected_on": "dev accuracy (each run's epoch); never test",
+               "systems": systems}
+    path = write_result(f"class-weights-{data.name}", payload)
+    for system, values in systems.items():
+        test = values["test"]
+        print(f"{system:13s} test acc {test['accuracy']['mean']:.4f} ± {test['accuracy']['std']:.4f}"
+              f"  macro-F1 {test['macro_f1']['mean']:.4f} ± {test['macro_f1']['std']:.4f}")
+    print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

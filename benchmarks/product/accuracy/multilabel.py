@@ -1,0 +1,159 @@
+"""Multi-label classification: the SemEval-2014 Task 4 restaurant sentences (Pontiki et al. 2014), each labelled with
+its set of aspect categories (food, service, price, ambience, anecdotes/miscellaneous), the default recipe (3 seeds)
+beside a one-vs-rest TF-IDF + logistic regression.
+
+    python -m benchmarks.product.accuracy.multilabel [--seeds 0 1 2] [--data-dir DIR]
+
+Data: `semeval14_absa/Restaurants_Train_v2.xml` (3,041 sentences) and `Restaurants_Test_Gold.xml` (800), every
+sentence with its categories (whatever their polarity). No official dev split: dev is a seeded tenth of train
+(sklearn's train_test_split, random_state 13, as attentive carves one), the same for both models. Both choose
+everything on dev (the epoch, C, and each label's threshold: the one of best dev F1); test is scored once, by
+micro-F1 (one F1 over every sentence-label decision) and macro-F1 (the mean of the per-label F1). The default recipe
+is trained through the public API from JSONL files whose label is a list, and answers test with `predict`, its
+per-label thresholds applied. Writes benchmarks/results/multilabel-semeval14_restaurants.json.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+
+import attentive
+from benchmarks.harness.baselines import TFIDF_C_GRID, tfidf_vectorizer
+from benchmarks.harness.common import write_result
+
+NAME = "multilabel-semeval14_restaurants"
+FILES = {"train": "Restaurants_Train_v2.xml", "test": "Restaurants_Test_Gold.xml"}
+
+
+def read_sentences(path: Path) -> list[tuple[str, list[str]]]:
+    """(text, sorted categories) of every sentence of a SemEval-2014 restaurants XML file."""
+    rows = []
+    for sentence in ET.parse(path).getroot().iter("sentence"):
+        text = (sentence.findtext("text") or "").strip()
+        categories = sorted({node.get("category") for node in sentence.findall("aspectCategories/aspectCategory")})
+        rows.append((text, categories))
+    return rows
+
+
+def splits(data_dir: Path) -> dict[str, list[tuple[str, list[str]]]]:
+    from sklearn.model_selection import train_test_split
+
+    folder = data_dir / "semeval14_absa"
+    train = read_sentences(folder / FILES["train"])
+    train, dev = train_test_split(train, test_size=0.1, random_state=13)
+    return {"train": list(train), "dev": list(dev), "test": read_sentences(folder / FILES["test"])}
+
+
+def multi_hot(rows, labels: list[str]) -> np.ndarray:
+    return np.array([[label in categories for label in labels] for _, categories in rows], dtype=bool)
+
+
+def scores(gold: np.ndarray, predicted: np.ndarray, labels: list[str]) -> dict:
+    """Micro-F1, macro-F1 and per-label F1 (scikit-learn)."""
+    from sklearn.metrics import f1_score
+
+    per_label = f1_score(gold, predicted, average=None, zero_division=0)
+    return {"micro_f1": float(f1_score(gold, predicted, average="micro", zero_division=0)),
+            "macro_f1": float(np.mean(per_label)), "per_label_f1": dict(zip(labels, map(float, per_label))),
+            "n": int(len(gold))}
+
+
+def best_thresholds(probabilities: np.ndarray, gold: np.ndarray) -> np.ndarray:
+    """Per label, the threshold of best F1 on these rows among the midpoints between its sorted probabilities."""
+    from sklearn.metrics import f1_score
+
+    chosen = []
+    for column in range(gold.shape[1]):
+        values = np.unique(probabilities[:, column])
+        candidates = np.append((values[1:] + values[:-1]) / 2, values[0] / 2) if len(values) > 1 else values / 2
+        f1 = [f1_score(gold[:, column], probabilities[:, column] >= t, zero_division=0) for t in candidates]
+        chosen.append(candidates[int(np.argmax(f1))] if gold[:, column].any() else 0.5)
+    return np.array(chosen)
+
+
+def tfidf_lr(data: dict, labels: list[str]) -> dict:
+    """One L2 logistic regression per label over TF-IDF uni- and bigrams; C and the thresholds chosen on dev."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.multiclass import OneVsRestClassifier
+
+    started = time.perf_counter()
+    texts = {split: [text for text, _ in rows] for split, rows in data.items()}
+    gold = {split: multi_hot(rows, labels) for split, rows in data.items()}
+    vectorizer = tfidf_vectorizer().fit(texts["train"])
+    features = {split: vectorizer.transform(values) for split, values in texts.items()}
+    grid, best = [], None
+    for c in TFIDF_C_GRID:
+        model = OneVsRestClassifier(LogisticRegression(C=c, solver="liblinear", max_iter=1000, random_state=0))
+        model.fit(features["train"], gold["train"].astype(int))
+        dev_probs = model.predict_proba(features["dev"])
+        thresholds = best_thresholds(dev_probs, gold["dev"])
+        dev = scores(gold["dev"], dev_probs >= thresholds, labels)
+        grid.append({"C": c, "dev_micro_f1": dev["micro_f1"]})
+        if best is None or dev["micro_f1"] > best[0]["micro_f1"]:
+            best = (dev, c, model, thresholds)
+    dev, c, model, thresholds = best
+    test = scores(gold["test"], model.predict_proba(features["test"]) >= thresholds, labels)
+    return {"dev": dev, "test": test, "C": c, "thresholds": dict(zip(labels, map(float, thresholds))),
+            "grid": grid, "wall_time_s": round(time.perf_counter() - started, 1)}
+
+
+def default_recipe(data: dict, labels: list[str], seed: int, folder: Path) -> dict:
+    """The default recipe trained on JSONL files with label lists; test answered by `predict` at its thresholds."""
+    for split, rows in data.items():
+        with open(folder / f"{split}.jsonl", "w", encoding="utf-8") as handle:
+            for text, categories in rows:
+                handle.write(json.dumps({"text": text, "label": categories}) + "\n")
+    started = time.perf_counter()
+    model = attentive.train(train=folder / "train.jsonl", dev=folder / "dev.jsonl", out=folder / f"run-s{seed}",
+                            overrides=[f"train.seed={seed}"], show_progress=False)
+    texts = [text for text, _ in data["test"]]
+    predicted = np.array([[label in (p.labels or []) for label in labels] for p in model.predict(texts, top_k=0)])
+    training = model.config["training"]
+    return {"seed": seed, "test": scores(multi_hot(data["test"], labels), predicted, labels),
+            "dev_micro_f1": training["dev_micro_f1"], "dev_macro_f1": training["dev_macro_f1"],
+            "best_epoch": training["best_epoch"], "epochs_run": training["epochs_run"],
+            "epoch_times_s": training["epoch_seconds"], "thresholds": model.thresholds,
+            "wall_time_s": round(time.perf_counter() - started, 1)}
+
+
+def mean_std(values: list[float]) -> dict:
+    return {"mean": statistics.mean(values), "std": statistics.stdev(values) if len(values) > 1 else 0.0}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--data-dir", type=Path,
+                        default=Path(os.environ.get("ATTENTIVE_DATA", Path(__file__).resolve().parents[4] / "shared"
+                                                    / "data")))
+    args = parser.parse_args()
+    started = time.perf_counter()
+    data = splits(args.data_dir)
+    labels = sorted({label for rows in data.values() for _, categories in rows for label in categories})
+    baseline = tfidf_lr(data, labels)
+    print(f"tfidf_lr: test micro-F1 {baseline['test']['micro_f1']:.4f}, macro-F1 {baseline['test']['macro_f1']:.4f}")
+    runs = []
+    with tempfile.TemporaryDirectory() as folder:
+        for seed in args.seeds:
+            runs.append(default_recipe(data, labels, seed, Path(folder)))
+            print(f"default s{seed}: test micro-F1 {runs[-1]['test']['micro_f1']:.4f}, "
+                  f"macro-F1 {runs[-1]['test']['macro_f1']:.4f} ({runs[-1]['wall_time_s']:.0f} s)")
+    summary = {key: mean_std([run["test"][key] for run in runs]) for key in ("micro_f1", "macro_f1")}
+    write_result(NAME, {
+        "kind": "multilabel", "dataset": "semeval14_restaurants_categories", "labels": labels,
+        "sizes": {split: len(rows) for split, rows in data.items()},
+        "selected_on": "dev (a seeded tenth of train, random_state 13): epoch, C and per-label thresholds",
+        "seeds": args.seeds, "default": {"recipe": "default", "runs": runs, "test": summary}, "tfidf_lr": baseline,
+        "wall_time_s": round(time.perf_counter() - started, 1)})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,121 @@
+"""The practitioner's tools measured (issue 35's done-when): `attentive cv` and `attentive tune`, seed by seed.
+
+    python -m benchmarks.product.accuracy.practitioner cv --dataset sst2 [--folds 10] [--seeds 0 1 2] [--jobs 2]
+    python -m benchmarks.product.accuracy.practitioner tune --dataset sst2 [--budget 10m] [--seeds 0 1 2]
+
+- `cv`: stratified k-fold cross-validation of the default recipe over the dataset's train split, one run per seed
+  (the seed moves the folds, each fold's dev split and the networks); per seed the mean ± std of the folds' accuracy
+  and macro-F1, the out-of-fold accuracy, the number of suspected label errors and the ten most suspect rows.
+  Writes results/cv-DATASET.json.
+- `tune`: the default recipe's `tune:` space searched for `--budget` with Optuna's TPE (one study per seed, seeding the
+  sampler and the networks); the best trial by dev accuracy is then scored on test, beside the default model of the
+  same seed trained by benchmarks/product/deploy/deployable.py (runs/deployable/DATASET/default-sN, trained here if
+  missing).
+  Writes results/tune-DATASET.json; a seed whose folder holds benchmark-record.json is read back, not rerun. The
+  budget is wall-clock time: run it on a quiet machine.
+Nothing is chosen on test: cv's folds pick their epochs on their own dev rows; tune's trials are ranked on dev.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import time
+from pathlib import Path
+
+import attentive
+from benchmarks.harness.common import write_result
+from benchmarks.product.deploy.deployable import summary, trained
+
+RECORD = "benchmark-record"  # a finished seed's row, written into its tune folder with the commit and machine
+
+
+def cross_validated(data, folder: Path, seed: int, args) -> tuple[dict, list[dict]]:
+    """cv.json's summary and the label-error rows of a cross-validation in `folder`: the one finished there (a run
+    killed after it is not repeated), else a new one."""
+    if (folder / "cv.json").exists():
+        with open(folder / "label_errors.csv", newline="", encoding="utf-8") as handle:
+            return json.loads((folder / "cv.json").read_text()), list(csv.DictReader(handle))
+    result = attentive.cv(data, "default", folder, folds=args.folds, overrides=[f"train.seed={seed}"], seed=seed,
+                          jobs=args.jobs, threads=args.threads, overwrite=True)
+    return result.summary, result.label_errors
+
+
+def run_cv(args) -> int:
+    data = attentive.api.resolve_dataset(args.dataset)
+    per_seed = []
+    for seed in args.seeds:
+        start = time.perf_counter()
+        found, errors = cross_validated(data, args.runs / data.name / f"cv{args.folds}-s{seed}", seed, args)
+        per_seed.append({"seed": seed, "wall_time_s": round(time.perf_counter() - start, 1),
+                         "accuracy": found["accuracy"], "macro_f1": found["macro_f1"],
+                         "out_of_fold": found["out_of_fold"], "suspects": found["label_errors"]["suspects"],
+                         "most_suspect": [{"text": row["text"], "given": row["given"], "suggested": row["suggested"],
+                                           "self_confidence": float(row["self_confidence"])} for row in errors[:10]],
+                         "per_fold": found["per_fold"]})
+        print(f"seed {seed}: accuracy {found['accuracy']['mean']:.4f} ± {found['accuracy']['std']:.4f}, "
+              f"{found['label_errors']['suspects']} suspects", flush=True)
+    payload = {"kind": "cv", "dataset": data.name, "recipe": "default", "folds": args.folds, "seeds": args.seeds,
+               "rows": len(data.splits["train"]), "jobs": args.jobs, "threads": args.threads,
+               "accuracy": summary([run["accuracy"]["mean"] for run in per_seed]),
+               "macro_f1": summary([run["macro_f1"]["mean"] for run in per_seed]),
+               "out_of_fold_accuracy": summary([run["out_of_fold"]["accuracy"] for run in per_seed]),
+               "suspects": summary([run["suspects"] for run in per_seed]),
+               "selected_on": "each fold's own dev rows (epochs); never a fold's test rows", "per_seed": per_seed}
+    write_result(f"cv-{data.name}", payload)
+    return 0
+
+
+def run_tune(args) -> int:
+    data = attentive.api.resolve_dataset(args.dataset)
+    per_seed = []
+    for seed in args.seeds:
+        default_dir = args.runs / data.name / f"default-s{seed}"
+        default, _ = trained(default_dir, lambda out: attentive.train(data, "default", out, [f"train.seed={seed}"],
+                                                                     show_progress=False))
+        tune_dir = args.runs / data.name / f"tune-s{seed}"
+        record_file = tune_dir / f"{RECORD}.json"
+        if record_file.exists():  # a seed finished by an earlier call (the study's record, with its own commit)
+            per_seed.append(json.loads(record_file.read_text()))
+            print(f"seed {seed}: {per_seed[-1]} (finished earlier)", flush=True)
+            continue
+        start = time.perf_counter()
+        result = attentive.tune(data, "default", tune_dir, budget=args.budget,
+                                overrides=[f"train.seed={seed}"], seed=seed, threads=args.threads, overwrite=True)
+        completed = [row for row in result.trials if row.get("state") == "complete"]
+        per_seed.append({"seed": seed, "wall_time_s": round(time.perf_counter() - start, 1),
+                         "trials": len(result.trials), "completed": len(completed),
+                         "best_trial": result.best_trial, "best_params": result.best_params,
+                         "tuned": {"dev_accuracy": round(result.best_dev_accuracy, 4),
+                                   "test_accuracy": round(result.model.evaluate(data, "test")["accuracy"], 4)},
+                         "default": {"dev_accuracy": round(default.config["training"]["dev_accuracy"], 4),
+                                     "test_accuracy": round(default.evaluate(data, "test")["accuracy"], 4)}})
+        write_result(RECORD, per_seed[-1], tune_dir)
+        print(f"seed {seed}: {per_seed[-1]}", flush=True)
+    payload = {"kind": "tune", "dataset": data.name, "recipe": "default", "budget": args.budget, "seeds": args.seeds,
+               "threads": args.threads,
+               "tuned_dev": summary([run["tuned"]["dev_accuracy"] for run in per_seed]),
+               "tuned_test": summary([run["tuned"]["test_accuracy"] for run in per_seed]),
+               "default_dev": summary([run["default"]["dev_accuracy"] for run in per_seed]),
+               "default_test": summary([run["default"]["test_accuracy"] for run in per_seed]),
+               "selected_on": "dev accuracy (trials and epochs); test only reported", "per_seed": per_seed}
+    write_result(f"tune-{data.name}", payload)
+    return 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("what", choices=("cv", "tune"))
+    parser.add_argument("--dataset", required=True)
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--runs", type=Path, default=Path("runs/deployable"))
+    parser.add_argument("--folds", type=int, default=10)
+    parser.add_argument("--jobs", type=int, default=1, help="cv: folds trained at once (one thread each with 2)")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--budget", default="10m")
+    args = parser.parse_args(argv)
+    return run_cv(args) if args.what == "cv" else run_tune(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,114 @@
+"""Training on this machine's cores, three ways (issue 36's benchmark table): one process of 2 threads, two torchrun
+processes of 1 thread (`attentive train --nproc 2`), and two independent 1-thread lanes side by side.
+
+    python -m benchmarks.product.scale.scaling [--imdb-texts 4000] [--epochs 2]
+
+- *epoch time*, SST-2 (its whole train split) and IMDB (a seeded sample of `--imdb-texts` reviews of its train split,
+  dev carved from it as `attentive train --train FILE` does; the full epoch is estimated from the sample's texts/s):
+  the default recipe, `--epochs` epochs, the mean epoch seconds from the model's config.json; also one process of
+  1 thread, against which scaling efficiency is stated: (1 x 1 time) / (2 x the 2-core time), 1.0 being perfect
+  and 0.5 a second core that bought nothing.
+- *lanes*: SST-2's epoch with 1 thread alone, then two such trainings at once (different seeds), then two trainings
+  of 2 threads each at once (the oversubscribed case the thread defaults exist to prevent). Slowdown = epoch time
+  beside another / epoch time alone; the target is at most 2x for the pinned lanes.
+Each training runs in its own process (`python -m attentive train`), nothing else may run beside the script.
+Writes results/scaling.json.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import attentive
+from attentive.api import resolve_dataset
+from benchmarks.harness.common import REPO_ROOT, write_result
+
+WORK = REPO_ROOT / "runs" / "scaling"
+DEV_FRACTION = 0.1  # the stratified tenth `attentive train --train FILE` carves for dev
+
+
+def command(out: Path, data: list[str], threads: int, nproc: int, seed: int, epochs: int) -> list[str]:
+    settings = [part for entry in (f"train.seed={seed}", f"train.epochs={epochs}", "train.patience=100")
+                for part in ("--set", entry)]
+    return [sys.executable, "-m", "attentive", "train", *data, "--out", str(out), *settings, "--overwrite",
+            "--threads", str(threads), *(["--nproc", str(nproc)] if nproc > 1 else [])]
+
+
+def epoch_seconds(out: Path) -> float:
+    return statistics.fmean(attentive.load(out).config["training"]["epoch_seconds"])
+
+
+def train(name: str, data: list[str], threads: int, nproc: int = 1, seed: int = 0, epochs: int = 2) -> float:
+    out = WORK / name
+    subprocess.run(command(out, data, threads, nproc, seed, epochs), check=True, stdout=subprocess.DEVNULL,
+                   env={**os.environ, "OMP_NUM_THREADS": str(threads)})
+    return epoch_seconds(out)
+
+
+def side_by_side(names: list[str], data: list[str], threads: int, epochs: int) -> list[float]:
+    """Trainings started together, one per name (seeds 0, 1, ...); each one's mean epoch seconds."""
+    running = [subprocess.Popen(command(WORK / name, data, threads, 1, seed, epochs), stdout=subprocess.DEVNULL,
+                                env={**os.environ, "OMP_NUM_THREADS": str(threads)})
+               for seed, name in enumerate(names)]
+    if any(process.wait() for process in running):
+        raise SystemExit(f"a side-by-side training failed: {names}")
+    return [epoch_seconds(WORK / name) for name in names]
+
+
+def imdb_sample(texts: int) -> tuple[Path, int]:
+    """A seeded sample of IMDB's train split as a JSONL file; and the split's full size."""
+    rows = list(resolve_dataset("imdb").splits["train"])
+    chosen = random.Random(0).sample(rows, texts)
+    path = WORK / f"imdb-{texts}.jsonl"  # JSON lines: reviews hold tabs, which a TSV field may not
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps({"text": row.text, "label": row.label}) + "\n" for row in chosen),
+                    encoding="utf-8")
+    return path, len(rows)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--imdb-texts", type=int, default=4000)
+    parser.add_argument("--epochs", type=int, default=2)
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    sample, imdb_rows = imdb_sample(args.imdb_texts)
+    sample_train = args.imdb_texts - round(args.imdb_texts * DEV_FRACTION)  # train carves its dev from the file
+    sets = {"sst2": (["--dataset", "sst2"], 1.0),
+            "imdb": (["--train", str(sample)], imdb_rows / sample_train)}  # the sample's epoch, scaled to all
+    epochs = {}
+    for name, (data, scale) in sets.items():
+        single = train(f"{name}-1x1", data, threads=1, epochs=args.epochs) * scale
+        one = train(f"{name}-1x2", data, threads=2, epochs=args.epochs) * scale
+        two = train(f"{name}-2x1", data, threads=1, nproc=2, epochs=args.epochs) * scale
+        epochs[name] = {"one_process_1_thread_s": round(single, 1), "one_process_2_threads_s": round(one, 1),
+                        "two_processes_1_thread_s": round(two, 1),
+                        "threads_efficiency": round(single / one / 2, 2), "ddp_efficiency": round(single / two / 2, 2),
+                        "measured_on": "the whole train split" if scale == 1.0 else
+                        f"a seeded sample of {args.imdb_texts} reviews ({sample_train} trained on), scaled to "
+                        f"{imdb_rows}"}
+        print(name, epochs[name], flush=True)
+    sst2 = ["--dataset", "sst2"]
+    alone = train("lane-alone", sst2, threads=1, epochs=1)
+    pinned = side_by_side(["lane-a", "lane-b"], sst2, threads=1, epochs=1)
+    crowded = side_by_side(["crowded-a", "crowded-b"], sst2, threads=2, epochs=1)
+    lanes = {"alone_1_thread_s": round(alone, 1), "two_lanes_1_thread_s": [round(s, 1) for s in pinned],
+             "two_lanes_slowdown": round(max(pinned) / alone, 2),
+             "two_jobs_2_threads_s": [round(s, 1) for s in crowded],
+             "two_jobs_2_threads_slowdown": round(max(crowded) / alone, 2)}
+    print(lanes, flush=True)
+    write_result("scaling", {"kind": "scaling", "recipe": "default", "epochs": args.epochs, "cores": os.cpu_count(),
+                             "wall_time_s": round(time.perf_counter() - start, 1), "epoch_time": epochs,
+                             "lanes": lanes})
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,265 @@
+"""Fast tests of the benchmark helpers: result writing, the TF-IDF baseline's dev selection, and rendering."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from benchmarks import render
+from benchmarks.harness import results_io
+
+
+def _result(name: str, seed: int, accuracy: float, **extra) -> dict:
+    """A hand-made result file as the benchmark scripts write it."""
+    metrics = {"accuracy": accuracy, "macro_f1": accuracy - 0.01, "n": 100}
+    return {
+        "name": name, "command": f"python -m benchmarks.x --seed {seed}", "git_commit": "abc1234",
+        "machine": {"cpu_model": "AMD EPYC 7B13 64-Core Processor", "cpu_cores": 2, "cuda_device": None},
+        "date": "2025-01-01T00:00:00+00:00", "kind": "model", "recipe": "lama_ctx", "dataset": "imdb",
+        "seed": seed, "wall_time_s": 100.0, "dev": {"accuracy": 0.9}, "test": metrics,
+        "epoch_times_s": [100.0, 120.0], **extra,
+    }
+
+
+def _write(directory, result: dict) -> None:
+    (directory / f"{result['name']}.json").write_text(json.dumps(result), encoding="utf-8")
+
+
+def test_targets_use_the_variant_dev_selected_among_those_with_most_seeds():
+    results = [
+        _result("a-s0", 0, 0.99, variant="sweep", dev={"accuracy": 0.99}),  # one seed only: a sweep try
+        _result("b-s0", 0, 0.80, variant="b", dev={"accuracy": 0.91}),
+        _result("b-s1", 1, 0.82, variant="b", dev={"accuracy": 0.93}),
+        _result("c-s0", 0, 0.95, variant="c", dev={"accuracy": 0.90}),
+        _result("c-s1", 1, 0.97, variant="c", dev={"accuracy": 0.90}),
+    ]
+    variant, runs = results_io.selected_runs(results, "imdb", "lama_ctx")
+    assert variant == "b" and [r["name"] for r in runs] == ["b-s0", "b-s1"]  # test accuracy plays no part
+
+
+def test_the_default_models_targets_check_the_default_as_it_ships_not_an_experiment_on_it():
+    from benchmarks.product.accuracy.render_targets import Target, target_measure
+
+    results = [_result(f"default-s{seed}", seed, 0.80, recipe="default", variant="defaults", dev={"accuracy": 0.80})
+               for seed in (0, 1, 2)]
+    results += [_result(f"wide-s{seed}", seed, 0.90, recipe="default", variant="wide", dev={"accuracy": 0.85})
+                for seed in (0, 1, 2)]  # a `--set` experiment that dev would select
+    free = Target("imdb", "default", "test_accuracy", 0.85, "any variant")
+    assert target_measure(results, free) == ("wide", pytest.approx(0.90))
+    pinned = Target("imdb", "default", "test_accuracy", 0.85, "as shipped", variant="defaults")
+    assert target_measure(results, pinned) == ("defaults", pytest.approx(0.80))
+
+
+def test_defaults_table_opens_benchmarks_and_sets_the_default_beside_the_better_baseline(tmp_path):
+    from benchmarks.product.accuracy.render_defaults import defaults_section
+
+    results = [_result("default-sst2-defaults-s0", 0, 0.84, recipe="default", dataset="sst2", variant="defaults"),
+               _result("default-sst2-defaults-s1", 1, 0.82, recipe="default", dataset="sst2", variant="defaults"),
+               _result("default-sst2-tuned-s0", 0, 0.99, recipe="default", dataset="sst2", variant="tuned"),
+               {**_result("tfidf_lr-sst2-s0", 0, 0.81, dataset="sst2", kind="baseline"), "recipe": None,
+                "model": "tfidf_lr"},
+               {**_result("fasttext-sst2-s0", 0, 0.85, dataset="sst2", kind="baseline"), "recipe": None,
+                "model": "fasttext"},
+               {**_result("model2vec-sst2-s0", 0, 0.80, dataset="sst2", kind="baseline"), "recipe": None,
+                "model": "model2vec"}]
+    lines = defaults_section(results)
+    [row] = [line for line in lines if line.startswith("| sst2 ")]
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    assert cells[1] == "83.00 ± 1.41 (2)"  # only the `defaults` variant counts, not a tuned one
+    assert cells[2:4] == ["—", "—"]  # no run of `documents`, nor of `opinion`, the default until commit a798496
+    assert cells[4:7] == ["81.00", "85.00", "80.00 (1)"] and cells[8] == "-2.00"  # below the best peer, fastText
+    for result in results:
+        _write(tmp_path, result)
+    text = render.render(tmp_path, tmp_path / "B.md")
+    assert text.index("## The default model against the baselines") < text.index("## Targets")
+
+
+def test_the_defaults_table_shows_documents_and_where_it_is_within_half_a_point_of_the_best_baseline():
+    from benchmarks.product.accuracy.render_defaults import defaults_section
+
+    def run(recipe, dataset, seed, test, variant=None):
+        return _result(f"{recipe}-{dataset}-s{seed}", seed, test, recipe=recipe, dataset=dataset, variant=variant)
+
+    results = [run("default", "imdb", seed, 0.893, "defaults") for seed in range(3)]
+    results += [run("documents", "imdb", seed, 0.905 + 0.001 * seed) for seed in range(3)]
+    results += [run("documents", "news", seed, 0.900) for seed in range(3)]
+    results += [{**_result(f"tfidf_lr-{name}-s0", 0, test, dataset=name, kind="baseline"), "recipe": None,
+                 "model": "tfidf_lr"} for name, test in (("imdb", 0.9044), ("news", 0.9096))]
+    lines = defaults_section(results)
+    [row] = [line for line in lines if line.startswith("| imdb ")]
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    assert cells[1:3] == ["89.30 ± 0.00 (3)", "90.60 ± 0.10 (3)"]  # sample std, as every table
+    assert cells[8:10] == ["-1.14", "+0.16"]  # each against the best baseline
+    [row] = [line for line in lines if line.startswith("| news ")]
+    assert [cell.strip() for cell in row.strip("|").split("|")][8:10] == ["—", "-0.96"]
+    text = "\n".join(lines)
+    assert "`documents` is within 0.5 of the best baseline on 1 of the 2 sets it ran on (more below on news -0.96), " \
+        "at or above it on 1;" in text
+    assert "is within 0.5" not in "\n".join(defaults_section(results[:3]))  # no run of documents: no sentence
+
+
+def test_the_gated_row_shows_the_family_variant_best_on_dev_over_three_seeds():
+    from benchmarks.product.accuracy.render_defaults import GATED_FAMILY, gated_variant
+
+    def run(variant, seed, dev):
+        return {**_result(f"lama_pair-sick-{variant}-s{seed}", seed, 0.7, recipe="lama_pair", dataset="sick",
+                          variant=variant), "dev": {"accuracy": dev}}
+
+    results = ([run(GATED_FAMILY, seed, 0.76) for seed in range(3)]
+               + [run(f"{GATED_FAMILY}-pooler-heads-30", seed, 0.78) for seed in range(3)]
+               + [run(f"{GATED_FAMILY}-head-hidden-600", seed, 0.90) for seed in range(2)]  # two seeds: not ranked
+               + [run("gated-glove", seed, 0.95) for seed in range(3)])  # another family
+    assert gated_variant(results) == f"{GATED_FAMILY}-pooler-heads-30"
+    assert gated_variant(results[:3]) == GATED_FAMILY
+
+
+def test_the_summary_picks_each_tasks_model_on_dev_never_on_test(tmp_path):
+    def run(recipe, seed, dev, test, variant=None, **extra):
+        name = "-".join([recipe, "r8"] + ([variant] if variant else []) + [f"s{seed}"])
+        result = {**_result(name, seed, test, recipe=recipe, dataset="r8", dev={"accuracy": dev}), **extra}
+        result["test"]["labels"] = [str(i) for i in range(8)]
+        return {**result, "variant": variant} if variant else result
+
+    results = [run("lama_ctx", s, 0.96, 0.95 + 0.01 * s, "L1000", params=3_400_000) for s in range(3)]
+    results += [run("cnn", s, 0.95, 0.99) for s in range(3)]  # best test, worse dev: not chosen
+    results += [run("san", 0, 0.99, 0.99)]  # one seed: a sweep try does not compete
+    results += [{**_result("tfidf_lr-r8-s0", 0, 0.97, dataset="r8", kind="baseline", dev={"accuracy": 0.94}),
+                 "recipe": None, "model": "tfidf_lr", "epoch_times_s": None}]
+    for result in results:
+        _write(tmp_path, result)
+    text = render.render(tmp_path, tmp_path / "B.md")
+
+    [row] = [line for line in text.splitlines() if line.startswith("| r8 | 8 |")]
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    assert cells[2:6] == ["**lama_ctx (L1000)**", "3", "96.00", "**96.00 ± 1.00**"]
+    assert cells[6:9] == ["97.00", "—", "97.8 (BERT)"]  # TF-IDF + LR, fastText not run, the paper's best
+    assert cells[9:] == ["3.4M", "1m 50s CPU"]
+    order = ["## Summary", "## The default model", "## Targets", "## Document classification (LAMA paper Table 3)",
+             "## More"]
+    assert [text.index(heading) for heading in order] == sorted(text.index(heading) for heading in order)
+
+
+def test_the_summary_sets_no_run_of_an_older_dev_split_beside_the_current_ones():
+    from benchmarks.harness.results_io import DEV_SPLIT_SINCE
+    from benchmarks.product.accuracy.render_summary import summary_section
+
+    def run(recipe, seed, dev, date):
+        return {**_result(f"{recipe}-imdb-s{seed}", seed, 0.9, date=date), "recipe": recipe,
+                "dev": {"accuracy": dev}}
+
+    before, after = "2025-01-01T00:00:00+00:00", DEV_SPLIT_SINCE["imdb"]
+    results = [run("cnn", s, 0.99, before) for s in range(3)] + [run("lama_ctx", s, 0.88, after) for s in range(3)]
+    row = next(line for line in summary_section(results) if line.startswith("| imdb |"))
+    assert "**lama_ctx**" in row and "| 88.00 |" in row  # the older split's 99% dev does not win
+    assert not any(line.startswith("| imdb |") for line in summary_section(results[:3]))  # none current: no row
+
+
+def test_the_deployable_verdict_gives_document_sets_their_own_size_bound():
+    from benchmarks.product.deploy.render_deployable import _verdict
+
+    def system(accuracy, int8_mb=1.0, docs_per_s=100.0):
+        return {"accuracy": {"mean": accuracy}, "int8_mb": int8_mb, "docs_per_s": docs_per_s}
+
+    systems = {"default": system(0.90), "student": system(0.90, int8_mb=7.84, docs_per_s=200.0),
+               "tfidf_lr": system(0.89), "fasttext": system(0.88)}
+    assert _verdict(systems, "news") == "distilled: reached"  # "≤ 10 MB on IMDB and News"
+    assert _verdict(systems, "sst2") == "distilled: not reached: int8 7.84 MB"  # ≤ 5 MB on a sentence set
+    systems["student"] = system(0.893, int8_mb=2.0, docs_per_s=50.0)
+    assert _verdict(systems, "sst2") == "distilled: not reached: 0.70 below opinion; predict_proba's 0.50× TF-IDF + " \
+                                        "LR's texts/s"
+    systems["student"] = {**system(0.90, docs_per_s=200.0), "predict_docs_per_s": 80.0}  # what users call is timed
+    systems["model2vec"] = system(0.91)  # a peer of the run counts where it was measured
+    assert _verdict(systems, "sst2") == "distilled: not reached: 1.00 below the better peer; predict's 0.80× " \
+                                        "TF-IDF + LR's texts/s"
+    systems["student_alone"] = system(0.91, docs_per_s=120.0)  # the compact model as it ships: trained alone
+    assert _verdict(systems, "sst2") == "alone: reached"
+
+
+def test_interleaved_timing_takes_each_systems_passes_in_turn():
+    from benchmarks.product.deploy.deploy_speed import interleaved_docs_per_second
+
+    calls = []
+    systems = {name: (lambda batch, name=name: calls.append((name, len(batch)))) for name in ("ours", "peer")}
+    speeds = interleaved_docs_per_second(systems, ["a text"] * 300, passes=3)
+    assert set(speeds) == {"ours", "peer"} and all(value > 0 for value in speeds.values())
+    passes = [name for name, size in calls if size == 44]  # the last batch of each pass: 300 = 128 + 128 + 44
+    assert passes == ["ours", "peer"] * 4  # one untimed pass each, then three rounds, one pass of each in turn
+
+
+def test_the_shipped_table_checks_each_dataset_against_issue_45s_bounds():
+    from benchmarks.product.deploy.render_shipped import shipped_section
+
+    def run(dataset, int8_mb, predict, linear, p50=0.15, fast=1000.0):
+        ours = {"test_accuracy": 0.9, "int8_test_accuracy": 0.9, "int8_mb": int8_mb, "predict_docs_per_s": predict,
+                "docs_per_s": 2 * predict, "predict_p50_ms": p50, "train_s": 60.0}
+        return {"kind": "shipped", "dataset": dataset, "machine": {"cpu_model": "AMD EPYC", "cpu_cores": 2},
+                "systems": {"default": ours, "tfidf_lr": {"docs_per_s": linear}, "fasttext": {"docs_per_s": fast},
+                            "model2vec": {"docs_per_s": 10.0}}}
+
+    lines = shipped_section([run("sst2", 4.0, 900.0, 1000.0), run("imdb", 9.0, 300.0, 100.0, p50=0.3),
+                             run("news", 11.0, 500.0, 400.0), {"kind": "deployable"}])
+    table = [line for line in lines if line.startswith("| ")]
+    assert [line.split(" | ")[0] for line in table[2:]] == ["| imdb", "| news", "| sst2"]  # the defaults' order
+    assert "| 9.00 (10) | 300 | 600 | 100 |" in table[2] and "| 3.00× | 0.300 |" in table[2]
+    assert "| 4.00 (5) |" in table[4] and "| 0.90× |" in table[4]  # a sentence set's bound is 5 MB
+    bounds = lines[-2]
+    assert "int8 within its bound on 2;" in bounds  # News' 11 MB is over its 10
+    assert "at or above TF-IDF + LR's texts/s on 2;" in bounds and "p50 ≤ 0.2 ms on 2." in bounds
+    assert "On SST-2 `predict` runs at 0.90× fastText's texts/s" in bounds
+    assert shipped_section([{"kind": "deployable"}]) == []
+
+
+def test_the_frontier_marks_the_points_no_other_beats_and_computes_its_rule_from_dev():
+    from benchmarks.product.deploy.render_frontier import OPINION_SETS, TOPIC_SETS, frontier_section, on_frontier
+
+    found = {"fast": {"test": [0.80], "speed": 100.0}, "slow": {"test": [0.90], "speed": 10.0},
+             "beaten": {"test": [0.79], "speed": 50.0}, "tied": {"test": [0.80], "speed": 100.0}}
+    assert on_frontier({k: v for k, v in found.items() if k != "tied"}) == {"fast", "slow"}
+    assert on_frontier(found) == {"fast", "tied", "slow"}  # equal points beat neither
+
+    def model(recipe, variant, dataset, dev, test):
+        return {"kind": "model", "recipe": recipe, "variant": variant, "dataset": dataset, "seed": 0,
+                "dev": {"accuracy": dev}, "test": {"accuracy": test}}
+
+    def timed(dataset, bigru_speed):
+        systems = {"default": 3000.0, "bigru32": bigru_speed, "opinion": 100.0}
+        return {"kind": "frontier", "dataset": dataset, "machine": {"cpu_model": "AMD EPYC", "cpu_cores": 2},
+                "candidates": {"default": ["default", "defaults"], "bigru32": ["default", "bigru32"],
+                               "opinion": ["opinion", "defaults"]},
+                "systems": {**{name: {"predict_docs_per_s": speed, "int8_mb": 1.0} for name, speed in systems.items()},
+                            **{peer: {"docs_per_s": 2000.0, "int8_mb": 1.0}
+                               for peer in ("tfidf_lr", "fasttext", "model2vec")}}}
+
+    results = [timed("sst2", 500.0), model("default", "defaults", "sst2", 0.80, 0.82),
+               model("default", "bigru32", "sst2", 0.82, 0.83), model("opinion", "defaults", "sst2", 0.84, 0.85)]
+    lines = frontier_section(results)
+    row = next(line for line in lines if line.startswith("| sst2"))
+    assert "| 82.00 · 3.0k |" in row and "| — · 2.0k |" in row  # a peer without result files has no accuracy
+    assert row.endswith("| default, default + biGRU 32, opinion |")  # each faster or more accurate than the next
+    assert "not computed yet" in lines[-2]  # one of the eight sets
+    sets = OPINION_SETS + TOPIC_SETS
+    results = [item for d in sets for item in (timed(d, 300.0 if d == "r8" else 500.0),
+                                               model("default", "bigru32", d, 0.84, 0.5),
+                                               model("opinion", "defaults", d, 0.845, 0.5))]
+    rule = frontier_section(results)[-2]
+    assert "84.00 against `opinion`'s 84.50" in rule and "3.00-5.00× `opinion`'s" in rule
+    assert rule.endswith("It is a measured point, not a recipe.")  # 0.5 below on dev
+    results = [{**r, "dev": {"accuracy": 0.845}} if r.get("variant") == "bigru32" else r for r in results]
+    assert frontier_section(results)[-2].endswith("It becomes a named recipe.")
+    assert frontier_section([{"kind": "shipped"}]) == []
+
+
+def test_the_frontier_is_drawn_one_panel_a_dataset(tmp_path):
+    from benchmarks.product.deploy.frontier import plot
+
+    def model(recipe, variant, dataset, test):
+        return {"kind": "model", "recipe": recipe, "variant": variant, "dataset": dataset, "seed": 0,
+                "dev": {"accuracy": test}, "test": {"accuracy": test}}
+
+    peers = {peer: {"docs_per_s": 2000.0, "int8_mb": 1.0} for peer in ("tfidf_lr", "fasttext", "model2vec")}
+    timed = {"kind": "frontier", "dataset": "sst2", "candidates": {"default": ["default", "defaults"]},
+             "systems": {"default": {"predict_docs_per_s": 3000.0, "int8_mb": 1.0}, **peers}}
+    plot([timed, model("default", "defaults", "sst2", 0.83), model("tfidf_lr", None, "sst2", 0.81)], tmp_path / "f.png")
+    assert (tmp_path / "f.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
