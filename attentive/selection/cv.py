@@ -72,13 +72,15 @@ class FoldResult:
     probabilities: np.ndarray  # the fold's test rows x labels
     best_epoch: int | None
     dev_accuracy: float | None
+    log_probabilities: np.ndarray | None = None  # their logarithms, from the logits (never -inf, never a tie at 0)
 
 
 @dataclass
 class CVResult:
     """What `cv` found: `summary` (cv.json's content), `probabilities` (every row's out-of-fold probabilities, rows
     x `labels`), `fold_of` (each row's test fold, from 1), `folds` (each fold's row indices), `label_errors` (the
-    suspected rows, most suspect first, as label_errors.csv lists them), `examples` (the rows) and `out`."""
+    suspected rows, most suspect first, as label_errors.csv lists them), `examples` (the rows), `out` and
+    `log_probabilities` (the logarithms of `probabilities`, computed from the logits: what ranks the suspects)."""
 
     summary: dict
     labels: list[str]
@@ -89,6 +91,7 @@ class CVResult:
     label_errors: list[dict]
     out: Path | None = None
     written: list[Path] = field(default_factory=list)
+    log_probabilities: np.ndarray | None = None
 
 
 def cv(dataset: str | Dataset | None = None, recipe: str | dict | Recipe = "default",
@@ -168,18 +171,21 @@ def _run(data: Dataset, examples: list[Example], splits: list[Fold], recipe: Rec
         if on_fold is not None:
             on_fold(result, len(splits))
     probabilities = np.zeros((len(examples), len(data.labels)), dtype=np.float64)
+    log_probabilities = np.zeros_like(probabilities)
     fold_of = np.zeros(len(examples), dtype=np.int64)
     for fold in splits:
-        probabilities[list(fold.test)] = results[fold.number].probabilities
+        found = results[fold.number]
+        probabilities[list(fold.test)] = found.probabilities
+        log_probabilities[list(fold.test)] = _logs(found)
         fold_of[list(fold.test)] = fold.number
     given = np.asarray([data.labels.index(ex.label) for ex in examples])
-    suspects, thresholds = label_issues(probabilities, given)
+    suspects, thresholds = label_issues(probabilities, given, log_probabilities)
     label_errors = [_error_row(rank, int(row), examples[row], data.labels, probabilities[row], int(suggested),
-                               int(fold_of[row]))
+                               int(fold_of[row]), float(log_probabilities[row, given[row]]))
                     for rank, (row, suggested) in enumerate(suspects, 1)]
     summary = _summary(data, examples, splits, results, probabilities, given, thresholds, label_errors, seed, name)
     result = CVResult(summary, list(data.labels), examples, probabilities, fold_of, splits, label_errors,
-                      folder.path if folder is not None else None)
+                      folder.path if folder is not None else None, log_probabilities=log_probabilities)
     if folder is not None:
         page = errors_html(label_errors[:HTML_ROWS], _explanations(label_errors[:HTML_ROWS], examples, folds_dir),
                            data.name, len(label_errors), len(examples))
@@ -191,6 +197,13 @@ def _run(data: Dataset, examples: list[Example], splits: list[Fold], recipe: Rec
         _remove_stale_folds(folds_dir, len(splits), TRAINING_RUN.files)
         result.written = [folder.path / name for name in (SUMMARY, OOF, ERRORS_CSV, ERRORS_HTML)]
     return result
+
+
+def _logs(found: FoldResult) -> np.ndarray:
+    """A fold's log-probabilities: from its logits where it kept them, else the logarithms of its probabilities."""
+    if found.log_probabilities is not None:
+        return found.log_probabilities
+    return np.log(np.maximum(found.probabilities, np.finfo(np.float64).tiny))
 
 
 def _fold_data(data: Dataset, examples: list[Example], fold: Fold) -> Dataset:
@@ -224,7 +237,9 @@ def _train_folds(jobs: list[FoldJob], processes: int):
 
 def train_fold(job: FoldJob) -> FoldResult:
     """Train one fold into its folder (the pipeline's `train`) and test it on its held-out rows (a worker's task)."""
-    from ..answer.inference import predict_probabilities
+    from scipy.special import log_softmax
+
+    from ..answer.inference import infer
     from ..answer.metrics import compute_metrics
     from ..training.pipeline import train
     from ..util.threads import use_threads
@@ -233,17 +248,19 @@ def train_fold(job: FoldJob) -> FoldResult:
         use_threads(job.threads, torch_needed=True)
     model = train(job.data, job.recipe, job.folder, job.data_dir, job.device, job.show_progress, job.overwrite)
     test = job.data.splits["test"]
-    probabilities = predict_probabilities(model.network, model.encode_examples(test), device=model.device,
-                                          temperature=model.temperature)
+    answered = infer(model.network, model.encode_examples(test), device=model.device, temperature=model.temperature)
+    probabilities = answered.probabilities
+    logs = log_softmax(np.asarray(answered.logits, dtype=np.float64) / model.temperature, axis=1)
     labels = model.labels
     metrics = compute_metrics([ex.label for ex in test], [labels[i] for i in probabilities.argmax(1)], labels,
                               probabilities)
     training = model.config.get("training", {})
     return FoldResult(job.fold.number, metrics, np.asarray(probabilities, dtype=np.float64),
-                      training.get("best_epoch"), training.get("dev_accuracy"))
+                      training.get("best_epoch"), training.get("dev_accuracy"), logs)
 
 
-def label_issues(probabilities: np.ndarray, given: np.ndarray) -> tuple[list[tuple[int, int]], np.ndarray]:
+def label_issues(probabilities: np.ndarray, given: np.ndarray,
+                 log_probabilities: np.ndarray | None = None) -> tuple[list[tuple[int, int]], np.ndarray]:
     """The rows whose given label looks wrong, by confident learning (Northcutt, Jiang & Chuang 2021, "Confident
     Learning: Estimating Uncertainty in Dataset Labels", JAIR 70, §2.1 and §3.1, the confident joint).
 
@@ -252,8 +269,9 @@ def label_issues(probabilities: np.ndarray, given: np.ndarray) -> tuple[list[tup
     counts for class j when p_j >= t_j; where several classes pass, it counts for the one of them with the highest
     probability (the paper's argmax rule, which keeps the confident joint from counting a row twice). A row labelled
     i that counts for some class j != i is a suspect, off the diagonal of the confident joint. Suspects are ranked
-    by their self-confidence p_i, lowest first (ties by row). Returns [(row, suggested class j)] in rank order, and
-    the thresholds."""
+    by their self-confidence p_i, lowest first, read as its logarithm from `log_probabilities` where given (the
+    out-of-fold log-softmax of the logits: a p_i that rounds to 0 or 1 in float still ranks by how far it is; ties
+    left by row). Returns [(row, suggested class j)] in rank order, and the thresholds."""
     probabilities, given = np.asarray(probabilities, dtype=np.float64), np.asarray(given, dtype=np.int64)
     classes = probabilities.shape[1]
     thresholds = np.array([probabilities[given == j, j].mean() if (given == j).any() else np.inf
@@ -263,16 +281,19 @@ def label_issues(probabilities: np.ndarray, given: np.ndarray) -> tuple[list[tup
     counted = masked.argmax(1)
     suspect = above.any(1) & (counted != given)
     rows = np.flatnonzero(suspect)
-    self_confidence = probabilities[rows, given[rows]]
+    if log_probabilities is None:
+        self_confidence = probabilities[rows, given[rows]]
+    else:
+        self_confidence = np.asarray(log_probabilities, dtype=np.float64)[rows, given[rows]]
     order = np.lexsort((rows, self_confidence))
     return [(int(rows[k]), int(counted[rows[k]])) for k in order], thresholds
 
 
 def _error_row(rank: int, row: int, example: Example, labels: list[str], probabilities: np.ndarray, suggested: int,
-               fold: int) -> dict:
+               fold: int, log_self_confidence: float) -> dict:
     given = labels.index(example.label)
     return {"rank": rank, "row": row, "fold": fold, "given": example.label, "suggested": labels[suggested],
-            "self_confidence": float(probabilities[given]),
+            "self_confidence": float(probabilities[given]), "log_self_confidence": log_self_confidence,
             "probabilities": {label: float(p) for label, p in zip(labels, probabilities)}, "text": example.text,
             **({"text_pair": example.text_pair} if example.text_pair is not None else {}),
             **({"aspect": example.aspect} if example.aspect is not None else {})}

@@ -25,7 +25,9 @@ FAST = tiny_overrides(RECIPE) + ["train.epochs=1"]
 # 300 rows, 30 labels flipped. A tiny model learns too little from 270 SST-2 sentences to tell a flipped label from
 # a hard one, so each sentence also ends with a cue word of its true class: a model that learns the cues gives the
 # flipped rows a low out-of-fold probability of their given label; a random ranking puts 6 of the 30 in the top 60.
-PLANTED = tiny_overrides(RECIPE) + ["train.epochs=4", "train.lr=0.02"]
+# Each fold runs its 15 epochs (the epoch its 20 dev texts choose is noise): over train.seed 0-3 the top 20 held 9 to
+# 13 flipped rows and the top 60 held 17 to 20, so the bounds below leave a margin of a few rows for other CPUs.
+PLANTED = tiny_overrides(RECIPE) + ["train.epochs=15", "train.patience=15", "train.lr=0.02"]
 CUES = {"positive": ["superb", "wonderful", "delightful"], "negative": ["dreadful", "tedious", "awful"]}
 FLIP = {"positive": "negative", "negative": "positive"}
 
@@ -87,11 +89,20 @@ def test_fold_splits_are_stratified_seeded_and_disjoint():
 def test_the_label_error_report_ranks_the_planted_flips_near_the_top(planted):
     result, rows, flipped, _, out = planted
     ranked = [error["row"] for error in result.label_errors]
+    given = [result.labels.index(rows[r].label) for r in ranked]
     assert len(set(ranked) & flipped) > 0 and ranked == sorted(
-        ranked, key=lambda r: (result.probabilities[r, result.labels.index(rows[r].label)], r))
+        ranked, key=lambda r: (result.log_probabilities[r, result.labels.index(rows[r].label)], r))
+    self_confidence = [result.probabilities[r, g] for r, g in zip(ranked, given)]
+    assert self_confidence == sorted(self_confidence)  # the log-probabilities rank as the probabilities do
+    np.testing.assert_allclose(np.exp([result.log_probabilities[r, g] for r, g in zip(ranked, given)]),
+                               self_confidence, rtol=1e-4, atol=1e-7)
+    # the top of the ranking is decided by the fold models, not by ties: no two suspects share a score there
+    top = [result.log_probabilities[r, g] for r, g in zip(ranked[:20], given[:20])]
+    assert len(set(top)) == len(top)
     found = len(set(ranked[:60]) & flipped)
-    assert found >= 15, f"only {found} of the 30 flipped rows in the top 60 (random: about 6)"
-    assert len(set(ranked[:10]) & flipped) >= 5
+    assert found >= 14, f"only {found} of the 30 flipped rows in the top 60 (random: about 6)"
+    found = len(set(ranked[:20]) & flipped)
+    assert found >= 7, f"only {found} of the 30 flipped rows in the top 20 (random: about 2)"
     # the files say the same
     summary = json.loads((out / "cv.json").read_text())
     assert summary["folds"] == 3 and len(summary["per_fold"]) == 3 and summary["n"] == 300
