@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..selection.limits import parse_budget, parse_size
-from .app import _report_data, _use_threads, app, console
+from .app import _report_data, _use_threads, app, console, said_as_warnings
 from .options import (
     AspectColumn,
     DataDir,
@@ -166,6 +166,7 @@ def tune(
     its model is saved to OUT/best. A second call with the same OUT resumes the study."""
     from ..selection.limits import human_size
     from ..selection.tune import tune as run_tune
+    from ..training.calibration import SmallDevWarning
 
     _use_threads(threads)
     data = load_data(dataset=dataset, train_file=train_file, dev_file=dev_file, text_column=text_column,
@@ -179,8 +180,9 @@ def tune(
                            f"{', ' + human_size(row['size']) if row['size'] else ''})"
                            + (f"  {row['note']}" if row["note"] else "")))
 
-    result = run_tune(data, recipe, out, budget, max_size, set_, trials, seed, None, data_dir, device, overwrite,
-                      on_trial=report)
+    with said_as_warnings(SmallDevWarning):  # a dev split too small to choose a trial on, said once
+        result = run_tune(data, recipe, out, budget, max_size, set_, trials, seed, None, data_dir, device,
+                          overwrite, on_trial=report)
     keys = sorted({key for row in result.trials for key in row["params"]})
     table = Table("trial", "state", "dev accuracy", "seconds", "size", *keys,
                   title=f"{data.name}: tuning {recipe}" + (f" ({len(set_)} settings fixed by --set)" if set_ else ""))
@@ -195,6 +197,8 @@ def tune(
         console.print("importance: " + ", ".join(f"{key} {value:.2f}" for key, value in result.importances.items()))
     settings = ", ".join(f"{key}={_tuned_value(value)}" for key, value in result.best_params.items())
     console.print(Text(f"best: trial {result.best_trial}, dev accuracy {result.best_dev_accuracy:.4f} ({settings})"))
+    if result.tied and result.tied["note"]:  # trials dev's noise cannot tell apart
+        console.print(Text(result.tied["note"]), soft_wrap=True)
     if result.interrupted:
         console.print("stopped by Ctrl-C: the best so far is kept")
     console.print(f"best model in {out / 'best'}; trial table {out / 'trials.json'}, plot {out / 'tune.png'}, "

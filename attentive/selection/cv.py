@@ -241,12 +241,14 @@ def train_fold(job: FoldJob) -> FoldResult:
 
     from ..answer.inference import infer
     from ..answer.metrics import compute_metrics
+    from ..training.calibration import quiet_small_dev
     from ..training.pipeline import train
     from ..util.threads import use_threads
 
     if job.threads is not None:
         use_threads(job.threads, torch_needed=True)
-    model = train(job.data, job.recipe, job.folder, job.data_dir, job.device, job.show_progress, job.overwrite)
+    with quiet_small_dev():  # a fold's dev is small by design, and cross-validation is what the warning advises
+        model = train(job.data, job.recipe, job.folder, job.data_dir, job.device, job.show_progress, job.overwrite)
     test = job.data.splits["test"]
     answered = infer(model.network, model.encode_examples(test), device=model.device, temperature=model.temperature)
     probabilities = answered.probabilities

@@ -41,12 +41,13 @@ from ..folders.saved import MODEL_FILES
 from ..recipes.for_data import recipe_for_data
 from ..recipes.loader import entry, setting_key, with_settings
 from ..recipes.types import Recipe, SearchSpace
+from ..training.calibration import quiet_small_dev, warn_small_dev
 from ..training.checkpoint import FILES as CHECKPOINT_FILES
 from ..training.checkpoint import FOLDER as CHECKPOINT
 from ..training.pipeline import TRAINING_RUN
 from .limits import human_size, parse_budget, parse_size
 from .study_file import check_study, damaged
-from .tune_report import setting_importances, trial_row, trial_table, tune_plot
+from .tune_report import setting_importances, tied_trials, trial_row, trial_table, tune_plot
 
 STUDY, TABLE, PLOT, BEST, TRIALS = "study.db", "trials.json", "tune.png", "best", "trials"
 STUDY_NAME = "attentive-tune"
@@ -63,7 +64,8 @@ TUNE_RUN = OutputKind(command="tune", output="a tuning study", files=frozenset({
 class TuneResult:
     """What `tune` found: the best trial's number, settings and dev accuracy, the trial table (trials.json's
     `trials`), each setting's importance (where two trials or more completed), the best model (loaded), the output
-    folder and the files written, and whether Ctrl-C stopped the search."""
+    folder and the files written, whether Ctrl-C stopped the search, and the trials tied with the best within dev's
+    noise (`tied`: trials.json's, attentive/selection/tune_report.py `tied_trials`)."""
 
     best_trial: int
     best_params: dict
@@ -75,6 +77,7 @@ class TuneResult:
     written: list[Path] = field(default_factory=list)
     interrupted: bool = False
     fixed: dict = field(default_factory=dict)
+    tied: dict | None = None
 
 
 class TooLarge(Exception):
@@ -213,6 +216,7 @@ def _quiet_optuna():
 def _study(data, base, spaces, fixed, folder, seconds, limit, max_trials, seed, data_dir, device, overwrite,
            show_progress, on_trial) -> TuneResult:
     out = folder.path
+    warn_small_dev(data, "a tuning trial, an epoch or a temperature")  # once the folder is claimed; no trial says it
     if overwrite:  # start over: only tune's own files go
         _remove_own(out)
     check_study(out, STUDY)
@@ -260,8 +264,10 @@ def _study(data, base, spaces, fixed, folder, seconds, limit, max_trials, seed, 
                 storage.engine.dispose()
     with contextlib.suppress(OSError):
         trials_dir.rmdir()
+    tied = tied_trials(rows, best["trial"] if best is not None else None, len(data.splits.get("dev") or ()))
     table = {"study": STUDY_NAME, "dataset": data.name, "recipe": base.name, "spaces": written(spaces),
-             "fixed": fixed, "max_size": limit, "best": best, "importances": importances, "trials": rows}
+             "fixed": fixed, "max_size": limit, "best": best, "importances": importances, "trials": rows,
+             "tied": tied}
     folder.commit({TABLE: (json.dumps(table, indent=2, ensure_ascii=False, default=str) + "\n").encode("utf-8"),
                    PLOT: tune_plot(rows, importances, data.name, base.name)})
     if best is None:
@@ -269,7 +275,7 @@ def _study(data, base, spaces, fixed, folder, seconds, limit, max_trials, seed, 
     from ..api import load
 
     return TuneResult(best["trial"], best["params"], best["dev_accuracy"], rows, importances, load(out / BEST),
-                      out, [out / STUDY, out / BEST, out / TABLE, out / PLOT], interrupted, fixed)
+                      out, [out / STUDY, out / BEST, out / TABLE, out / PLOT], interrupted, fixed, tied)
 
 
 def _search(study, data, base, spaces, trials_dir, seconds, limit, max_trials, data_dir, device, show_progress,
@@ -303,9 +309,10 @@ def _search(study, data, base, spaces, trials_dir, seconds, limit, max_trials, d
 
         state, value, note = TrialState.FAIL, None, None
         try:
-            model = train_dataset(data, with_settings(base, params), trial_folder, data_dir, device, show_progress,
-                                  overwrite=True, on_epoch=on_epoch,
-                                  described={"tuning": {"trial": trial.number, "params": params}})
+            with quiet_small_dev():  # said once, when the search started
+                model = train_dataset(data, with_settings(base, params), trial_folder, data_dir, device,
+                                      show_progress, overwrite=True, on_epoch=on_epoch,
+                                      described={"tuning": {"trial": trial.number, "params": params}})
             size = model_size(trial_folder)
             trial.set_user_attr("size", size)
             if limit is not None and size > limit:

@@ -1,5 +1,5 @@
-"""What `attentive tune` writes about its trials: the trial table (trials.json) and the plot (tune.png) of dev accuracy
-over trials and each setting's importance (fANOVA)."""
+"""What `attentive tune` writes about its trials: the trial table (trials.json), the trials tied with the best within
+dev's noise, and the plot (tune.png) of dev accuracy over trials and each setting's importance (fANOVA)."""
 from __future__ import annotations
 
 import io
@@ -20,6 +20,28 @@ def trial_table(study) -> list[dict]:
     """trials.json's rows: each trial's number, state (complete, pruned, fail), settings, dev accuracy (a pruned
     trial's: its best reported epoch's), dev accuracy per epoch, seconds, model folder size (bytes) and note."""
     return [trial_row(trial) for trial in study.get_trials(deepcopy=False)]
+
+
+def tied_trials(rows: list[dict], best_trial: int | None, dev_texts: int) -> dict | None:
+    """The completed trials whose dev accuracy is within one standard error of the best trial's (the best included):
+    {"trials", "dev_texts", "standard_error", "note"}, the standard error √(p(1 − p)/n) of the best's accuracy p on
+    the `dev_texts` texts (p smoothed by Laplace's rule, so that 100% has one; attentive/training/calibration.py), and
+    `note` a line saying so where more than one trial is tied (else None). None without a best trial."""
+    from ..training.calibration import dev_standard_error
+
+    best = next((row for row in rows if row["number"] == best_trial), None)
+    if best is None or best["dev_accuracy"] is None:
+        return None
+    error = dev_standard_error(dev_texts, best["dev_accuracy"])
+    tied = [row["number"] for row in rows if row["state"] == "complete" and row["dev_accuracy"] is not None
+            and row["dev_accuracy"] >= best["dev_accuracy"] - error - 1e-12]
+    note = None
+    if len(tied) > 1:
+        shown = ", ".join(map(str, tied[:10])) + (f" and {len(tied) - 10} more" if len(tied) > 10 else "")
+        note = (f"{len(tied)} trials ({shown}) are within one standard error ({100 * error:.1f} points on {dev_texts} "
+                f"dev texts) of the best's dev accuracy {best['dev_accuracy']:.4f}: dev cannot tell them apart; "
+                "compare them by cross-validation (attentive cv --set ...) or on more dev texts")
+    return {"trials": tied, "dev_texts": dev_texts, "standard_error": error, "note": note}
 
 
 def setting_importances(study, seed: int) -> dict[str, float]:

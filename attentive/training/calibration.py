@@ -28,9 +28,10 @@ of a dev accuracy are worth there, and what to do instead.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -130,3 +131,11 @@ def warn_small_dev(data, chooses: str = "an epoch or a temperature", stacklevel:
     if line is not None:
         warnings.warn(f"{data.name}: {line}", SmallDevWarning, stacklevel=stacklevel)
     return line
+
+
+@contextlib.contextmanager
+def quiet_small_dev() -> Iterator[None]:
+    """Inside: no `SmallDevWarning` (each fold of a cross-validation, each trial of a search that has said it once)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SmallDevWarning)
+        yield

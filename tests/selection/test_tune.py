@@ -14,6 +14,8 @@ from attentive.errors import AttentiveError
 from attentive.recipes.loader import load_recipe
 from attentive.recipes.types import SearchSpace
 from attentive.selection.limits import parse_budget, parse_size
+from attentive.selection.tune_report import tied_trials
+from attentive.training.calibration import small_dev_warning
 
 from ..helpers import tiny_overrides
 
@@ -79,13 +81,34 @@ def test_resuming_with_other_settings_or_starting_over(sst2_small, tmp_path):
     assert attentive.load(out / "best").config["recipe"]["head"]["dropout"] == 0.3
 
 
+def test_trials_within_one_standard_error_of_the_best_are_said_to_be_tied():
+    rows = [{"number": n, "state": state, "dev_accuracy": accuracy} for n, state, accuracy in
+            [(0, "complete", 1.0), (1, "complete", 1.0), (2, "pruned", 1.0), (3, "complete", 29 / 30),
+             (4, "complete", 28 / 30), (5, "fail", None)]]
+    tied = tied_trials(rows, 0, 30)
+    # p = 1.0 on 30 texts, smoothed to 31/32: one standard error is 3.2 points, one text 3.3
+    assert tied["standard_error"] == pytest.approx((31 / 32 * 1 / 32 / 30) ** 0.5)
+    assert tied["trials"] == [0, 1] and tied["dev_texts"] == 30
+    assert tied["note"].startswith("2 trials (0, 1) are within one standard error (3.2 points on 30 dev texts)")
+    assert "attentive cv" in tied["note"]
+    tied = tied_trials([{**row, "dev_accuracy": 0.9} if row["number"] == 3 else row for row in rows], 0, 30)
+    assert tied["trials"] == [0, 1]  # 0.9 is 10 points, three texts, below
+    alone = tied_trials(rows[:1] + rows[3:], 0, 3000)  # on 3000 texts a text less is outside one standard error
+    assert alone["trials"] == [0] and alone["note"] is None
+    assert tied_trials(rows, None, 30) is None
+
+
 def test_the_command_tunes_files_and_says_no_trial_fit_a_size_too_small(sst2_small, tmp_path, capsys):
     paths = _write(sst2_small, tmp_path)
     out = tmp_path / "small"
     code = main(["tune", "--train", str(paths["train"]), "--dev", str(paths["dev"]), "--out", str(out),
                  "--budget", "5s", "--max-size", "2KB", *_set(TINY)])
-    error = capsys.readouterr().err.strip()
+    said = capsys.readouterr().err.strip().splitlines()
+    error = "\n".join(line for line in said if not line.startswith("warning: "))
     assert code == 2 and len(error.splitlines()) == 1 and "no trial fit the size" in error, error
+    # its 150 dev texts are said to be too few to choose a trial on, once, however many trials ran
+    assert [line for line in said if line.startswith("warning: ")] == [
+        f"warning: train.tsv: {small_dev_warning(150, 'a tuning trial, an epoch or a temperature')}"], said
     rows = json.loads((out / "trials.json").read_text())["trials"]
     assert rows and all(row["state"] == "pruned" and row["size"] > 2000 for row in rows)
     assert all(row["note"].startswith("too large") for row in rows)
