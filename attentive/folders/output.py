@@ -1,19 +1,22 @@
-"""The one rule for every command that writes a folder (train, export, analyze): it never removes anything it did
-not create, and one writer at a time.
+"""The one rule for every command that writes a folder (train, export, analyze, cv, tune, distill): it never removes
+or replaces anything it cannot show it wrote, and one writer at a time.
 
 `claim(out, kind)` is held for the whole run of a command. Before anything is written it checks that the folder is
 not the input model, does not hold it, and does not hold the working directory (never, even with `overwrite`);
 then it takes an advisory lock (`fcntl.flock` on `OUT/.attentive.lock`, whose text names the holder), so that a
-second writer fails at once with one line naming the first; then it checks what the folder holds: an earlier
-output of the same kind is replaced only with `overwrite` (where the kind says so), files the command does not
-write are refused unless `overwrite`, and even then only the command's own file names are ever replaced. A
-subfolder the command writes (train's `checkpoint/`) that holds anything else is refused outright. Folders the
-claim created are removed again if the command fails before writing anything into them; the lock file is removed
-when the claim ends.
+second writer fails at once with one line naming the first; then it checks what the folder holds. A file is the
+command's own only when the folder's manifest (attentive/folders/manifest.py) names it as written for this output
+folder, with the content it has now: a file of the command's name with other content, a model copied in from
+another run or another tool's export is not. An earlier output of the same kind is replaced only with `overwrite`
+(where the kind says so); anything else is refused unless `overwrite`, and even then only the command's own file
+names are ever replaced and nothing is removed. Subfolders the command writes (train's `checkpoint/`, tune's
+`trials/N` and `best/`, cv's `folds/K`) follow the same rule, file by file; names in them the command never writes
+are refused outright. Folders the claim created are removed again if the command fails before writing anything
+into them; the lock file is removed when the claim ends.
 
 New files are made in a hidden scratch folder inside OUT (`OutputFolder.scratch`; one left by a killed run is
-removed by the next claim) and committed as one set (`OutputFolder.commit`, `io_utils.atomic_write_files`): a
-reader sees the old files or the new ones, never a mix.
+removed by the next claim) and committed as one set with the manifest that names them (`OutputFolder.commit`,
+`util.atomic.atomic_write_files`): a reader sees the old files or the new ones, never a mix.
 """
 from __future__ import annotations
 
@@ -29,6 +32,7 @@ from pathlib import Path
 from ..answer.inputs import listed
 from ..errors import AttentiveError
 from ..util.atomic import COMMITTED, STAGING, atomic_write_files
+from .manifest import MANIFEST, Owner, foreign_entries, owner_of, owns_file, with_manifest, writing_for
 from .reading import read_json_in_folder
 
 try:
@@ -38,7 +42,7 @@ except ImportError:  # not POSIX: the folder checks still apply, the lock does n
 
 LOCK = ".attentive.lock"
 SCRATCH_PREFIX = ".attentive-scratch-"
-HIDDEN = frozenset({LOCK, STAGING, COMMITTED})  # what any attentive write may leave in a folder
+HIDDEN = frozenset({LOCK, STAGING, COMMITTED, MANIFEST})  # what any attentive write may leave in a folder
 
 
 @dataclass(frozen=True)
@@ -59,9 +63,14 @@ class OutputKind:
     alternatives: str = ""  # other ways out of "already holds", e.g. ", --resume to continue its training"
     clash: Callable[[Path], str | None] = lambda folder: None
 
-    def owns(self, name: str) -> bool:
-        """Whether an entry of the output folder is one this command (or any attentive write) puts there."""
-        return name in self.files or name in self.folders or name in HIDDEN or name.startswith(SCRATCH_PREFIX)
+    def writes(self, name: str) -> bool:
+        """Whether an entry of the output folder has a name this command (or any attentive write) puts there."""
+        return name in self.files or name in self.folders or is_hidden(name)
+
+
+def is_hidden(name: str) -> bool:
+    """Whether `name` is one of the hidden entries any attentive write may leave (lock, staging, manifest, scratch)."""
+    return name in HIDDEN or name.startswith(SCRATCH_PREFIX)
 
 
 @dataclass(frozen=True)
@@ -70,6 +79,7 @@ class OutputFolder:
 
     path: Path
     kind: OutputKind
+    owner: Owner
 
     @contextlib.contextmanager
     def scratch(self) -> Iterator[Path]:
@@ -87,7 +97,7 @@ class OutputFolder:
         foreign = sorted(name for name in (*files, *remove) if name not in self.kind.files)
         if foreign:
             raise ValueError(f"attentive {self.kind.command} does not write {listed(foreign)}")
-        atomic_write_files(self.path, dict(files))
+        atomic_write_files(self.path, with_manifest(self.path, files, self.owner, dropped=remove))
         for name in remove:
             with contextlib.suppress(FileNotFoundError):
                 (self.path / name).unlink()
@@ -106,13 +116,14 @@ def claim(out: str | Path, kind: OutputKind, *, overwrite: bool = False, continu
     resumed run continues in its own folder)."""
     out = Path(out)
     check_destination(out, inputs)
+    owner = owner_of(out, kind.command)  # a claim inside another's (a fold inside cv) writes for the outer one
     created = _make_folders(out)
     try:
-        with locked(out, kind.command):
+        with locked(out, kind.command), writing_for(owner):
             if not continuing:
-                check_contents(out, kind, overwrite)
+                check_contents(out, kind, overwrite, owner)
             _remove_dead_scratch(out)
-            yield OutputFolder(out, kind)
+            yield OutputFolder(out, kind, owner)
     except BaseException:
         for folder in reversed(created):  # innermost first; only those still empty
             with contextlib.suppress(OSError):
@@ -143,8 +154,10 @@ def check_destination(out: Path, inputs: Iterable[str | Path | None] = ()) -> No
             raise AttentiveError(f"output folder {out} holds the input model {given}: give another folder")
 
 
-def check_contents(out: Path, kind: OutputKind, overwrite: bool) -> None:
-    """What `out` already holds must be `kind`'s to replace (see the module's docstring)."""
+def check_contents(out: Path, kind: OutputKind, overwrite: bool, owner: Owner | None = None) -> None:
+    """What `out` already holds must be `kind`'s to replace (see the module's docstring); `owner` is the output
+    folder the command writes for (by default `out` itself, or the claim this runs inside)."""
+    owner = owner or owner_of(out, kind.command)
     other = kind.clash(out)
     if other is not None:
         raise AttentiveError(f"{out} holds {other}, whose files attentive {kind.command} would replace: give another "
@@ -154,19 +167,34 @@ def check_contents(out: Path, kind: OutputKind, overwrite: bool) -> None:
         if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
             raise AttentiveError(f"{folder} is not a folder, and attentive {kind.command} writes its {name}/ folder "
                                  "there: move it, or give another output folder")
-        strangers = sorted(set(os.listdir(folder)) - names - HIDDEN) if folder.is_dir() else []
+        if not folder.is_dir():
+            continue
+        strangers = sorted(name for name in set(os.listdir(folder)) - names if not is_hidden(name))
         if strangers:
             raise AttentiveError(f"{folder} holds files attentive {kind.command} did not write "
                                  f"({listed(strangers, 3)}), and it writes its {name}/ folder there: move them, or "
                                  "give another output folder")
-    if kind.holds_output(out) and kind.replacing_needs_overwrite and not overwrite:
+        _refuse_foreign(folder, _foreign(folder, owner), kind, overwrite)
+    foreign = [name for name in os.listdir(out) if not is_hidden(name) and name not in kind.folders
+               and not (name in kind.files and owns_file(out, name, owner))]
+    earlier = kind.holds_output(out) and not kind.files.intersection(foreign)  # the command's own, unchanged
+    if earlier and kind.replacing_needs_overwrite and not overwrite:
         raise AttentiveError(f"{out} already holds {kind.output}: give --overwrite to replace it{kind.alternatives}, "
                              "or another --out")
-    strangers = sorted(name for name in os.listdir(out) if not kind.owns(name))
-    if strangers and not overwrite:
-        raise AttentiveError(f"{out} holds files attentive {kind.command} did not write ({listed(strangers, 3)}): "
-                             f"give a new or empty folder, or --overwrite to write {kind.output} beside them (only its "
-                             f"own files, {listed(sorted(kind.files), 5)}, would be replaced)")
+    _refuse_foreign(out, foreign, kind, overwrite)
+
+
+def _foreign(folder: Path, owner: Owner) -> list[str]:
+    """The entries under a subfolder the command writes that it cannot show it wrote."""
+    return foreign_entries(folder, owner, is_hidden)
+
+
+def _refuse_foreign(folder: Path, foreign: list[str], kind: OutputKind, overwrite: bool) -> None:
+    if foreign and not overwrite:
+        names = listed(sorted(foreign), 3)
+        raise AttentiveError(f"{folder} holds files attentive {kind.command} did not write ({names}): give a new or "
+                             f"empty folder, or --overwrite to write {kind.output} there (only its own files, "
+                             f"{listed(sorted(kind.files), 5)}, would be replaced; nothing removed)")
 
 
 def _remove_dead_scratch(out: Path) -> None:

@@ -34,6 +34,7 @@ from ..recipes.types import Recipe, first_problem
 from ..util.atomic import atomic_write_files, atomic_write_json, json_text
 from ..version import __version__
 from .config import BOUND_LABELS, check_bound_labels, check_digest, check_not_exported, check_saved_config, shown
+from .manifest import owner_of, with_manifest
 from .reading import (
     CONFIG_CAP,
     TOKENIZER_CAP,
@@ -76,7 +77,8 @@ def save_folder(folder: Path, network: TextClassifier, tokenizer: Tokenizer, con
     full_config = {"format_version": FORMAT_VERSION, **config, "model_id": model_id, "versions": versions(),
                    "checksums": checksums}
     text = json_text(full_config, folder / CONFIG)
-    atomic_write_files(folder, {**files, CONFIG: (text + "\n").encode("utf-8")})
+    files = {**files, CONFIG: (text + "\n").encode("utf-8")}
+    atomic_write_files(folder, with_manifest(folder, files, owner_of(folder, "save")))
     mark_stale_results(folder)
     return model_id
 

@@ -1,14 +1,14 @@
 """Training checkpoints: everything needed to continue a run exactly where it stopped, in `RUN/checkpoint/`.
 
-Written after every epoch as one atomic set of files (`io_utils.atomic_write_files`): `state.safetensors` (the
-model's weights, the best epoch's weights, the optimizer's tensors, torch's RNG state) and `state.json` (epoch and
-early-stopping counters, the history, the optimizer's other settings, numpy's and Python's RNG
-states, and whatever the caller adds: recipe, labels, data fingerprint), plus `tokenizer.json`. Each loss term's
-and step hook's state (attentive/training/terms.py, hooks.py) is kept under its name: its tensors as
-`states/NAME/KEY`, its other values in `state.json`. Nothing is pickled.
+Written after every epoch as one atomic set of files with the folder's manifest (`util.atomic.atomic_write_files`,
+`folders.manifest.with_manifest`): `state.safetensors` (the model's weights, the best epoch's weights, the
+optimizer's tensors, torch's RNG state) and `state.json` (epoch and early-stopping counters, the history, the
+optimizer's other settings, numpy's and Python's RNG states, and whatever the caller adds: recipe, labels, data
+fingerprint), plus `tokenizer.json`. Each loss term's and step hook's state (attentive/training/terms.py, hooks.py)
+is kept under its name: its tensors as `states/NAME/KEY`, its other values in `state.json`. Nothing is pickled.
 Resuming from the checkpoint of epoch k and training on gives, on CPU, the same model as an uninterrupted run.
-`remove_checkpoint` removes these files alone: a `checkpoint/` folder holding anything else is refused before a
-run starts (attentive/folders/output.py, `TRAINING_RUN` in attentive/training/pipeline.py).
+`remove_checkpoint` removes these files alone: a `checkpoint/` folder holding anything else is refused before a run
+starts (attentive/folders/output.py, `TRAINING_RUN` in attentive/training/pipeline.py).
 """
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ import safetensors.torch
 import torch
 
 from ..errors import AttentiveError
+from ..folders.manifest import MANIFEST, owner_of, with_manifest
 from ..util.atomic import COMMITTED, STAGING, atomic_write_files, finish_interrupted_write
 
 FOLDER, TENSORS, STATE, TOKENIZER = "checkpoint", "state.safetensors", "state.json", "tokenizer.json"
@@ -93,9 +94,9 @@ def write_checkpoint(run: Path, state: TrainingState, tokenizer_json: str) -> No
             "optimizer": {"param_groups": state.optimizer["param_groups"], "values": optimizer_values},
             "rng": {"numpy": state.rng["numpy"], "python": state.rng["python"]},
             "extra": state.extra, "states": {owner: state_values.get(owner, {}) for owner in state.states}}
-    atomic_write_files(run / FOLDER, {TENSORS: safetensors.torch.save(tensors),
-                                      STATE: json.dumps(meta).encode("utf-8"),
-                                      TOKENIZER: tokenizer_json.encode("utf-8")})
+    files = {TENSORS: safetensors.torch.save(tensors), STATE: json.dumps(meta).encode("utf-8"),
+             TOKENIZER: tokenizer_json.encode("utf-8")}
+    atomic_write_files(run / FOLDER, with_manifest(run / FOLDER, files, owner_of(run, "train")))
 
 
 def read_checkpoint(run: Path) -> tuple[TrainingState, str]:
@@ -153,6 +154,8 @@ def remove_checkpoint(run: Path) -> None:
         return
     for name in FILES:
         (folder / name).unlink(missing_ok=True)
+    if {entry.name for entry in folder.iterdir()} <= {MANIFEST, STAGING, COMMITTED}:
+        (folder / MANIFEST).unlink(missing_ok=True)
     for name in (STAGING, COMMITTED):  # hidden subfolders only atomic_write_files makes
         if not (folder / name).is_symlink():
             shutil.rmtree(folder / name, ignore_errors=True)

@@ -24,6 +24,7 @@ from ..data.example import Dataset
 from ..data.label_sets import multi_hot
 from ..data.source import resolve_dataset
 from ..errors import AttentiveError
+from ..folders.manifest import owner_of, record
 from ..folders.output import OutputKind, claim
 from ..folders.saved import MODEL_FILES, holds_model
 from ..model import Model, pick_device
@@ -342,6 +343,7 @@ def _train(run: TrainingRun, writes: bool = True) -> Model:
         out.mkdir(parents=True, exist_ok=True)
         log_path = out / LOG
         start_run(log_path, state.epoch if state is not None else None)
+        record(out, owner_of(out, "train"), growing=[LOG])  # appended to from here on; what it holds now is ours
         if state is None:
             remove_checkpoint(out)  # an overwritten run's checkpoint must not be resumed into this one
 

@@ -15,6 +15,7 @@ import pytest
 import attentive
 from attentive import runtime
 from attentive.cli import main
+from attentive.folders.manifest import MANIFEST
 from attentive.errors import AttentiveError
 from attentive.folders.output import LOCK, locked
 from attentive.training import pipeline
@@ -98,7 +99,7 @@ def test_export_overwrite_replaces_an_earlier_export_and_keeps_the_users_files(r
     assert "already holds an export: give --overwrite" in error_line(capsys)
 
     assert main(["export", str(run), "--out", str(out), "--overwrite"]) == 0
-    assert sorted(os.listdir(out)) == ["config.json", "model.onnx", "notes.txt", "tokenizer.json"]  # the old int8
+    assert sorted(os.listdir(out)) == [MANIFEST, "config.json", "model.onnx", "notes.txt", "tokenizer.json"]  # int8
     assert (out / "notes.txt").read_text() == "my notes"                           # graph and the scratch were ours
     assert json.loads((out / "config.json").read_text())["graphs"] == ["model.onnx"]
     assert runtime.load(out).predict("a gorgeous film")[0].label in ("negative", "positive")
@@ -162,7 +163,7 @@ def test_training_holds_the_lock_all_run_and_with_overwrite_writes_beside_the_us
     monkeypatch.setattr(pipeline, "write_checkpoint", write_then_probe)
     attentive.train(sst2_small, "lama_ctx", folder, overrides=OVERRIDES, show_progress=False, overwrite=True)
     assert probed == [1]
-    assert sorted(os.listdir(folder)) == ["config.json", "metrics.jsonl", "model.safetensors", "notes.txt",
+    assert sorted(os.listdir(folder)) == [MANIFEST, "config.json", "metrics.jsonl", "model.safetensors", "notes.txt",
                                           "tokenizer.json"]  # no lock file, no checkpoint left behind
     assert (folder / "notes.txt").read_bytes() == before["notes.txt"]
 
@@ -210,4 +211,4 @@ def test_analyze_refuses_a_folder_of_user_files_unless_overwrite_and_then_keeps_
     assert (folder / "index.html").exists() and (folder / "notes.txt").read_bytes() == before["notes.txt"]
     (folder / "notes.txt").unlink()
     assert main(analyze) == 0, "an earlier report is replaced without being asked"
-    assert LOCK not in os.listdir(folder) and not [name for name in os.listdir(folder) if name.startswith(".")]
+    assert [name for name in os.listdir(folder) if name.startswith(".")] == [MANIFEST]  # no lock, no scratch
