@@ -86,6 +86,11 @@ def train(
         out = _check_resume(resume, out, set_, source)
     elif out is None:
         raise AttentiveError("give --out FOLDER for the model (or --resume RUN to continue a run)")
+    if compact:  # every folder --compact writes is checked before training: a refusal leaves nothing behind
+        from ..distill.compact import check_deployable_folders
+        from ..recipes.loader import load_recipe
+
+        check_deployable_folders(out, load_recipe(recipe, list(set_)), overwrite)
     data = load_data(**source)
     _report_data(data)
     if is_main():  # under torchrun, rank 0 alone says it

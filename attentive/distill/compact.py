@@ -55,6 +55,29 @@ def is_compact(recipe: Recipe) -> bool:
     return recipe.encoder.type == "identity"
 
 
+def deployable_folders(out: str | Path, recipe: Recipe) -> list[tuple[Path, str]]:
+    """The folders `--compact` writes beside OUT for a model of `recipe`, each with the command that writes it."""
+    out = Path(out)
+    if is_compact(recipe):
+        return [(out.with_name(out.name + "-int8"), "export")]
+    student, exported = compact_folders(out)
+    return [(student, "distill"), (exported, "export")]
+
+
+def check_deployable_folders(out: str | Path, recipe: Recipe, overwrite: bool) -> None:
+    """Refuse, before training, a folder `--compact` would write that is not its to write (the folder rule,
+    attentive/folders/output.py), so that a refusal leaves nothing behind."""
+    from ..export import EXPORT
+    from ..folders.output import check_contents, check_destination
+    from . import DISTILL_RUN
+
+    kinds = {"export": EXPORT, "distill": DISTILL_RUN}
+    for folder, command in deployable_folders(out, recipe):
+        check_destination(folder, [out])
+        if folder.is_dir():
+            check_contents(folder, kinds[command], overwrite)
+
+
 def make_deployable(trained: Model, data: Dataset, overwrite: bool = False, data_dir=None,
                     device: str | None = None, show_progress: bool = True) -> tuple[Path | None, Path]:
     """The int8 export of the `trained` model (saved in OUT) into OUT-int8 when it is compact; else the compact

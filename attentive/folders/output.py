@@ -92,8 +92,9 @@ class OutputFolder:
 
     def commit(self, files: Mapping[str, bytes], remove: Iterable[str] = ()) -> None:
         """Replace the command's `files` in the folder as one set, then remove `remove` (files an earlier output of
-        this kind wrote that this one does not). Only names of the kind's own files are accepted."""
-        remove = [name for name in remove if name not in files]
+        this kind wrote that this one does not; only those the manifest shows it wrote). Only names of the kind's own
+        files are accepted."""
+        remove = [name for name in remove if name not in files and owns_file(self.path, name, self.owner)]
         foreign = sorted(name for name in (*files, *remove) if name not in self.kind.files)
         if foreign:
             raise ValueError(f"attentive {self.kind.command} does not write {listed(foreign)}")

@@ -25,6 +25,7 @@ import csv
 import html
 import io
 import json
+import os
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -35,7 +36,8 @@ import numpy as np
 from ..data.example import Dataset, Example
 from ..data.source import DataSource
 from ..errors import AttentiveError
-from ..folders.output import OutputKind, check_contents, claim
+from ..folders.manifest import Owner, remove_owned, writing_for
+from ..folders.output import OutputKind, check_contents, claim, is_hidden
 from ..recipes.for_data import recipe_for_data
 from ..recipes.types import Recipe
 from .folds import Fold, check_fold_training, check_folds, fold_splits
@@ -63,6 +65,7 @@ class FoldJob:
     overwrite: bool
     threads: int | None
     show_progress: bool
+    owner: Owner | None = None  # the output folder the fold writes for (cv's OUT); None without one
 
 
 @dataclass
@@ -158,13 +161,14 @@ def _run(data: Dataset, examples: list[Example], splits: list[Fold], recipe: Rec
          on_fold) -> CVResult:
     from ..training.pipeline import TRAINING_RUN
 
+    owner = folder.owner if folder is not None else None
     for fold in splits:  # a fold folder the run may not write fails now, not after the folds before it trained
         fold_folder = folds_dir / str(fold.number)
         if fold_folder.is_dir():
-            check_contents(fold_folder, replace(TRAINING_RUN, command="cv", alternatives=""), overwrite)  # no --resume
+            check_contents(fold_folder, replace(TRAINING_RUN, command="cv", alternatives=""), overwrite, owner)
     jobs_ = [FoldJob(fold, _fold_data(data, examples, fold), recipe, data_dir, device,
                      folds_dir / str(fold.number), overwrite, threads if jobs == 1 else threads or 1,
-                     show_progress and jobs == 1) for fold in splits]
+                     show_progress and jobs == 1, owner) for fold in splits]
     results = {}
     for result in _train_folds(jobs_, jobs):
         results[result.number] = result
@@ -194,7 +198,7 @@ def _run(data: Dataset, examples: list[Example], splits: list[Fold], recipe: Rec
                  ERRORS_CSV: _errors_csv(label_errors, data.labels, examples),
                  ERRORS_HTML: page.encode("utf-8")}
         folder.commit(files)
-        _remove_stale_folds(folds_dir, len(splits), TRAINING_RUN.files)
+        _remove_stale_folds(folds_dir, len(splits), owner)
         result.written = [folder.path / name for name in (SUMMARY, OOF, ERRORS_CSV, ERRORS_HTML)]
     return result
 
@@ -220,10 +224,11 @@ def _train_folds(jobs: list[FoldJob], processes: int):
         return
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-    from ..util.processes import worker_context
+    from ..util.processes import exit_with, worker_context
 
     context = worker_context(("attentive.selection.cv", "attentive.training.pipeline"))
-    with ProcessPoolExecutor(max_workers=min(processes, len(jobs)), mp_context=context) as pool:
+    with ProcessPoolExecutor(max_workers=min(processes, len(jobs)), mp_context=context, initializer=exit_with,
+                             initargs=(os.getpid(),)) as pool:  # a killed cv leaves no fold training on
         pending = {pool.submit(train_fold, job) for job in jobs}
         try:
             while pending:
@@ -247,7 +252,8 @@ def train_fold(job: FoldJob) -> FoldResult:
 
     if job.threads is not None:
         use_threads(job.threads, torch_needed=True)
-    with quiet_small_dev():  # a fold's dev is small by design, and cross-validation is what the warning advises
+    writing = writing_for(job.owner) if job.owner is not None else contextlib.nullcontext()
+    with quiet_small_dev(), writing:  # a fold's dev is small by design, and cross-validation is what it advises
         model = train(job.data, job.recipe, job.folder, job.data_dir, job.device, job.show_progress, job.overwrite)
     test = job.data.splits["test"]
     answered = infer(model.network, model.encode_examples(test), device=model.device, temperature=model.temperature)
@@ -412,18 +418,11 @@ def errors_html(rows: list[dict], explanations: list, name: str, suspects: int, 
             "</body></html>\n")
 
 
-def _remove_stale_folds(folds_dir: Path, folds: int, names: frozenset[str]) -> None:
-    """The fold models an earlier cv with more folds left (folds/K for K > `folds`): only the files training writes
-    are removed, and the folder only when that leaves it empty."""
+def _remove_stale_folds(folds_dir: Path, folds: int, owner: Owner) -> None:
+    """The fold models an earlier cv with more folds left (folds/K for K > `folds`): only the files this output
+    folder's cv wrote are removed, and the folder only when that leaves it empty."""
     for number in range(folds + 1, MAX_FOLDS + 1):
-        stale = folds_dir / str(number)
-        if not stale.is_dir() or stale.is_symlink():
-            continue
-        for name in names:
-            with contextlib.suppress(FileNotFoundError, IsADirectoryError):
-                (stale / name).unlink()
-        with contextlib.suppress(OSError):
-            stale.rmdir()
+        remove_owned(folds_dir / str(number), owner, skip=is_hidden)
 
 
 __all__ = ["CVResult", "CV_RUN", "Fold", "FoldResult", "check_folds", "cv", "fold_splits", "label_issues"]

@@ -1,7 +1,10 @@
 """`attentive tune`'s study file (OUT/study.db, Optuna's SQLite storage) read as a hostile file, as model folders are
 (attentive/folders/reading.py): before SQLite opens it, it must be a regular file inside OUT (no device such as
-/dev/zero, no FIFO, folder or link out of OUT) that is empty or begins as every SQLite database does; a file that
-passes and is damaged inside (cut short, overwritten) is SQLite's DatabaseError, which `damaged` makes one line.
+/dev/zero, no FIFO, folder or link out of OUT) that is empty or begins as every SQLite database does, and, read
+without writing, hold Optuna's tables at the schema version of the Optuna installed (a study written by another
+Optuna version is refused before Optuna would migrate or write into it). A file that passes and is damaged inside
+(cut short, overwritten) is SQLite's DatabaseError, which `damaged` makes one line. Whether OUT/study.db is tune's
+own at all is the folder rule's question (attentive/folders/output.py): tune records it in OUT's manifest.
 """
 from __future__ import annotations
 
@@ -23,6 +26,46 @@ def check_study(out: Path, name: str) -> None:
         head = handle.read(len(SQLITE_HEADER))
     if size and head != SQLITE_HEADER:
         raise AttentiveError(f"{out / name}: not a study (not an SQLite database): {FIX}")
+    if size:
+        _check_schema(out / name)
+
+
+def _check_schema(path: Path) -> None:
+    """The study's Optuna schema (its alembic revision) must be this Optuna's; read with SQLite in read-only mode."""
+    import sqlite3
+
+    try:
+        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            tables = {row[0] for row in connection.execute("select name from sqlite_master where type = 'table'")}
+            if not {"studies", "alembic_version"} <= tables:
+                raise AttentiveError(f"{path}: not a study (an SQLite database without Optuna's tables): {FIX}")
+            found = [row[0] for row in connection.execute("select version_num from alembic_version")]
+        finally:
+            connection.close()
+    except sqlite3.DatabaseError as exc:
+        raise damaged(path, exc) from None
+    head = optuna_schema()
+    if found != [head]:
+        written = found[0] if found else "none"
+        raise AttentiveError(f"{path}: a study of another Optuna version (schema {written}; this Optuna, "
+                             f"{_optuna_version()}, reads {head}): give --overwrite to start the study over, run "
+                             f"`optuna storage upgrade --storage sqlite:///{path.resolve().as_posix()}` to upgrade it, "
+                             "or another --out")
+
+
+def optuna_schema() -> str:
+    """The schema revision the installed Optuna writes (the head of its alembic migrations)."""
+    import optuna.storages._rdb as rdb
+    from alembic.script import ScriptDirectory
+
+    return ScriptDirectory(os.path.join(os.path.dirname(rdb.__file__), "alembic")).get_current_head()
+
+
+def _optuna_version() -> str:
+    import optuna
+
+    return optuna.__version__
 
 
 def damaged(path: Path, exc: Exception) -> AttentiveError:

@@ -36,14 +36,13 @@ from pathlib import Path
 from ..data.example import Dataset
 from ..data.source import DataSource, Spelling
 from ..errors import AttentiveError
-from ..folders.output import OutputKind, claim
+from ..folders.manifest import Owner, current_owner, record, remove_owned, with_manifest
+from ..folders.output import OutputKind, claim, is_hidden
 from ..folders.saved import MODEL_FILES
 from ..recipes.for_data import recipe_for_data
 from ..recipes.loader import entry, setting_key, with_settings
 from ..recipes.types import Recipe, SearchSpace
 from ..training.calibration import quiet_small_dev, warn_small_dev
-from ..training.checkpoint import FILES as CHECKPOINT_FILES
-from ..training.checkpoint import FOLDER as CHECKPOINT
 from ..training.pipeline import TRAINING_RUN
 from .limits import human_size, parse_budget, parse_size
 from .study_file import check_study, damaged
@@ -215,13 +214,14 @@ def _quiet_optuna():
 
 def _study(data, base, spaces, fixed, folder, seconds, limit, max_trials, seed, data_dir, device, overwrite,
            show_progress, on_trial) -> TuneResult:
-    out = folder.path
+    out, owner = folder.path, folder.owner
     warn_small_dev(data, "a tuning trial, an epoch or a temperature")  # once the folder is claimed; no trial says it
     if overwrite:  # start over: only tune's own files go
-        _remove_own(out)
-    check_study(out, STUDY)
+        _remove_own(out, owner)
+    check_study(out, STUDY)  # before SQLite opens it: what it holds, read only
+    record(out, owner, live=SQLITE_FILES)  # SQLite writes these in place from here on
     trials_dir = out / TRIALS
-    _remove_trial_folders(trials_dir)  # a killed run's trial
+    _remove_trial_folders(trials_dir, owner)  # a killed run's trial
     setup = _setup(data, base, spaces, fixed, limit)
     with _quiet_optuna() as optuna:
         from optuna.pruners import MedianPruner
@@ -348,49 +348,38 @@ def _finish(study, trial, state, value, note, began, trial_folder, on_trial) -> 
 
 
 def _copy_best(trial_folder: Path, best: Path) -> None:
-    """The trial's model folder (and its metrics log) as OUT/best, written as one."""
+    """The trial's model folder (and its metrics log) as OUT/best, written as one with its manifest."""
     from ..util.atomic import atomic_write_files
 
     files = {name: (trial_folder / name).read_bytes() for name in TRAINING_RUN.files if (trial_folder / name).is_file()}
-    atomic_write_files(best, files)
-    for name in TRAINING_RUN.files - set(files):  # an older best's file this one lacks
+    stale = TRAINING_RUN.files - set(files)  # an older best's file this one lacks
+    atomic_write_files(best, with_manifest(best, files, current_owner(), dropped=stale))
+    for name in stale:
         with contextlib.suppress(FileNotFoundError):
             (best / name).unlink()
 
 
-def _remove_trial(folder: Path) -> None:
-    """Only what training writes in a trial folder, then the folder if that leaves it empty."""
-    checkpoint = folder / CHECKPOINT
-    for name in CHECKPOINT_FILES:
-        with contextlib.suppress(FileNotFoundError, IsADirectoryError, NotADirectoryError):
-            (checkpoint / name).unlink()
-    for name in TRAINING_RUN.files:
-        with contextlib.suppress(FileNotFoundError, IsADirectoryError, NotADirectoryError):
-            (folder / name).unlink()
-    for empty in (checkpoint, folder):
-        with contextlib.suppress(OSError):
-            empty.rmdir()
+def _remove_trial(folder: Path, owner: Owner | None = None) -> None:
+    """What this study's training wrote in a trial folder (its checkpoint too), then the folder if that leaves it
+    empty; anything else stays."""
+    remove_owned(folder, owner or current_owner(), skip=is_hidden)
 
 
-def _remove_trial_folders(trials_dir: Path) -> None:
+def _remove_trial_folders(trials_dir: Path, owner: Owner) -> None:
     if trials_dir.is_dir() and not trials_dir.is_symlink():
         for trial in trials_dir.iterdir():
             if trial.name in TUNE_RUN.folders[TRIALS] and trial.is_dir() and not trial.is_symlink():
-                _remove_trial(trial)
+                _remove_trial(trial, owner)
 
 
-def _remove_own(out: Path) -> None:
-    """An earlier study's files (--overwrite: start over): tune's own names only."""
-    for name in (*SQLITE_FILES, TABLE, PLOT):
-        with contextlib.suppress(FileNotFoundError):
+def _remove_own(out: Path, owner: Owner) -> None:
+    """An earlier study's files (--overwrite: start over): the study under tune's own names, and the best model's
+    files this study wrote."""
+    for name in SQLITE_FILES:
+        if (out / name).is_file() and not (out / name).is_symlink():
             (out / name).unlink()
-    best = out / BEST
-    if best.is_dir() and not best.is_symlink():
-        for name in TRAINING_RUN.files:
-            with contextlib.suppress(FileNotFoundError):
-                (best / name).unlink()
-        with contextlib.suppress(OSError):
-            best.rmdir()
+    remove_owned(out, owner, names=(TABLE, PLOT))
+    remove_owned(out / BEST, owner, skip=is_hidden)
 
 
 def _nothing_completed(rows: list[dict], limit: int | None, out: Path) -> str:

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from ..errors import AttentiveError
-from ..util.processes import worker_context
+from ..util.processes import exit_with, worker_context
 from .input_lines import BadLine, Batch, Stop, Wanted, answer, answer_line, batches, with_aspects
 from .predict_output import FileSink, Resumed, StdoutSink, answer_format, claim_output, model_identity, open_output
 
@@ -71,47 +71,10 @@ def load_model(folder: str | Path, threads: int | None, graph: str | None = None
 
 def _start_worker(folder: str, threads: int, graph: str | None, parent: int) -> None:
     global _MODEL
-    _exit_with(parent)
+    exit_with(parent)
     _MODEL = load_model(folder, threads, graph)
 
 
-def _exit_with(parent: int, every: float = 0.5) -> None:
-    """End this worker soon after `parent`, the `predict` process it works for, is gone: a killed `predict`
-    (SIGKILL, no cleanup) leaves no workers behind, each holding a model and waiting for work that never comes. The
-    worker is the fork server's child, not `parent`'s (and the server lives as long as any worker does), so it
-    watches `parent` itself: through a pidfd, readable once the process has ended, where Linux gives one; else by
-    asking every `every` seconds whether the pid still exists."""
-    import threading
-
-    try:
-        handle = os.pidfd_open(parent)
-    except ProcessLookupError:  # gone already
-        os._exit(1)
-    except (AttributeError, OSError):  # no pidfd here (not Linux, or before 5.3)
-        handle = None
-
-    def watch() -> None:
-        if handle is not None:
-            import select
-
-            select.select([handle], [], [])
-        else:
-            import time
-
-            while _exists(parent):
-                time.sleep(every)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
-
-
-def _exists(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # it exists, as another user's
-        return True
     return True
 
 

@@ -17,6 +17,7 @@ from attentive.cli import main
 from attentive.data.readers import read_table
 from attentive.data.registry import load_files, load_texts
 from attentive.errors import AttentiveError, DataError
+from attentive.folders.manifest import MANIFEST, Owner, record
 from attentive.recipes.loader import load_recipe
 from attentive.util.checks import ArgumentError
 from attentive.util.threads import use_threads
@@ -75,18 +76,19 @@ def _damaged_database(path) -> None:
 @pytest.mark.parametrize("make, message", [
     (lambda path: path.write_bytes(b"not a database " * 64), "study.db: not a study (not an SQLite database): give "
                                                              "--overwrite to start the study over, or another --out"),
-    (lambda path: os.symlink("/dev/zero", path), "study.db: a link to /dev/zero, outside the tuning folder"),
+    (lambda path: os.symlink("/dev/zero", path), "holds files attentive tune did not write ('study.db')"),
     (_damaged_database, "study.db: a damaged study (database disk image is malformed): give --overwrite"),
-    (lambda path: path.mkdir(), "study.db: not a regular file (a directory)"),
+    (lambda path: path.mkdir(), "holds files attentive tune did not write ('study.db')"),
 ])
 def test_a_damaged_or_foreign_study_is_one_line(tmp_path, capsys, make, message):
     out = tmp_path / "tune"
     out.mkdir()
     make(out / "study.db")
+    record(out, Owner.of("tune", out), live=["study.db"])  # as tune records the study it made, then damaged
     error = refused(capsys, "tune", "--dataset", "sst2_sample", "--out", out, "--budget", "30s", "--trials", "1",
                     *[arg for setting in TINY for arg in ("--set", setting)])
     assert message in error
-    assert sorted(p.name for p in out.iterdir()) == ["study.db"]  # no trial ran, nothing written beside it
+    assert sorted(p.name for p in out.iterdir()) == [MANIFEST, "study.db"]  # no trial ran, nothing written beside it
 
 
 @pytest.mark.parametrize("setting, message", [
@@ -225,6 +227,6 @@ def test_cv_says_multi_label_data_is_not_supported(tmp_path, capsys):
 def test_distill_offers_no_resume_it_lacks(tmp_path, capsys):
     out = tmp_path / "student"
     out.mkdir()
-    (out / "config.json").write_text("{}")  # a model folder's
+    (out / "config.json").write_text("{}")  # a model folder's name, not distill's content
     error = refused(capsys, "distill", tmp_path / "teacher", "--dataset", "sst2_sample", "--out", out)
-    assert error == f"error: {out} already holds a model: give --overwrite to replace it, or another --out"
+    assert "--overwrite" in error and "--resume" not in error

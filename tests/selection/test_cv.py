@@ -154,8 +154,8 @@ def test_the_folder_rule(sst2_small, tmp_path, capsys):
     assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
     result = attentive.cv(data, RECIPE, out, folds=3, overrides=FAST, overwrite=True)
     assert (out / "notes.txt").read_text() == "mine"
-    assert sorted(p.name for p in out.iterdir()) == ["cv.json", "folds", "label_errors.csv", "label_errors.html",
-                                                     "notes.txt", "oof.jsonl"]
+    assert sorted(p.name for p in out.iterdir()) == [".attentive-manifest.json", "cv.json", "folds", "label_errors.csv",
+                                                     "label_errors.html", "notes.txt", "oof.jsonl"]
     assert sorted(p.name for p in (out / "folds").iterdir()) == ["1", "2", "3"] and result.out == out
     with pytest.raises(AttentiveError, match="already holds a cross-validation"):
         attentive.cv(data, RECIPE, out, folds=2, overrides=FAST)

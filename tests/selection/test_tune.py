@@ -189,7 +189,8 @@ def test_the_folder_rule(sst2_small, tmp_path, capsys):
     assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
     assert main([*args, "--overwrite"]) == 0  # beside them: only tune's own files are written
     assert (out / "notes.txt").read_text() == "mine"
-    assert sorted(p.name for p in out.iterdir()) == ["best", "notes.txt", "study.db", "trials.json", "tune.png"]
+    assert sorted(p.name for p in out.iterdir()) == [".attentive-manifest.json", "best", "notes.txt", "study.db",
+                                                     "trials.json", "tune.png"]
     (out / "best" / "mine.txt").write_text("mine")  # a file of the user's in the best model's folder: refused
     assert main(args) == 2
     assert "did not write" in capsys.readouterr().err and (out / "best" / "mine.txt").read_text() == "mine"
