@@ -9,6 +9,8 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from ..errors import AttentiveError
+
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Train, evaluate, explain compact attention-based text classifiers.")
 console = Console()
@@ -62,4 +64,16 @@ def _load_any(run: Path, threads: int | None = None, fp32: bool = False):
     attentive.util.threads.default_threads()), said on stderr where that oversubscribes the machine."""
     from ..opening import open_model
 
+    if fp32:
+        _check_fp32(run)
     return open_model(run, _use_threads(threads, torch_needed=False), int8=False if fp32 else None)
+
+
+def _check_fp32(run: Path) -> None:
+    """--fp32 picks an export's float graph over its int8 one: a saved (PyTorch) model has neither, and is refused
+    rather than run as it would be without it. A folder that holds no model is left to opening it to say so."""
+    from ..runtime import is_exported
+
+    if (run / "config.json").is_file() and not is_exported(run):
+        raise AttentiveError(f"--fp32 chooses between an export's int8 and float graphs; {run} is a saved PyTorch "
+                             "model, which has neither: drop --fp32")

@@ -58,7 +58,9 @@ def analyze(
     """What a model attends to over a whole split, and whether its attention explains its decisions."""
     from ..answer.length import length_line
     from ..api import load
+    from ..explain.report import check_compared
 
+    check_compared(compare)  # a run to compare that is none is refused before the model is read
     _use_threads(threads)
     model = load(run)
     data, split = scored_data(model, split, test_file, dataset=dataset, data_dir=data_dir, text_column=text_column,

@@ -112,8 +112,30 @@ def train(
         if "weight" in prior:  # the recipe's linear model fitted after training (attentive/training/prior.py)
             console.print(f"with the linear model fitted after training (C {prior['C']:g}, weight "
                           f"{prior['weight']:.2f}): dev accuracy {prior['dev_accuracy']:.4f}")
+        if test_file is not None:  # scored once, on the model dev chose
+            _score_test(model, out, test_file)
     if compact:
         _compact(model, data, overwrite, source["data_dir"], device, threads, Path(recipe).stem)
+
+
+def _score_test(model, out: Path, test_file: Path) -> dict:
+    """`train --test FILE`: the saved model scored on FILE once (read as the model reads its files, as `evaluate
+    RUN --file FILE` reads it), printed, and written to OUT/eval-FILE-test.json, where `evaluate` writes the same
+    result."""
+    from ..folders.output_file import claim_file
+    from ..folders.saved import evaluate_writes
+    from ..util.atomic import atomic_write_json
+
+    metrics = model.evaluate(Path(test_file))
+    score = f"micro-F1 {metrics['micro_f1']:.4f}" if metrics.get("multi_label") else \
+        f"accuracy {metrics['accuracy']:.4f}"
+    target = Path(out) / f"eval-{metrics['dataset']}-test.json"
+    target = claim_file(target, option="--test", overwrite=evaluate_writes(target), inputs=[test_file],
+                        models=[out], own=evaluate_writes)
+    atomic_write_json(target, {**metrics, "model_id": model.config.get("model_id")})
+    console.print(f"test {score}, macro-F1 {metrics['macro_f1']:.4f} on {metrics['n']} texts of {test_file}; "
+                  f"written {target.name}", soft_wrap=True, markup=False)
+    return metrics
 
 
 def _compact(model, data, overwrite: bool, data_dir, device: str, threads: int | None, name: str) -> None:
@@ -195,6 +217,7 @@ def distill(
     from ..distill import distill as distill_student
     from ..text.augment import Augmentation
 
+    _check_unlabelled(unlabelled)
     _use_threads(threads)
     try:
         how = Distillation(temperature, soft_weight, loss, Augmentation(copies=copies), augment_seed)
@@ -213,6 +236,20 @@ def distill(
     console.print(f"distilled on {transfer['labelled']} labelled texts, {transfer['augmented']} augmentations and "
                   f"{transfer['unlabelled']} unlabelled texts ({skipped} not added: already there or blank); best "
                   f"dev accuracy {summary['dev_accuracy']:.4f} at epoch {summary['best_epoch']}; saved to {out}")
+
+
+def _check_unlabelled(unlabelled: str | None) -> None:
+    """--unlabelled names a JSONL file or a dataset: one that is neither but reads as a file name (it has a suffix or
+    a folder) is a missing file, said as every option naming a missing file says it, before any work starts; any
+    other name is left to the dataset registry (which lists the names it knows)."""
+    from ..data.registry import DATASETS
+    from ..util.user_files import check_file
+
+    if unlabelled is None or unlabelled in DATASETS:
+        return
+    path = Path(unlabelled)
+    if not path.exists() and (path.suffix or len(path.parts) > 1):
+        check_file(path)  # "file not found"
 
 
 def _check_resume(run: Path, out: Path | None, overrides: list[str], source: dict) -> Path:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import html
 import io
+import numbers
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -19,9 +20,10 @@ from ..answer.inference import infer
 from ..answer.inputs import temperature_of
 from ..answer.length import accuracy_by_length, text_length
 from ..errors import AttentiveError
-from ..folders.metrics_log import read_metrics_log
+from ..folders.metrics_log import LOG, read_metrics_log
 from ..folders.output import OutputKind, claim
 from ..util.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
+from ..util.checks import ArgumentError
 from . import corpus
 from .deletion import deletion_test
 from .reliability import panel_title, plot_reliability, reliability
@@ -168,10 +170,25 @@ def sample(examples: list, limit: int | None, seed: int = 0) -> list:
     return [examples[i] for i in sorted(chosen)]
 
 
+def check_compared(runs: Sequence[str | Path]) -> None:
+    """Each run whose training curves are to join the plot (`--compare`) is a training run: a model folder holding
+    its metrics log, or that log itself; else an AttentiveError naming it, rather than a plot without it."""
+    for run in map(Path, runs):
+        if not run.exists():
+            raise AttentiveError(f"{run}: no such folder to compare (give a training run's folder)")
+        if run.is_dir() and not (run / LOG).is_file():
+            raise AttentiveError(f"{run}: not a training run to compare (no {LOG}, the log its training curves "
+                                 "are read from)")
+
+
 def analyze_split(model, data, out: str | Path, split: str = "test", limit: int | None = 2000,
                   words: Sequence[str] = (), min_count: int = 5, other_runs: Sequence[str | Path] = (),
                   deletion: bool = True, overwrite: bool = False) -> dict:
-    """`analyze` a seeded sample of `limit` texts (None: all) of a split of the dataset `data`."""
+    """`analyze` a seeded sample of `limit` texts (None: all; else an integer ≥ 1) of a split of the dataset
+    `data`."""
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, numbers.Integral) or limit < 1):
+        raise ArgumentError(f"limit={limit!r}: must be an integer ≥ 1, or None for every text")
+    check_compared(other_runs)
     examples = data.splits.get(split) or []
     if not examples:
         raise AttentiveError(f"dataset {data.name!r} has no {split!r} examples")
@@ -187,6 +204,7 @@ def analyze(model, run: Path | None, examples: list, out: Path, words: Sequence[
     """Write every analysis for `examples` (labelled) under `out`; return the summary also written as summary.json.
     `run` is the model's folder, whose metrics.jsonl gives the training curves (with those of `other_runs`).
     `overwrite`: write into a folder that holds other files (only the report's own are replaced)."""
+    check_compared(other_runs)
     with claim(out, REPORT, overwrite=overwrite, inputs=[run, *other_runs]) as folder:
         earlier = REPORT.holds_output(out)
         with folder.scratch() as scratch:
