@@ -22,12 +22,12 @@ from ..answer.inference import predict_probabilities
 from ..answer.metrics import macro_f1
 from ..data.batching import Item, collate, iterate
 from ..errors import AttentiveError
+from ..folders.metrics_log import append_record
 from ..recipes.types import Train
 from . import distributed, sampling
 from .checkpoint import TrainingState, capture_rng, restore_rng
 from .frozen import FrozenPooling
 from .hooks import StepHook, hooks_from
-from .log import append_record
 from .terms import UNLABELLED, LossTerm, terms_from
 
 

@@ -25,6 +25,7 @@ from ..data.label_sets import multi_hot
 from ..data.source import resolve_dataset
 from ..errors import AttentiveError
 from ..folders.manifest import owner_of, record
+from ..folders.metrics_log import LOG, start_run
 from ..folders.output import OutputKind, claim
 from ..folders.saved import MODEL_FILES, holds_model
 from ..model import Model, pick_device
@@ -42,7 +43,6 @@ from .checkpoint import FILES as CHECKPOINT_FILES
 from .checkpoint import FOLDER as CHECKPOINT
 from .checkpoint import TrainingState, read_checkpoint, remove_checkpoint, write_checkpoint
 from .hooks import StepHook
-from .log import LOG, start_run
 from .loop import fit
 from .multilabel import MicroF1, dev_scores
 from .prior import add_prior

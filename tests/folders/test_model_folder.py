@@ -21,7 +21,7 @@ from attentive.cli import main
 from attentive.errors import AttentiveError
 from attentive.folders import reading as folder_reading
 from attentive.folders import saved
-from attentive.training.log import read_metrics_log
+from attentive.folders.metrics_log import read_metrics_log
 from attentive.util.atomic import atomic_write_json
 from attentive.util.processes import worker_context
 

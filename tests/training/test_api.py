@@ -8,7 +8,7 @@ import pytest
 
 import attentive
 from attentive.errors import AttentiveError
-from attentive.training.log import read_metrics_log
+from attentive.folders.metrics_log import read_metrics_log
 
 from ..helpers import tiny_overrides
 

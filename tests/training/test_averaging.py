@@ -7,8 +7,8 @@ import pytest
 import torch
 
 import attentive
+from attentive.folders.metrics_log import read_metrics_log
 from attentive.training.averaging import averaged_weights, ema_decay, weight_average
-from attentive.training.log import read_metrics_log
 
 from ..helpers import stopped_then_resumed, tiny_overrides
 

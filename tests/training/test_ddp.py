@@ -19,9 +19,9 @@ import torch
 import attentive
 from attentive.cli import main
 from attentive.cli import training as training_cli
+from attentive.folders.metrics_log import LOG
 from attentive.folders.saved import MODEL_FILES
 from attentive.training import distributed
-from attentive.training.log import LOG
 
 from ..helpers import free_port, tiny_overrides
 

@@ -16,7 +16,7 @@ from attentive.data.example import Dataset, Example
 from attentive.data.readers import read_table
 from attentive.data.registry import load_dataset, load_files
 from attentive.errors import AttentiveError, DataError
-from attentive.training.log import read_metrics_log
+from attentive.folders.metrics_log import read_metrics_log
 from attentive.training.terms import BinaryCrossEntropy
 
 from ..helpers import tiny_overrides

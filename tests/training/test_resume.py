@@ -12,7 +12,7 @@ import time
 import pytest
 
 from attentive.cli import main
-from attentive.training.log import read_metrics_log
+from attentive.folders.metrics_log import read_metrics_log
 
 from ..helpers import tiny_overrides
 

@@ -11,11 +11,11 @@ import torch
 
 import attentive
 from attentive.data.batching import collate
+from attentive.folders.metrics_log import read_metrics_log
 from attentive.recipes.loader import load_recipe
 from attentive.training import pipeline
 from attentive.training.checkpoint import FOLDER, STATE, TENSORS
 from attentive.training.hooks import MovingAverage, StepHook, hooks_from
-from attentive.training.log import read_metrics_log
 from attentive.training.terms import AttentionPenalty, CrossEntropy, LossTerm, terms_from
 
 from ..helpers import Stop, stopped_then_resumed, tiny_overrides
