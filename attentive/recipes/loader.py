@@ -19,7 +19,7 @@ import yaml
 from pydantic import ValidationError
 
 from ..errors import AttentiveError
-from .retired import RENAMED_RECIPES, RETIRED_SECTIONS, drop_retired
+from .retired import RETIRED_SECTIONS, drop_retired
 from .types import Recipe, SearchSpace, first_problem, section_fields
 
 RECIPE_DIR = Path(__file__).parent
@@ -154,7 +154,7 @@ def entry(recipe: dict, key: str):
 def _read_recipe(name_or_path: str) -> tuple[dict, Path]:
     path = Path(name_or_path)
     if not path.suffix:
-        path = RECIPE_DIR / f"{RENAMED_RECIPES.get(name_or_path, name_or_path)}.yaml"
+        path = RECIPE_DIR / f"{name_or_path}.yaml"
     if not path.exists():
         raise AttentiveError(f"unknown recipe {name_or_path!r}; known: {', '.join(available_recipes())}")
     try:

@@ -11,9 +11,6 @@ RETIRED = {"embedder.word_dropout": 0.0, "embedder.anchor": 0.0, "wide.norm": "m
            "train.label_smoothing": 0.0, "train.lr_decay": 1.0, "train.momentum": 0.9, "train.channel_loss": 0.0,
            "train.wide_loss": 0.0, "train.evals_per_epoch": 1}
 RETIRED_SECTIONS = ("align",)  # sections earlier versions had: dropped once empty of their retired settings
-# Recipes earlier versions shipped under another name: the old name loads the recipe it became. `student` became
-# `default` on 2026-11-27 (benchmarks/notes.md, "Compact by default: the rule computed").
-RENAMED_RECIPES = {"student": "default"}
 
 
 def drop_retired(recipe: dict, trained: bool = False) -> str | None:

@@ -387,7 +387,7 @@ def _nothing_completed(rows: list[dict], limit: int | None, out: Path) -> str:
     if large and len(large) == len(rows):
         smallest = min(row["size"] for row in large if row["size"] is not None)
         return (f"no trial fit the size: every model folder was larger than {human_size(limit)} (the smallest "
-                f"{human_size(smallest)}): give a larger --max-size, or a smaller recipe (--recipe student, fewer "
+                f"{human_size(smallest)}): give a larger --max-size, or a smaller recipe (--recipe default, fewer "
                 f"wide.buckets); the trials are in {out / TABLE}")
     failed = [row for row in rows if row["state"] == "fail" and row["note"]]
     if failed:

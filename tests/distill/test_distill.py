@@ -21,7 +21,7 @@ from ..helpers import start, tiny_overrides
 
 pytestmark = pytest.mark.slow  # distillation trains teachers and students
 
-STUDENT = [*tiny_overrides("student"), "tokenizer.prune_pieces=false", "tokenizer.pieces=false",
+STUDENT = [*tiny_overrides("default"), "tokenizer.prune_pieces=false", "tokenizer.pieces=false",
            "tokenizer.keep_known=false", "wide.buckets=4096"]
 
 
@@ -38,7 +38,7 @@ def test_the_soft_labels_pull_the_student_toward_a_hand_made_teacher(sst2_small)
     teacher = np.where(gold[:, None] == np.arange(2), 0.6, 0.4).astype(np.float32)  # right, but far from sure
     distance, sure = {}, {}
     for weight in (0.0, 5.0):
-        model = attentive.train(sst2_small, "student", overrides=STUDENT + ["train.epochs=4"],
+        model = attentive.train(sst2_small, "default", overrides=STUDENT + ["train.epochs=4"],
                                 terms=[SoftTargets(teacher, temperature=1.0, weight=weight)], show_progress=False)
         raw = model.temperature * np.log(model.predict_proba(texts))  # before calibration: what the term trained
         probabilities = np.exp(raw) / np.exp(raw).sum(1, keepdims=True)

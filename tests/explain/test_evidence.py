@@ -1,4 +1,4 @@
-"""Signed evidence (issue 34, item 2): per whole word, how much it moved the margin of the predicted label over the
+"""Signed evidence: per whole word, how much it moved the margin of the predicted label over the
 runner-up, from each channel. The n-gram channel's is exact (its word scores sum to its margin); the attention
 channel's is exact where the logits split over the words (identity encoder, linear head: Sun & Lu's weight ×
 polarity, per head) and gradient × input otherwise, named in `method`; an exported model (ONNX Runtime, no
@@ -17,24 +17,25 @@ from ..helpers import tiny_overrides
 TEXTS = ["a gorgeous , witty and moving film", "the plot is thin and the acting dull", "an unapologetic mess"]
 WORD_LEVEL = ["tokenizer.pieces=false", "tokenizer.prune_pieces=false", "tokenizer.keep_known=false",
               "embedder.vectors=random", "wide.buckets=4096"]
-STUDENT = [*tiny_overrides("student"), *WORD_LEVEL, "train.epochs=1"]
+COMPACT = [*tiny_overrides("default"), *WORD_LEVEL, "train.epochs=1"]
 
 
 @pytest.fixture(scope="module")
-def student(sst2_small):  # identity encoder, LAMA attention, MLP head (hidden layer), n-gram channel
-    return attentive.train(sst2_small, "student", overrides=STUDENT, show_progress=False)
+def compact(sst2_small):  # the default: identity encoder, LAMA attention, MLP head (hidden layer), n-gram channel
+    return attentive.train(sst2_small, "default", overrides=COMPACT, show_progress=False)
 
 
 @pytest.fixture(scope="module")
-def linear_student(sst2_small):  # the same with a linear head: the attention channel splits exactly
-    return attentive.train(sst2_small, "student", overrides=[*STUDENT, "head.hidden=0"], show_progress=False)
+def compact_linear(sst2_small):  # the same with a linear head: the attention channel splits exactly
+    return attentive.train(sst2_small, "default", overrides=[*COMPACT, "head.hidden=0"], show_progress=False)
 
 
 @pytest.fixture(scope="module")
-def bigru(sst2_small):  # the default's shape: biGRU + LAMA + MLP head + n-gram channel
-    overrides = [*tiny_overrides("default"), "tokenizer.pieces=false", "embedder.vectors=random",
-                 "wide.buckets=4096", "train.epochs=1"]
-    return attentive.train(sst2_small, "default", overrides=overrides, show_progress=False)
+def bigru(sst2_small):  # `opinion`: biGRU + LAMA + MLP head + n-gram channel
+    overrides = [*tiny_overrides("opinion"), *WORD_LEVEL, "train.epochs=1"]
+    model = attentive.train(sst2_small, "opinion", overrides=overrides, show_progress=False)
+    assert model.recipe.encoder.type == "bigru"
+    return model
 
 
 def _wide_margin_split(explanation) -> None:
@@ -43,7 +44,7 @@ def _wide_margin_split(explanation) -> None:
     assert abs(float(np.sum(ngrams["evidence"])) - ngrams["margin"]) < 1e-4
 
 
-@pytest.mark.parametrize("name", ["student", "linear_student", "bigru"])
+@pytest.mark.parametrize("name", ["compact", "compact_linear", "bigru"])
 def test_the_ngram_channel_evidence_sums_to_its_margin(name, request):
     model = request.getfixturevalue(name)
     for explanation in model.explain(TEXTS):
@@ -52,9 +53,9 @@ def test_the_ngram_channel_evidence_sums_to_its_margin(name, request):
             explanation.channel_margins()["ngrams"], abs=1e-6)
 
 
-def test_identity_encoder_with_a_linear_head_splits_the_attention_margin_exactly(linear_student):
-    assert linear_student.network.exact_evidence
-    for explanation in linear_student.explain(TEXTS):
+def test_identity_encoder_with_a_linear_head_splits_the_attention_margin_exactly(compact_linear):
+    assert compact_linear.network.exact_evidence
+    for explanation in compact_linear.explain(TEXTS):
         attention = explanation.channel_evidence()["attention"]
         assert attention["method"] == "exact"
         assert attention["margin"] == pytest.approx(explanation.channel_margins()["attention"], abs=1e-4)
@@ -77,7 +78,7 @@ def test_one_head_linear_evidence_is_sun_and_lu_weight_times_polarity(sst2_small
     assert abs(float(np.sum(attention["evidence"])) - attention["margin"]) < 1e-4
 
 
-@pytest.mark.parametrize("name", ["student", "bigru"])
+@pytest.mark.parametrize("name", ["compact", "bigru"])
 def test_mlp_heads_and_bigru_encoders_get_gradient_times_input(name, request):
     model = request.getfixturevalue(name)
     assert not model.network.exact_evidence
@@ -89,8 +90,8 @@ def test_mlp_heads_and_bigru_encoders_get_gradient_times_input(name, request):
     assert attention["margin"] == pytest.approx(explanation.channel_margins()["attention"], abs=1e-4)
 
 
-def test_json_and_html_carry_evidence_and_channels(student):
-    [explanation] = student.explain(TEXTS[:1])
+def test_json_and_html_carry_evidence_and_channels(compact):
+    [explanation] = compact.explain(TEXTS[:1])
     answer = explanation.as_dict(top_k=2)
     assert len(answer["evidence"]) == len(answer["words"]) and len(answer["top_words"]) == 2
     assert set(answer["channels"]) == {"attention", "ngrams"}
@@ -104,7 +105,7 @@ def test_json_and_html_carry_evidence_and_channels(student):
     assert "<details><summary>each of the 3 heads" in page
 
 
-def test_the_exported_runtime_gives_evidence_by_occlusion(student, tmp_path):
+def test_the_exported_runtime_gives_evidence_by_occlusion(compact, tmp_path):
     """An export's explain (and the server's /explain of it) gives each word's evidence: the margin of the label it
     ranks first over the runner-up, less that margin with the word left out (attentive/runtime/occlusion.py)."""
     from fastapi.testclient import TestClient
@@ -115,7 +116,7 @@ def test_the_exported_runtime_gives_evidence_by_occlusion(student, tmp_path):
     from attentive.serving.server import create_app
     from attentive.text.encoding import Item
 
-    export(student, tmp_path / "exported")
+    export(compact, tmp_path / "exported")
     runtime = attentive.runtime.load(tmp_path / "exported")
     temperature = temperature_of(runtime.config)
     for text, explanation in zip(TEXTS, runtime.explain(TEXTS)):

@@ -22,14 +22,14 @@ from attentive.training.pipeline import measure_faithfulness
 
 from ..helpers import tiny_overrides, write_tsv
 
-OVERRIDES = [*tiny_overrides("student"), "tokenizer.pieces=false", "tokenizer.prune_pieces=false",
+OVERRIDES = [*tiny_overrides("default"), "tokenizer.pieces=false", "tokenizer.prune_pieces=false",
              "tokenizer.keep_known=false", "embedder.vectors=random", "wide.buckets=4096", "train.epochs=1"]
 
 
 @pytest.fixture(scope="module")
 def run(sst2_small, tmp_path_factory):
     folder = tmp_path_factory.mktemp("faithful") / "run"
-    attentive.train(sst2_small, "student", folder, overrides=OVERRIDES, show_progress=False)
+    attentive.train(sst2_small, "default", folder, overrides=OVERRIDES, show_progress=False)
     return folder
 
 

@@ -16,13 +16,13 @@ from attentive.models.folding import fold
 
 from ..helpers import ANSWERED_TEXTS, assert_same_answers, tiny_overrides
 
-STUDENT = [*tiny_overrides("student"), "tokenizer.prune_pieces=false", "tokenizer.pieces=false",
+STUDENT = [*tiny_overrides("default"), "tokenizer.prune_pieces=false", "tokenizer.pieces=false",
            "tokenizer.keep_known=false", "wide.buckets=4096", "train.epochs=2"]
 
 
 @pytest.fixture(scope="module")
 def student(sst2_small):
-    return attentive.train(sst2_small, "student", overrides=STUDENT, show_progress=False)
+    return attentive.train(sst2_small, "default", overrides=STUDENT, show_progress=False)
 
 
 def test_the_folded_network_answers_what_the_network_answers(student):

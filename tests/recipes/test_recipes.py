@@ -130,7 +130,7 @@ def test_an_alias_in_a_set_value_is_refused(tmp_path):
         load_recipe("lama_ctx", ["train.regulariser={a: &x [1, 1], b: *x}"])
 
 
-@pytest.mark.parametrize("recipe", ["default", "student", "ssan"])
+@pytest.mark.parametrize("recipe", ["default", "opinion", "ssan"])
 def test_a_recipe_loads_equal_twice_and_building_and_training_leave_it_unchanged(recipe, sst2_small):
     """The recipe is the configuration, never a scratch pad: derived values (d_model, the vector width, the encoder's
     settings) are resolved on copies, so what a caller loaded is what it still holds after the model is built and

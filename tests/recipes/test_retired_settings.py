@@ -11,7 +11,7 @@ import pytest
 
 import attentive
 from attentive.errors import AttentiveError
-from attentive.recipes.loader import available_recipes, load_recipe
+from attentive.recipes.loader import load_recipe
 from attentive.recipes.retired import RETIRED
 
 FORMAT_1 = Path(__file__).parents[1] / "fixtures" / "model-format-1"
@@ -59,9 +59,3 @@ def _set_in_config(folder: Path, key: str, value) -> None:
     config = json.loads((folder / "config.json").read_text())
     config["recipe"].setdefault(section, {})[name] = value
     (folder / "config.json").write_text(json.dumps(config))
-
-
-def test_a_renamed_recipe_loads_the_recipe_it_became():
-    """`student` became `default` (2026-11-27): scripts and benchmark commands naming it still train that model."""
-    assert load_recipe("student") == load_recipe("default")
-    assert "student" not in available_recipes() and {"default", "opinion"} <= set(available_recipes())

@@ -77,7 +77,7 @@ def test_a_call_does_not_wait_for_a_worker_busy_with_another_call():
 
 @pytest.mark.parametrize("int8", [False, True])
 def test_an_exported_model_on_three_lanes_answers_bitwise_as_on_one(sst2_small, tmp_path, int8):
-    model = attentive.train(sst2_small, "student", overrides=tiny_overrides("student") + ["train.epochs=1"],
+    model = attentive.train(sst2_small, "default", overrides=tiny_overrides("default") + ["train.epochs=1"],
                             show_progress=False)
     folder = export(model, tmp_path / "onnx", int8=int8)
     texts = [example.text for example in sst2_small.splits["dev"]]

@@ -159,7 +159,7 @@ def test_the_recipe_loader_checks_the_tune_section(tmp_path):
     assert load_recipe(str(good)).as_dict()["tune"]["pooler.heads"] == {"choice": [4, 8, 10]}
     with pytest.raises(AttentiveError, match="tune.train.batch_size must be"):
         load_recipe({**load_recipe("default").as_dict(), "tune": {"train.batch_size": {"int": [1.5, 8]}}})
-    for shipped in ("default", "student"):  # the shipped spaces: the rates, dropouts and heads
+    for shipped in ("default", "opinion"):  # the shipped spaces: the rates, dropouts and heads
         spaces = load_recipe(shipped).tune
         assert {"train.lr", "train.wide_lr", "embedder.dropout", "head.dropout", "pooler.heads"} <= set(spaces)
 
