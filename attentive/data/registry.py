@@ -62,6 +62,11 @@ def _news(root: Path, seed: int) -> Loaded:
     return r.read_news_splits(root / "news_aggregator" / "newsCorpora_nourl.tsv.gz", seed=seed)
 
 
+def _tweeteval(task: str):
+    labels = r.TWEETEVAL_LABELS[task]
+    return _splits(lambda path: r.read_labelled_jsonl(path, labels), f"tweeteval/{task}/{{split}}.jsonl")
+
+
 def _sst2_sample(root, seed: int) -> Loaded:
     return {name: r.read_label_tab(SAMPLE_DIR / f"sst2_{name}.tsv") for name in SPLITS}
 
@@ -106,6 +111,17 @@ _SPECS = [
     DatasetSpec("banking77", "Banking77 customer queries (Casanueva et al. 2020), 77 intents, 10,003 train / 3,080 "
                 "test", _splits(lambda path: r.read_table(path, label_column="category"), "banking77/{split}.csv",
                                 ("train", "test"))),
+    DatasetSpec("tweeteval_emotion", "TweetEval emotion tweets (Barbieri et al. 2020), anger/joy/optimism/sadness, "
+                "3,257 / 374 / 1,421", _tweeteval("emotion")),
+    DatasetSpec("tweeteval_irony", "TweetEval irony tweets (Barbieri et al. 2020), irony/non_irony, 2,862 / 955 / 784",
+                _tweeteval("irony")),
+    DatasetSpec("tweeteval_offensive", "TweetEval offensive tweets (Barbieri et al. 2020), offensive/not-offensive, "
+                "11,916 / 1,324 / 860", _tweeteval("offensive")),
+    DatasetSpec("clinc150", "CLINC150 in-scope queries (Larson et al. 2019, full), 150 intents, 15,000 / 3,000 / "
+                "4,500; the out-of-scope queries are clinc150_oos", _splits(r.read_in_scope, "clinc150/{split}.jsonl")),
+    DatasetSpec("clinc150_oos", "CLINC150 out-of-scope queries (label oos), 100 / 100 / 1,000: the test of "
+                "abstaining, not a set to train on",
+                _splits(r.read_out_of_scope, "clinc150/oos_{split}.jsonl")),
     DatasetSpec("sick", "SICK sentence pairs, entailment 3-way, 4,439 / 495 / 4,906",
                 lambda root, seed: r.read_sick(root / "sick/SICK.txt.gz")),
 ]

@@ -240,6 +240,42 @@ def test_newsgroups20_and_banking77_keep_every_message_or_count_it():
     assert set(banking.label_counts("test").values()) == {40}
 
 
+@needs_data
+@pytest.mark.parametrize("task, sizes, labels", [
+    ("emotion", (3_257, 374, 1_421), ["anger", "joy", "optimism", "sadness"]),
+    ("irony", (2_862, 955, 784), ["irony", "non_irony"]),
+    ("offensive", (11_916, 1_324, 860), ["not-offensive", "offensive"]),
+])
+def test_tweeteval(task, sizes, labels):  # sizes and labels as in tweeteval/PROVENANCE.md
+    dataset = load_dataset(f"tweeteval_{task}")
+    assert tuple(len(dataset.splits[s]) for s in ("train", "dev", "test")) == sizes
+    assert dataset.labels == labels and not dataset.notes and not dataset.warnings
+    assert all(ex.text == ex.text.strip() and ex.text for ex in dataset.splits["test"])
+
+
+@needs_data
+def test_clinc150_in_scope_and_out_of_scope():  # clinc150/PROVENANCE.md: 100 / 20 / 30 a class, oos 100 / 100 / 1,000
+    dataset = load_dataset("clinc150")
+    assert {s: len(v) for s, v in dataset.splits.items()} == {"train": 15_000, "dev": 3_000, "test": 4_500}
+    assert len(dataset.labels) == 150 and "oos" not in dataset.labels and not dataset.notes
+    assert set(dataset.label_counts("train").values()) == {100} and set(dataset.label_counts("test").values()) == {30}
+    oos = load_dataset("clinc150_oos")
+    assert {s: len(v) for s, v in oos.splits.items()} == {"train": 100, "dev": 100, "test": 1_000}
+    assert oos.labels == ["oos"]
+
+
+def test_labelled_jsonl_refuses_a_label_outside_the_set(tmp_path):
+    path = tmp_path / "dev.jsonl"
+    path.write_text('{"text": "a", "label": "joy"}\n\n{"text": "b", "label": "fear"}\n')
+    with pytest.raises(DataError, match=r"dev\.jsonl:3: label 'fear' is not one of this set's \(anger, joy"):
+        r.read_labelled_jsonl(path, r.TWEETEVAL_LABELS["emotion"])
+    path.write_text('{"text": "a", "label": "oos"}\n{"text": "b", "label": "translate"}\n')
+    with pytest.raises(DataError, match=r"dev\.jsonl:2: label 'translate' is not one of this set's \(oos\)"):
+        r.read_out_of_scope(path)
+    with pytest.raises(DataError, match=r"dev\.jsonl:1: label 'oos' does not belong in this file"):
+        r.read_in_scope(path)
+
+
 def test_sst2_sample_needs_no_data_dir(monkeypatch):
     monkeypatch.setenv("ATTENTIVE_DATA", "/nonexistent/folder")
     dataset = load_dataset("sst2_sample")
@@ -251,7 +287,7 @@ def test_sst2_sample_needs_no_data_dir(monkeypatch):
 def test_unknown_dataset_lists_names():
     with pytest.raises(AttentiveError, match="known:.*sst2"):
         load_dataset("nope")
-    assert len(DATASETS) == 19
+    assert len(DATASETS) == 24
 
 
 def test_data_dir_resolution(monkeypatch, tmp_path):
