@@ -1,4 +1,4 @@
-"""Scoring a large file on a Ray cluster (issue 36, item 4): `attentive.batch.predict(data, model_dir)` answers
+"""Scoring a large file on a Ray cluster: `attentive.batch.predict(data, model_dir)` answers
 every row of a Ray Data `Dataset`, or of JSONL files on the cluster's storage, with an exported model (`attentive
 export`), through `Dataset.map_batches` and a pool of actors. Install `attentive[ray]`; the base install does not
 need Ray, which is imported only when this module's functions run.

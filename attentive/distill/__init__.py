@@ -1,4 +1,4 @@
-"""Knowledge distillation (issue 33): a small, recurrence-free student learns from one or several trained teachers.
+"""Knowledge distillation: a small, recurrence-free student learns from one or several trained teachers.
 
     student = attentive.distill(["runs/sst2"], "sst2", out="runs/sst2-student")
     attentive distill runs/sst2 --dataset sst2 --out runs/sst2-student [--unlabelled more.jsonl]
@@ -50,8 +50,8 @@ DISTILL_RUN = replace(TRAINING_RUN, command="distill", alternatives="")
 class Distillation:
     """How the student learns: `SoftTargets`' loss (Tang et al.'s logit `mse`, or `kl` at `temperature`) weighted
     by `soft_weight` beside the hard labels' cross-entropy (weight 1), over the transfer texts that `augmentation`
-    (seeded by `seed`; 8 copies of each training text) adds to the training texts. The defaults won on SST-2 dev over
-    3 seeds (benchmarks/notes.md, "Distillation"): MSE over KL, 8 copies over 2."""
+    (seeded by `seed`; 8 copies of each training text) adds to the training texts. How the defaults were chosen:
+    benchmarks/DECISIONS.md, "Distillation and the compact student"."""
 
     temperature: float = 2.0
     soft_weight: float = 1.0

@@ -1,11 +1,11 @@
 """A recurrence-free LAMA model folded for inference: what depends on one word alone is looked up, not computed.
 
-With no encoder (the compact student: recipe `student`), the pooler reads the word vectors themselves, so a word's
+With no encoder (the compact model: recipe `default`), the pooler reads the word vectors themselves, so a word's
 state h_i = E[w_i] and its keys P^T tanh(W_w h_i + b_w) (LAMA paper Eq. 7 and 10) are functions of its vocabulary id.
 `fold` computes both once, for every id, into two tables; the folded network gathers its rows from them and runs
 only what depends on the whole text (the context vector, Eq. 10-15, the head and the n-gram channel). It answers what
-the network answers (the same pooler code, given the looked-up keys) at a third less time per text in ONNX Runtime
-(benchmarks/notes.md), for one more table of V x heads floats. `attentive export` writes the folded graph whenever
+the network answers (the same pooler code, given the looked-up keys) in less time per text, for one more table
+of V x heads floats. `attentive export` writes the folded graph whenever
 `fold` takes the network.
 """
 from __future__ import annotations

@@ -105,8 +105,8 @@ class GatedPairHead(Head):
     `same_start: true` starts W_fp as a copy of W_fh (they are still two parameters and train apart). With two
     independent random starts, Σ_f F_h[i,f] F_p[i,f] is a random bilinear form of the two rows, unrelated to
     whether the texts agree; from one start it is m_h W Wᵀ m_p, a similarity of the two texts' i-th rows, so the
-    MLP reads from the first step how alike the two texts are, which entailment turns on (benchmarks/notes.md, the SICK
-    note, has what each option did).
+    MLP reads from the first step how alike the two texts are, which entailment turns on (benchmarks/DECISIONS.md,
+    "Aspect and pair defaults", has what the options did).
 
     `offset: c` adds a learned bias per row and factor to each side, started at +c on F_h and -c on F_p. A product
     of factors alone cannot say which of two texts has what the other lacks; offset factors can:

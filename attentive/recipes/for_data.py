@@ -23,7 +23,7 @@ def default_recipe_for(data: Dataset) -> str:
     """The recipe `default` stands for on this data: `default_aspect` when its texts come with aspect categories,
     `default_aspect_terms` when the aspects are open-ended (some dev aspect never occurs in training, so a table of
     the known ones could not answer for it), `default_pair` when they are pairs, else `default` itself (each chosen
-    on dev: benchmarks/notes.md)."""
+    on dev: benchmarks/DECISIONS.md)."""
     train = data.splits["train"]
     if any(ex.aspect is not None for ex in train):
         return "default_aspect_terms" if unseen_dev_aspects(data) else "default_aspect"

@@ -1,7 +1,7 @@
-"""The typed recipe: an immutable pydantic model that `recipes.load_recipe` builds and training, models and inference
-read by attribute (`recipe.train.lr`). Choices are `Literal`s, ranges `Field` constraints, unknown keys refused; a
-field's `description` is what its value "must be" in the one-line error. A part section (aspect, encoder, pooler,
-head, wide) is a `type` and the options its constructor owns and types (attentive/models/option_types.py checks
+"""The typed recipe: an immutable pydantic model that `recipes.loader.load_recipe` builds and training, models and
+inference read by attribute (`recipe.train.lr`). Choices are `Literal`s, ranges `Field` constraints, unknown keys
+refused; a field's `description` is what its value "must be" in the one-line error. A part section (aspect, encoder,
+pooler, head, wide) is a `type` and the options its constructor owns and types (attentive/models/option_types.py checks
 them); options several parts share are bounded here (`PART_OPTIONS`). The search spaces of `attentive tune` are
 typed too (`SearchSpace`). Derived values are new recipes (`resolved`); `as_dict()` is what config.json stores."""
 from __future__ import annotations

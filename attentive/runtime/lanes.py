@@ -2,10 +2,9 @@
 within each operator.
 
 The exported graph of a small model runs each operator in microseconds. Splitting an operator over two intra-op
-threads wakes the second thread for it (ONNX Runtime's idle threads sleep rather than spin: attentive/
-runtime/folder.py), which costs more than it saves: on SST-2's sentences the compact student answered about 7%
-faster with one intra-op thread than with two, and its one-sentence p50 fell from 0.147 to 0.108 ms (benchmarks/
-notes.md, "Distillation and the compact student": the lanes of commit 052bf56). ONNX Runtime runs one session's
+threads wakes the second thread for it (ONNX Runtime's idle threads sleep rather than spin:
+attentive/runtime/folder.py), which costs more than it saves on a small model's short texts. ONNX Runtime runs one
+session's
 `run` from several threads at once and releases the GIL while it computes, so `Lanes` runs whole batches side by side
 instead, each on one thread, the caller's own thread being one of them. The batches are those the call would be
 cut into on one thread, so every answer is bitwise the answer of one thread: only the time changes.

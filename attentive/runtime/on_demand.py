@@ -1,9 +1,8 @@
 """An exported graph's linearised evidence (attentive/models/linearised.py), computed only when a call asks for it.
 
 ONNX Runtime runs every node of a graph whatever outputs a call fetches, and the evidence costs about as much as
-the attention's pooling (a product of each text's states with its head's gradient): in a graph that always computed
-it, `predict_proba` of the default's SST-2 export ran at 0.81× its earlier speed (benchmarks/notes.md, "`predict`'s
-top words by evidence"). `attentive export` therefore moves the nodes that only the "evidence" output needs into
+the attention's pooling (a product of each text's states with its head's gradient), which a call of `predict_proba`
+does not need. `attentive export` therefore moves the nodes that only the "evidence" output needs into
 the then-branch of an ONNX `If` on a boolean input, EVIDENCE_WANTED; the else-branch gives an empty tensor. The
 runtime feeds True only where it fetches the evidence (`RuntimeModel.outputs`). The move is made on each written
 graph, the int8 one after quantisation, so its weights are quantised as the rest (a branch's own weights would

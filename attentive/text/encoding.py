@@ -20,8 +20,8 @@ from .tokenizer import PAD_ID, UNK_ID
 POOL_BATCHES = 50
 MAX_TOKENS = 10_000  # the tokens of a text read when the recipe's max_length is null (whole texts)
 PREFIX_CHARS_PER_TOKEN = 16  # the first prefix of a long text tokenized: this many characters per kept token
-# one more network call, in padded tokens: ONNX Runtime runs the compact student at ~45 µs a call and ~0.6 µs a
-# token (2 threads, measured on SST-2 sentences); PyTorch's call costs more, so it rarely cuts where it would not pay
+# one more network call, in padded tokens (what ONNX Runtime's call costs beyond its tokens); PyTorch's call costs
+# more, so it rarely cuts where it would not pay
 OVERHEAD_TOKENS = 64
 
 

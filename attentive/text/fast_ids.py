@@ -4,19 +4,16 @@ Every tokenizer attentive builds (attentive/text/tokenizer.py) normalises with N
 (usually) lower-casing, pre-tokenises with `Whitespace` (words are the runs of `\\w+|[^\\w\\s]+`) and maps each word
 on its own to ids (WordLevel, or WordPiece's pieces). On an ASCII text NFKC and the replacement change nothing, so the
 ids are the concatenated ids of `re.findall(WORDS, text.lower())`'s words, each word's ids looked up in a memo that
-the tokenizer's own model fills (`tokenizer.model.tokenize(word)`). That skips building an `Encoding` (offsets,
-word ids, the attention and type masks) per text, which is most of what `encode_batch_fast` costs on a sentence
-(18 µs of a 20-word sentence's ~46 µs answer by the compact student, measured on SST-2 with ONNX Runtime int8). No
-word holds a space, so `ids` looks up the text's runs between spaces (`text.split(" ")`, "film," or "great") in a
-memo of their ids instead of finding its words: 4.4 µs a text against 7.5 on SST-2's test sentences, 6.9 against
-10.6 on SemEval-2013's tweets (the same ids; commit b9788e3's code interleaved in the same process, one thread).
-`predict`, which needs each text's whole words too, reads a call's texts at once (`FastIds.batch_words`, the
-`ChunkTable`: those runs numbered, their ids, sizes and words gathered by numpy).
+the tokenizer's own model fills (`tokenizer.model.tokenize(word)`). That skips building an `Encoding` (offsets, word
+ids, the attention and type masks) per text, which is most of what `encode_batch_fast` costs on a sentence. No word
+holds a space, so `ids` looks up the text's runs between spaces (`text.split(" ")`, "film," or "great") in a memo of
+their ids instead of finding its words. `predict`, which needs each text's whole words too, reads a call's texts at once
+(`FastIds.batch_words`, the `ChunkTable`: those runs numbered, their ids, sizes and words gathered by numpy).
 
 The lane opens only for a tokenizer whose whole pipeline is that one (checked once per tokenizer from its JSON) and
 only for ASCII texts, or texts that the tokenizer's own normaliser makes ASCII (then the lane reads the normalised
 text); any other text or tokenizer takes the tokenizer's own path. tests/text/test_fast_ids.py checks that both give the
-same ids (and every Unicode code point, in a text, was checked by hand at commit b758be7: none differs).
+same ids.
 """
 from __future__ import annotations
 
@@ -190,9 +187,8 @@ class FastIds:
         """`words` of each text, the same lists, read for all of them at once where a text's words are its own
         ASCII runs (an ASCII text, or one whose every non-ASCII character the normaliser makes a space: SenTube's
         byte-order marks), it holds no added token, is short enough and has at most `keep` tokens: their runs between
-        spaces looked up in the `ChunkTable` and gathered by numpy (on SST-2's sentences in calls of 128, 3.9 µs a
-        text against 5.4 one at a time; benchmarks/notes.md, "`predict` reads a call's words at once"). The other
-        texts are read one by one."""
+        spaces looked up in the `ChunkTable` and gathered by numpy (benchmarks/DECISIONS.md, "`predict` reads a
+        call's words at once"). The other texts are read one by one."""
         longest = keep * LONG_TEXT_CHARS_PER_TOKEN
         reads = [(text if text.isascii() else self._own_words_read(text)) if len(text) <= longest else None
                  for text in texts]

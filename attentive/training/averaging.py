@@ -6,12 +6,10 @@ After step t the average moves towards the weights by 1 - d_t, with
 
     d_t = min(1 - 1 / (k · batches per epoch), (1 + t) / (10 + t))
 
-so that, once warmed up, its memory is about k epochs whatever the size of the data. Until then the second term
-rules and the memory is about a ninth of the steps made so far: (10 + t) / 9. On SICK (70 steps an epoch) that is
-the first 9 epochs for k = 1 and 18 for k = 2, longer than most runs, so the two give the same runs there
-(benchmarks/notes.md). Dev accuracy swings from one epoch to the next by more than the settings the defaults were
-chosen among differ; the average is a model between the last weights and the ones before them.
-PyTorch's `AveragedModel` holds the average, here with the warm-up above as its averaging function.
+so that, once warmed up, its memory is about k epochs whatever the size of the data. Until then the second term rules
+and the memory is about a ninth of the steps made so far: (10 + t) / 9. Dev accuracy swings from one epoch to the next
+by more than the settings the defaults were chosen among differ; the average is a model between the last weights and the
+ones before them. PyTorch's `AveragedModel` holds the average, here with the warm-up above as its averaging function.
 """
 from __future__ import annotations
 

@@ -124,7 +124,7 @@ def seed_rank_stream(batches: Sequence, rank_: int) -> None:
     draws the same batches from the run's seeded numpy generator, which the checkpoint keeps (rank 0's, the same
     as every rank's), and draws them again when the run is resumed; torch's generator differs between the ranks
     and only rank 0's is in the checkpoint. So a resumed data-parallel run trains, on CPU, the model the
-    uninterrupted run trains (tests/test_ddp.py)."""
+    uninterrupted run trains (tests/training/test_ddp.py)."""
     torch.manual_seed(rank_seed(batches, rank_))
 
 
@@ -144,7 +144,7 @@ def session(device: str) -> Iterator[None]:
     evaluated on import: imported while a group exists (as training does, through torch._dynamo, on its first
     seeded initialisation), ten of them keep that group for good, `destroy_process_group` leaves its threads
     running, and a rank then aborted now and then at exit ("terminate called without an active exception") after
-    the model was saved, failing the job (PyTorch 2.13; tests/training/test_ddp.py looks for the threads)."""
+    the model was saved, failing the job (tests/training/test_ddp.py looks for the threads)."""
     if not launched() or (dist.is_available() and dist.is_initialized()):
         yield
         return

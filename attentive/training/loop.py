@@ -56,7 +56,7 @@ def parameter_groups(model: torch.nn.Module, cfg: Train) -> list[dict]:
 def _can_fuse(model: torch.nn.Module) -> bool:
     """Whether torch's fused Adam kernel can update these parameters. It computes the same update as the per-tensor
     loop, in one pass over each tensor, which matters for the default recipe's large embedding table, updated
-    densely on every step (benchmarks/notes.md has the epoch times before and after)."""
+    densely on every step."""
     return all(p.device.type in ("cpu", "cuda") and p.dtype.is_floating_point for p in model.parameters())
 
 

@@ -1,5 +1,5 @@
 """A linear model fitted after training and folded into the n-gram channel's rows (recipe `wide.prior: true`, the
-recipe `documents`; issue 46, and benchmarks/notes.md, "A linear model fitted first").
+recipe `documents`; benchmarks/DECISIONS.md, "A linear model fitted first").
 
 Once the attention model is trained and its temperature T fitted, a multinomial logistic regression is fitted on the
 training texts over the channel's own features: each unigram id w and each bigram hashed into bucket h as the
@@ -17,9 +17,9 @@ over T equal to its own plus r · z, whose softmax is the product above normalis
 number per text). So the fitted model costs nothing at answer time, an export carries it, and the channel's exact
 per-word split explains it. The temperature is fitted again afterwards, on the sum.
 
-Why it is there: on long documents TF-IDF + LR beats a jointly trained n-gram channel (benchmarks/notes.md, "Where
-TF-IDF + LR's lead on long documents comes from"); fitted first and apart, with its own regularisation, the linear
-model keeps what it reads best, and the dev split says how much it is worth on the data at hand.
+Why it is there: on long documents TF-IDF + LR beats a jointly trained n-gram channel; fitted first and apart, with its
+own regularisation, the linear model keeps what it reads best, and the dev split says how much it is worth on the data
+at hand.
 """
 from __future__ import annotations
 
@@ -33,8 +33,7 @@ from ..models.heads import MLPHead
 from ..models.wide import HASH_MULTIPLIER, NgramChannel
 from ..text.encoding import Item
 
-C_GRID = (8.0, 32.0, 128.0)  # x is divided by n, not by its norm (~sqrt n): larger C than TF-IDF's. The trial's
-#   512 and 2,048 were chosen on no long or topic set (benchmarks/notes.md) and are the slowest fits
+C_GRID = (8.0, 32.0, 128.0)  # x is divided by n, not by its norm (~sqrt n): larger C than TF-IDF's
 
 
 def feature_counts(items: Sequence[Item], vocab: int, buckets: int) -> sp.csr_matrix:

@@ -1,9 +1,8 @@
 """How many threads a process computes with, and the warning when the machine is oversubscribed.
 
-Two jobs that each spin one thread per core on the same cores slow each other many times over (two trainings on 2
-cores: a 2.3-second epoch took 17 to 54 seconds). The default therefore divides the usable cores among the local
-processes (torchrun's LOCAL_WORLD_SIZE), and honours OMP_NUM_THREADS where it is set (torchrun and
-benchmarks/jobs.sh set it to pin one thread per process or lane).
+Two jobs that each spin one thread per core on the same cores slow each other many times over. The default therefore
+divides the usable cores among the local processes (torchrun's LOCAL_WORLD_SIZE), and honours OMP_NUM_THREADS where it
+is set (torchrun sets it, and a script may, to pin one thread per process or lane).
 """
 from __future__ import annotations
 
