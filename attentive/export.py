@@ -12,9 +12,10 @@ embedding table, the linear layers) as int8; GRU and LSTM ops are not quantised 
 predict`, `explain`, `evaluate` and `serve` of an export run its int8 graph where it has one (`--fp32`: model.onnx).
 
 The export is bound to its files: config.json records the SHA-256 of each graph and of tokenizer.json
-("checksums"), and each graph's metadata keeps the label list in the order of its outputs (BOUND_LABELS), so that
-another export's graph dropped into the folder, or config.json's labels reordered, is refused at load
-(attentive/runtime/folder.py) rather than changing every answer without a word.
+("checksums"), and each graph's metadata keeps the label list in the order of its outputs (BOUND_LABELS) and the
+model id (BOUND_MODEL_ID), so that another export's graph dropped into the folder (even where config.json has lost its
+digests), or config.json's labels reordered, is refused at load (attentive/runtime/folder.py) rather than changing
+every answer without a word.
 
 The folder is claimed as every output folder is (attentive/folders/output.py): never the input model, a folder
 holding it or the working directory; an earlier export is replaced only with `overwrite`; a folder holding anything
@@ -35,7 +36,7 @@ from torch import nn
 
 from .answer.inputs import temperature_of
 from .answer.types import BEFORE_EXPORT
-from .folders.config import BOUND_LABELS
+from .folders.config import BOUND_LABELS, BOUND_MODEL_ID
 from .folders.output import OutputKind, claim, read_config
 from .folders.saved import CONFIG, TOKENIZER, WEIGHTS
 from .model import Model
@@ -158,7 +159,7 @@ def _exported_files(model: Model, scratch: Path, int8: bool) -> dict[str, bytes]
         torch.onnx.export(network, tuple(inputs.values()), str(scratch / GRAPH), input_names=list(inputs),
                           output_names=outputs, dynamic_axes={name: axes[name] for name in [*inputs, *outputs]},
                           opset_version=17, dynamo=False)
-    _bind_labels(scratch / GRAPH, model.labels)  # before quantising: the int8 graph keeps the metadata
+    _bind(scratch / GRAPH, model.labels, model.config.get("model_id"))  # before quantising: the int8 graph keeps it
     graphs = [GRAPH] + ([GRAPH_INT8] if int8 else [])
     if int8:
         from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -190,6 +191,8 @@ def _exported_files(model: Model, scratch: Path, int8: bool) -> dict[str, bytes]
     for key in ("calibration", "prior"):  # for the record: the graph applies the temperature and holds the linear
         if key in model.config:  # model fitted first (attentive/training/prior.py) in its n-gram rows itself
             config[key] = model.config[key]
+    if "reading" in model.config:  # how the model reads a file (attentive/data/reading.py): evaluate and predict
+        config["reading"] = model.config["reading"]  # of the export read it as training did
     if isinstance(model.config.get("faithfulness"), dict):  # the deletion test run at training's end, shown by /info,
         # named as the PyTorch model's: the export's evidence is occlusion's, its own measured by `attentive evaluate`
         config["faithfulness"] = {**model.config["faithfulness"], "measured_on": BEFORE_EXPORT}
@@ -213,11 +216,16 @@ def _compact_rows(network: nn.Module) -> nn.Module:
     return network
 
 
-def _bind_labels(path: Path, labels: list[str]) -> None:
-    """Keep `labels` (a JSON list, in the order of the graph's outputs) in the metadata of the graph at `path`."""
+def _bind(path: Path, labels: list[str], model_id: str | None) -> None:
+    """Keep `labels` (a JSON list, in the order of the graph's outputs) and the `model_id` config.json gives, where it
+    gives one, in the metadata of the graph at `path`."""
     import onnx
 
     graph = onnx.load(str(path))
-    entry = graph.metadata_props.add()
-    entry.key, entry.value = BOUND_LABELS, json.dumps(labels, ensure_ascii=False)
+    bound = {BOUND_LABELS: json.dumps(labels, ensure_ascii=False)}
+    if isinstance(model_id, str):
+        bound[BOUND_MODEL_ID] = model_id
+    for key, value in bound.items():
+        entry = graph.metadata_props.add()
+        entry.key, entry.value = key, value
     onnx.save(graph, str(path))

@@ -31,6 +31,13 @@ LABELS: Check = (lambda v: _strings(v, 2), "a list of at least two different str
 NAMES: Check = (_strings, "a list of different strings")
 POSITIVE_INT: Check = (lambda v: _is_int(v) and v >= 1, "a positive integer")
 MAX_LENGTH: Check = (lambda v: v is None or (_is_int(v) and v >= 1), "an integer ≥ 1 or null")  # tokenizer.max_length
+# calibration.temperature: ten times beyond the temperatures calibration searches (0.01 to 100,
+# attentive/training/calibration.py) either way, so that every fitted one is read and none divides the logits, or
+# multiplies the log-probabilities into an evidence, out of the floating-point range
+TEMPERATURES = (0.001, 1000.0)
+TEMPERATURE: Check = (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
+                      and TEMPERATURES[0] <= v <= TEMPERATURES[1],
+                      f"a number from {TEMPERATURES[0]:g} to {TEMPERATURES[1]:g}")
 SHA256 = re.compile(r"[0-9a-f]{64}")
 CHECKSUMS: Check = (lambda v: isinstance(v, dict) and all(isinstance(h, str) and SHA256.fullmatch(h)
                                                           for h in v.values()),
@@ -45,6 +52,7 @@ RECIPE_SECTIONS, RECIPE_OPTIONAL_SECTIONS = ("tokenizer", "embedder", "aspect", 
 
 EXPORT_FORMAT = "attentive-onnx-1"  # an exported folder's config.json "format" (a saved folder's has none)
 BOUND_LABELS = "attentive.labels"  # the labels, as a JSON list, in the weights' or the graph's own metadata
+BOUND_MODEL_ID = "attentive.model_id"  # the model id config.json gives, in an exported graph's own metadata
 EXPORTED_INPUTS = ("ids", "mask", "pair_ids", "pair_mask", "aspect_ids", "aspect_mask")
 EXPORTED_ENTRIES: dict[str, Check] = {
     "labels": LABELS, "inputs": (lambda v: _strings(v) and set(v) <= set(EXPORTED_INPUTS) and "ids" in v,
@@ -73,7 +81,7 @@ def check_entries(path: Path, config: dict, entries: dict[str, Check], optional:
 
 def check_saved_config(path: Path, config: dict) -> None:
     """The entries loading a saved model reads: labels, sizes, the recipe's sections (objects), its aspect type and
-    truncation length."""
+    truncation length, and its calibration's temperature (bounded)."""
     check_entries(path, config, SAVED_ENTRIES, SAVED_OPTIONAL)
     recipe = config["recipe"]
     sections = {name: OBJECT for name in RECIPE_SECTIONS + RECIPE_OPTIONAL_SECTIONS}
@@ -81,11 +89,22 @@ def check_saved_config(path: Path, config: dict) -> None:
     check_entries(path, recipe["tokenizer"], {"max_length": MAX_LENGTH, "type": TEXT}, {"max_length", "type"},
                   prefix="recipe.tokenizer.")
     check_entries(path, recipe["aspect"], {"type": TEXT}, prefix="recipe.aspect.")
+    check_calibration(path, config)
 
 
 def check_exported_config(path: Path, config: dict) -> None:
-    """The entries the runtime reads from an exported model's config.json."""
+    """The entries the runtime reads from an exported model's config.json, its calibration's temperature bounded."""
     check_entries(path, config, EXPORTED_ENTRIES, EXPORTED_OPTIONAL)
+    check_calibration(path, config)
+
+
+def check_calibration(path: Path, config: dict) -> None:
+    """config.json's `calibration`, where it has one (folders saved before calibration have none): an object whose
+    `temperature` is a number within TEMPERATURES."""
+    if config.get("calibration") is None:
+        return
+    check_entries(path, config, {"calibration": OBJECT})
+    check_entries(path, config["calibration"], {"temperature": TEMPERATURE}, prefix="calibration.")
 
 
 def check_digest(config: dict, name: str, hexdigest: str, path: Path, changed: str | None = None) -> None:
@@ -116,6 +135,17 @@ def check_bound_labels(path: Path, labels: list[str], bound: str | None, source:
         raise AttentiveError(f"{path}: 'labels' {shown(labels)} are not the labels {source.name} was written with, in "
                              f"their order ({shown(written)}): config.json was changed since; restore its labels or "
                              f"{remedy}")
+
+
+def check_bound_model_id(path: Path, model_id, bound: str | None, source: Path) -> None:
+    """config.json's `model_id` (at `path`) is the one the graph at `source` was exported with: `bound`, what its
+    metadata keeps under BOUND_MODEL_ID (None for graphs exported before it was kept, which are taken as they are).
+    Where config.json records no digests, another model's graph with the same labels would otherwise answer in its
+    place without a word."""
+    if bound is None or bound == model_id:
+        return
+    raise AttentiveError(f"{path}: 'model_id' {shown(model_id)} is not the model {source.name} was exported from "
+                         f"({shown(bound)}): the graph or config.json was replaced since; export again")
 
 
 def check_not_exported(path: Path, config: dict) -> None:

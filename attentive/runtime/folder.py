@@ -8,7 +8,9 @@ and answer one finite probability per label and attention per token, and config.
 their order, the graph's metadata keeps (BOUND_LABELS; none in earlier exports). Only the graph that will run is
 read and checked (model.int8.onnx where the export has it, unless model.onnx is asked for). A missing, cut-short,
 swapped or foreign graph, or labels that do not match its outputs, is then one line naming the file, never an
-onnxruntime traceback or wrongly named answers at the first prediction.
+onnxruntime traceback or wrongly named answers at the first prediction. The graph's metadata keeps the model id too
+(BOUND_MODEL_ID; none in earlier exports), checked against config.json's, so that another model's graph with the same
+labels is refused where config.json records no digests.
 """
 from __future__ import annotations
 
@@ -20,8 +22,10 @@ import numpy as np
 from ..errors import AttentiveError
 from ..folders.config import (
     BOUND_LABELS,
+    BOUND_MODEL_ID,
     EXPORTED_INPUTS,
     check_bound_labels,
+    check_bound_model_id,
     check_digest,
     check_exported_config,
     format_problem,
@@ -69,8 +73,9 @@ def _read_exported(folder: Path, format_name: str, int8: bool | None):
     session = open_graph(folder, graph, options, config)
     tokenizer = read_exported_tokenizer(folder, config)
     check_graph(session, config, tokenizer.get_vocab_size(), folder / graph)
-    check_bound_labels(folder / CONFIG, config["labels"], session.get_modelmeta().custom_metadata_map.get(BOUND_LABELS),
-                       folder / graph, "export again")
+    bound = session.get_modelmeta().custom_metadata_map
+    check_bound_labels(folder / CONFIG, config["labels"], bound.get(BOUND_LABELS), folder / graph, "export again")
+    check_bound_model_id(folder / CONFIG, config.get("model_id"), bound.get(BOUND_MODEL_ID), folder / graph)
     return config, session, tokenizer, graph
 
 

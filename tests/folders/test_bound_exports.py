@@ -114,6 +114,44 @@ def test_a_graphs_label_metadata_that_is_no_label_list_is_one_line(exports, tmp_
         runtime.load(folder, int8=False)
 
 
+def exported_as(tmp_path: Path, name: str, model_id: str, moved: float = 0.0) -> Path:
+    """An int8 export of the format-1 fixture's model (one weight moved by `moved`) under the id `model_id`."""
+    model = attentive.load(SAVED_FORMAT_1, device="cpu")
+    model.config["model_id"] = model_id
+    with torch.no_grad():
+        next(model.network.parameters()).add_(moved)
+    return export(model, tmp_path / name, int8=True)
+
+
+def test_another_models_graph_with_the_same_labels_is_refused_where_config_json_has_no_digests(tmp_path, capsys):
+    import onnx
+
+    ours, other = exported_as(tmp_path, "ours", "ours-id"), exported_as(tmp_path, "other", "other-id", moved=0.5)
+    for graph in ("model.onnx", "model.int8.onnx"):
+        bound = {entry.key: entry.value for entry in onnx.load(str(ours / graph)).metadata_props}
+        assert bound["attentive.model_id"] == "ours-id"
+    edit_config(ours, lambda config: config.pop("checksums"))  # as an export made before digests were written
+    assert runtime.load(ours).predict_proba([TEXT]).shape == (1, 2)  # its own graphs still load
+    for graph, option in (("model.int8.onnx", []), ("model.onnx", ["--fp32"])):
+        shutil.copyfile(other / graph, ours / graph)  # same labels, another model
+        refused(capsys, ["predict", str(ours), TEXT, *option],
+                f"{ours / 'config.json'}: 'model_id' 'ours-id' is not the model {graph} was exported from "
+                "('other-id'): the graph or config.json was replaced since; export again")
+
+
+@pytest.mark.parametrize("temperature", [1e308, 1e-300, 5000, 0])
+def test_a_temperature_out_of_bounds_in_config_json_is_one_line(exports, tmp_path, capsys, temperature):
+    folder = copy_of(exports["ours"], tmp_path)
+    edit_config(folder, lambda config: config.update(calibration={"temperature": temperature}))
+    message = (f"{folder / 'config.json'}: 'calibration.temperature' must be a number from 0.001 to 1000, not "
+               f"{temperature!r}")
+    refused(capsys, ["explain", str(folder), TEXT], message)
+    saved = tmp_path / "saved"
+    attentive.load(SAVED_FORMAT_1, device="cpu").save(saved)
+    edit_config(saved, lambda config: config.update(calibration={"temperature": temperature}))
+    refused(capsys, ["predict", str(saved), TEXT], f"{saved / 'config.json'}: 'calibration.temperature' must be")
+
+
 def test_a_saved_folders_labels_reordered_in_config_json_are_one_line(tmp_path, capsys):
     model = attentive.load(SAVED_FORMAT_1, device="cpu")
     model.save(tmp_path / "saved")
