@@ -1,6 +1,6 @@
 """The one answer path: `Answerer` owns `predict`, `predict_proba` and `explain` for every backend, without PyTorch.
 
-A call is checked once (`call_checks.check_call`), its texts expanded and checked once (`Inputs.expand`: each text
+A call is checked once (`util.checks.check_call`), its texts expanded and checked once (`Inputs.expand`: each text
 by `inputs.text_problem`, once) and encoded once (`Inputs.items`); then the backend is asked for no more than the
 call `Need`s, and the answers are built here (`inputs.explanation`, `inputs.apply_threshold`). A backend is a
 subclass that gives `labels`, `thresholds`, `inputs` and `_look`: `attentive.Model` runs the network with PyTorch
@@ -112,7 +112,7 @@ class Answerer(ABC):
         linearised evidence for its label, each with its evidence in logits (attentive/models/linearised.py:
         removed, they change about half again as many answers as the most attended), where the model gives it; the
         most attended, each with its share of the attention, where it does not (pairs, aspects, label sets, no
-        attention over its states, another head than the MLP, an export made before 2026-11-27) or with
+        attention over its states, another head than the MLP, an export whose config.json lacks `has_evidence`) or with
         `top_words_by="attention"`; `top_words_by="evidence"` refuses a model without it. `aspects` as in
         `explain`. With `threshold`, a text whose most probable label has a lower probability gets the label None:
         the model abstains rather than guess. A multi-label model answers `labels`, each label at or above its

@@ -11,7 +11,7 @@ logits, and its signed evidence in the attention channel (TextClassifier.attribu
 one backward pass). `attentive.Model` is the answer path's PyTorch backend through it.
 
 A trained model's probabilities are softmax(logits / T), T its temperature (temperature scaling, Guo et al. 2017,
-fitted on dev after training: attentive/training/calibration.py), kept in config.json as `calibration.temperature`;
+fitted on dev after training: attentive/training/calibration.py), kept in config.json (`calibration: {temperature: T}`);
 a folder saved before calibration existed has none and answers with T = 1. Dividing by T > 0 changes no argmax, so
 no predicted label, and no attention.
 """

@@ -92,7 +92,7 @@ class Inputs:
         """(texts, pairs, aspects), one of each per answer: a single string is one text; a single aspect applies to
         every text; an aspect model given none answers for each category it knows (text-major order), and a model
         without aspects takes none. A pair model needs a second text for every text, and a single-text model takes
-        none. The texts and second texts are taken as `call_checks.texts_argument` takes them (a string or a list of
+        none. The texts and second texts are taken as `util.checks.texts_argument` takes them (a string or a list of
         strings), and each text, second text and aspect is checked, here and nowhere else on the answer path
         (`check_texts`, `check_aspects`): a bad one is an AttentiveError naming it; what the caller has `checked`
         already is not checked again."""
@@ -335,7 +335,7 @@ def _alike_lengths(counts: np.ndarray) -> list[np.ndarray]:
     """The texts (their positions) in the groups `most_attended` pads together: all of them, unless padding them to
     the longest would give more than PADDED_WORDS cells and more than double their words; then groups of
     ALIKE_TEXTS, from the fewest words to the most (20 Newsgroups' messages, a few hundred words to several thousand
-    in one call: benchmarks/notes.md, "`predict` on long texts")."""
+    in one call: benchmarks/DECISIONS.md, "`predict` on long texts")."""
     if counts.max() * len(counts) <= max(PADDED_WORDS, 2 * counts.sum()):
         return [np.arange(len(counts))]
     by_length = np.argsort(counts, kind="stable")
@@ -346,7 +346,7 @@ def _ranked_first(summed: np.ndarray, top_k: int) -> np.ndarray:
     """`np.argsort(-summed, axis=1, kind="stable")[:, :top_k]`, the same positions: each row's `top_k` largest
     values, ties in position order, NaN last. Rows wider than SORTED_WIDTH sort only their values at or above their
     `top_k`-th largest (found by np.partition, which puts NaN last as the sort does; a row of fewer numbers sorts
-    whole), by value and then position (benchmarks/notes.md, "`predict` on long texts")."""
+    whole), by value and then position (benchmarks/DECISIONS.md, "`predict` on long texts")."""
     if not top_k or summed.shape[1] <= max(SORTED_WIDTH, top_k):
         return np.argsort(-summed, axis=1, kind="stable")[:, :top_k]
     negated = -summed
@@ -485,7 +485,7 @@ def thresholds_of(config: dict, where) -> dict[str, float] | None:
 
 
 def temperature_of(config: dict) -> float:
-    """The temperature a model's probabilities are computed at: config.json's `calibration.temperature`, 1 where
+    """The temperature a model's probabilities are computed at: config.json's `calibration: {temperature: T}`, 1 where
     there is no `calibration` (a folder saved before it existed); a value that is not a finite number > 0 is one
     line naming the entry."""
     calibration = config.get("calibration")

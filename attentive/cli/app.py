@@ -59,7 +59,7 @@ def said_as_warnings(*categories: type[Warning]):
 
 
 def _load_any(run: Path, threads: int | None = None, fp32: bool = False):
-    """`attentive.api.open_model`: a saved model folder (PyTorch) or an exported one (ONNX Runtime, see `attentive
+    """`attentive.opening.open_model`: a saved model folder (PyTorch) or an exported one (ONNX Runtime, see `attentive
     export`: its int8 graph where it has one, unless `fp32`, which a saved model refuses), computing with `threads`
     (None: attentive.util.threads.default_threads()), said on stderr where that oversubscribes the machine."""
     from ..opening import open_model

@@ -74,7 +74,7 @@ def label_warnings(data: Dataset) -> list[str]:
 
 def check_training_labels(data: Dataset) -> list[str]:
     """Raise AttentiveError when `data.splits["train"]` cannot train a classifier (no labelled rows, or one class);
-    otherwise return the warnings of `label_warnings` (the same strings `load_*` already put in `data.warnings`)."""
+    otherwise return the warnings of `label_warnings` (the same strings `load_*` already put in `Dataset.warnings`)."""
     counts = Counter(label for ex in data.splits.get("train", []) for label in given_labels(ex))
     if not counts:
         raise AttentiveError(f"{data.name}: train has no labelled rows: a classifier needs labelled examples")

@@ -62,7 +62,7 @@ EXPORTED_ENTRIES: dict[str, Check] = {
     "aspects": NAMES,
     "aspect_type": TEXT, "recipe": OBJECT, "model_id": (lambda v: v is None or isinstance(v, str), "a string or null"),
     "checksums": CHECKSUMS}
-EXPORTED_OPTIONAL = {"model_id", "checksums", "has_evidence"}  # has_evidence: exports since 2026-11-27
+EXPORTED_OPTIONAL = {"model_id", "checksums", "has_evidence"}  # not in an older attentive's exports
 
 
 def check_entries(path: Path, config: dict, entries: dict[str, Check], optional: set[str] = frozenset(),

@@ -1,6 +1,6 @@
 """The saved-model folder: config.json (recipe, labels, sizes, versions), model.safetensors, tokenizer.json.
 
-The three files are written as one (`io_utils.atomic_write_files`): a reader sees the old model or the new one,
+The three files are written as one (`util.atomic.atomic_write_files`): a reader sees the old model or the new one,
 never a mix, even when the writer is killed halfway. Loading reads JSON and safetensors only, nothing is unpickled;
 it reads regular files inside the folder only, config.json and tokenizer.json up to their caps
 (attentive/folders/reading.py), checks config.json's entries (attentive/folders/config.py) and the weights' header

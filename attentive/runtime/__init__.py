@@ -117,7 +117,7 @@ class RuntimeModel(Answerer):
         graph's linearised evidence where it has it, else its attention, as `outputs` gives them (no `Looked` per
         item)."""
         if by == EVIDENCE_WORDS and not self._has_evidence:
-            raise ArgumentError(NO_EVIDENCE_WORDS + " (an export made before 2026-11-27 has none: export again)")
+            raise ArgumentError(NO_EVIDENCE_WORDS + " (an export of an older attentive has none: export again)")
         name = EVIDENCE if self._has_evidence and by != ATTENTION else "attention"
         probabilities, found = self.outputs(items, batch_size, (name,))
         return probabilities, found.get(name, [None] * len(items))

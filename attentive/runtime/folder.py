@@ -63,11 +63,11 @@ def _read_exported(folder: Path, format_name: str, int8: bool | None):
         raise AttentiveError(f"{folder}: no {graph} (export with --int8 for the quantised graph)")
     options = onnxruntime.SessionOptions()
     # ONNX Runtime's idle threads spin-wait after each call; between calls they would hold the cores the tokenizer
-    # needs for the next batch (benchmarks/notes.md, "Distillation and the compact student")
+    # needs for the next batch
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     # ONNX Runtime's QDQ passes give each consumer of a dequantised tensor (the word vectors' rows) its own copy of
-    # the DequantizeLinear, computed once per consumer; without them the answers are the same to the bit (SST-2's
-    # test set, checked 2026-11-27) and the default's graph takes about 6% less time
+    # the DequantizeLinear, computed once per consumer; without them the answers are the same to the bit and the
+    # default's graph takes less time
     options.add_session_config_entry("session.disable_quant_qdq", "1")
     options.intra_op_num_threads = options.inter_op_num_threads = 1
     session = open_graph(folder, graph, options, config)

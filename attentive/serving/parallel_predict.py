@@ -60,7 +60,7 @@ _MODEL = None
 
 
 def load_model(folder: str | Path, threads: int | None, graph: str | None = None):
-    """`attentive.api.open_model` in a worker: running `graph`, the one the parent process runs (None: the one
+    """`attentive.opening.open_model` in a worker: running `graph`, the one the parent process runs (None: the one
     `attentive.runtime.load` picks), computing with `threads` threads."""
     from ..opening import open_model
     from ..runtime.folder import GRAPH_INT8

@@ -78,8 +78,8 @@ def json_text(obj, path: str | Path) -> str:
 
 
 def non_finite_entry(obj) -> tuple[str, float] | None:
-    """The first entry of nested dicts and lists holding a float NaN or infinity, as a dotted path (`metrics.f1`,
-    `scores[2]`), with its value; None if there is none. Walks without recursion."""
+    """The first entry of nested dicts and lists holding a float NaN or infinity, as a dotted path (`"metrics.f1"`,
+    `"scores[2]"`), with its value; None if there is none. Walks without recursion."""
     stack = [(obj, "")]
     while stack:
         value, where = stack.pop()
