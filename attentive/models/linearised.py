@@ -12,13 +12,12 @@ attention in head h, g = ∂(logit_f − logit_s)/∂m the head's gradient at th
 n-gram channel's logits (`NgramChannel.word_scores`). It is the first-order split of the margin over the words with
 the attention held fixed (Σ_j of the first term is g·m; for a linear head it is the exact decomposition
 `TextClassifier._exact_parts` gives), a word's weight times what its vector carries towards the answer (Kobayashi et
-al. 2020, "Attention is not only a weight"). On the default's int8 exports (eight sets, three seeds, 300 dev texts
-each) removing each text's 5% words of most linearised evidence changed 41.7% of the answers, those of most evidence
-by occlusion (the graph run once more per token) 41.6%, the most attended 25.9% (benchmarks/notes.md, "`predict`'s
-top words by evidence"). Occlusion stays what `explain` of an export gives where it can (texts of up to 512 tokens);
-the linearised evidence is given where it cannot, and `predict`'s top words rank by it where the model has it: with
-the evidence computed only when asked (attentive/runtime/on_demand.py) and the runtime's sessions without ONNX
-Runtime's QDQ passes, `predict` of the SST-2 export kept 0.94-0.98× its earlier speed (the same note).
+al. 2020, "Attention is not only a weight"). Removing each text's words of most linearised evidence changes about
+as many answers as removing those of most evidence by occlusion (the graph run once more per token), and more than
+removing the most attended (benchmarks/DECISIONS.md, "`predict`'s top words by evidence"). Occlusion stays what
+`explain` of an export gives where it can (texts of up to 512 tokens); the linearised evidence is given where it
+cannot, and `predict`'s top words rank by it where the model has it, computed only when asked
+(attentive/runtime/on_demand.py).
 """
 from __future__ import annotations
 
@@ -52,7 +51,7 @@ def linearised_evidence(network, out) -> torch.Tensor | None:
     """B x T: each token's linearised evidence (see the module's docstring), zero on padding; None where the model
     has no such split: no attention over its states (`pools_states`), a head other than the MLP, text pairs or
     aspects. `out` is the network's Output. Written in few operators, each shape a constant, for the graph's sake
-    (what it costs: benchmarks/notes.md, "`predict`'s top words by evidence")."""
+    (what it costs: benchmarks/DECISIONS.md, "`predict`'s top words by evidence")."""
     pooler, head = getattr(network, "pooler", None), getattr(network, "head", None)
     if (not getattr(pooler, "pools_states", False) or not isinstance(head, MLPHead) or out.attention is None
             or out.states is None or getattr(network, "is_pair", False) or getattr(network, "uses_aspect", False)
