@@ -48,7 +48,7 @@ Optional fields:
 ``recipe_as_run`` the name the recipe had when the run was made, where it has another today: the biGRU default's runs
                   (``--recipe default`` until commit a798496, 2026-11-27) were renamed ``opinion-*.json`` with
                   ``recipe: "opinion"``; their ``command`` is as run. Runs of ``student`` (``default``'s name until
-                  then, attentive.recipes.retired.RENAMED_RECIPES) keep their files and are read as ``default``
+                  then; the package no longer knows the name) keep their files and are read as ``default``
 """
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ WEIGHTS = {**{dataset: 0.5 / len(OPINION) for dataset in OPINION}, **{dataset: 0
 SAME_SETTINGS = {**{(recipe, "imdb", "gpu"): "L800" for recipe in ("bigru", "cnn", "avg", "san")},
                  **{(recipe, "imdb", "gpu-m10-scale5"): "L800" for recipe in ("lama", "lama_ctx")},
                  ("lama_ctx", "r8", "gpu-L1000-scale5"): "L1000",
-                 # `--recipe student --variant alone`: the default's settings since commit a798496 (RENAMED_RECIPES)
+                 # `--recipe student --variant alone`: the default's settings since commit a798496
                  **{("default", dataset, "alone"): "defaults" for dataset in DEFAULTS_DATASETS}}
 
 
