@@ -203,8 +203,7 @@ def explanation(text: str, encoding: Encoding, item: Item, labels: list[str], pr
 ALIKE_TEXTS = 16  # `most_attended` pads texts of very unequal lengths in groups of this many (`_alike_lengths`)
 PADDED_WORDS = 65_536  # ... where padding them all at once would give more cells than this
 SORTED_WIDTH = 256  # `most_attended` sorts rows of up to this many words whole (`_ranked_first`)
-FEW_TEXTS = 12  # `most_attended` computes up to this many texts one at a time (on SST-2's sentences the compact
-#   student's predict took as long either way for 16 texts, 10% longer at once for 8, 25% for 2)
+FEW_TEXTS = 12  # `most_attended` computes up to this many texts one at a time (below it, a call at once costs more)
 
 
 def predictions(texts: Sequence[str], encodings: Sequence[Encoding | IdsAndWords], lengths: Sequence[int],
