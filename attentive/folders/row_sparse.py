@@ -1,10 +1,10 @@
 """Tables saved by their nonzero rows: most of a model's hashed n-gram table is never touched by training.
 
 The n-gram channel (attentive/models/wide.py) starts every row at zero and a row moves only when a training text hits
-its bucket, so on short-text data most rows stay zero after training. A two-dimensional floating tensor is therefore written as the indices of its
-nonzero rows (`NAME.nonzero_rows`, int32, increasing) and those rows (`NAME.nonzero_values`) whenever that takes less
-than half its dense bytes, and rebuilt exactly on loading. The file stays a plain safetensors file; the network, its
-training and its export see the dense table.
+its bucket, so on short-text data most rows stay zero after training. A two-dimensional floating tensor is therefore
+written as the indices of its nonzero rows (`NAME.nonzero_rows`, int32, increasing) and those rows
+(`NAME.nonzero_values`) whenever that takes less than half its dense bytes, and rebuilt exactly on loading. The file
+stays a plain safetensors file; the network, its training and its export see the dense table.
 """
 from __future__ import annotations
 
