@@ -32,8 +32,8 @@ class Need(IntEnum):
     ATTENTION = 1  # predict: and each text's attention and linearised evidence (attentive/models/linearised.py),
     #   for its top words
     DETAILS = 2  # explain(with_polarity=False): and the attention scores, and a wide model's channel logits
-    EVIDENCE = 3  # explain: and each word's polarity, n-gram scores and signed evidence (PyTorch: the head once per
-    #   word, and a backward pass; an export: the evidence alone, by occlusion)
+    EVIDENCE = 3  # explain: and each word's polarity, n-gram scores and signed evidence (the linearised evidence the
+    #   top words rank by; a model without it: PyTorch's backward pass, an export's occlusion)
 
 
 @dataclass
@@ -148,8 +148,9 @@ class Answerer(ABC):
         """The deletion test on this backend (attentive/answer/deletion.py faithfulness): the share of answers that
         change when the `fraction` of each text's words with the most attention, chosen at random (seeded), or with
         the most signed evidence for the predicted label is removed. The evidence is this backend's own (`explain`:
-        PyTorch's exact or gradient × input, an export's by occlusion) and the reduced texts are answered by it (an
-        export's graph in ONNX Runtime, the int8 one where that is what runs). {"texts", "fraction", "flipped"}."""
+        the linearised evidence the top words rank by, where the model has it) and the reduced texts are answered by
+        it (an export's graph in ONNX Runtime, the int8 one where that is what runs). {"texts", "fraction",
+        "flipped"}."""
         from .deletion import faithfulness
 
         check_call(batch_size=batch_size)

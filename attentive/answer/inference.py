@@ -24,7 +24,8 @@ import numpy as np
 import torch
 
 from ..data.batching import Item, collate, iterate
-from ..models.linearised import linearised_evidence
+from ..models.classifier import Attribution
+from ..models.linearised import LINEARISED, attention_part, linearised_evidence
 from .answerer import Looked, Need
 
 
@@ -76,13 +77,18 @@ def _keep_looks(network, items, batch, inputs, out, need: Need, looked: list) ->
     """Each row's `Looked`, as far as `need` asks: what a level does not need is not computed."""
     details, evidence = need >= Need.DETAILS, need >= Need.EVIDENCE
     attention = _numpy(out.attention)
-    linear = _numpy(linearised_evidence(network, out))
+    linear_tensor = linearised_evidence(network, out)
+    linear = _numpy(linear_tensor)
     scores = _numpy(out.scores) if details else None
     wide = out.wide_logits if details else None
     channels = None if wide is None else {"attention": _numpy(out.logits - wide), network.wide.channel: _numpy(wide)}
     polarity = _numpy(network.word_polarity(out.states)) if evidence and out.states is not None else None
     ngram_words = _numpy(_wide_word_scores(network, inputs)) if evidence and out.wide_logits is not None else None
-    attribution = network.attribution(inputs, out) if evidence and hasattr(network, "attribution") else None
+    if evidence and linear_tensor is not None:  # the evidence the top words rank by, the attention channel's share
+        part, margin = attention_part(out, linear_tensor)
+        attribution = Attribution(part, margin, LINEARISED)
+    else:
+        attribution = network.attribution(inputs, out) if evidence and hasattr(network, "attribution") else None
     evidence_values = None if attribution is None else _numpy(attribution.evidence)
     for row, index in enumerate(batch):
         length = len(items[index].ids)

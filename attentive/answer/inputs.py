@@ -178,8 +178,8 @@ def explanation(text: str, encoding: Encoding, item: Item, labels: list[str], pr
     "yucks" as `yu` `##cks`, is one word again, its attention and every per-word score merged over its pieces by
     `merge_pieces`; a text with no known token was fed as one unknown token, and is shown whole as that one word),
     the most probable label, the `top_k` top words (of most linearised evidence, `linear_evidence`, where the backend
-    gave it; else the most attended). With `thresholds` (a multi-label model: one per label)
-    the prediction's `labels` are those at or above their threshold (`label_set`)."""
+    gave it, those for the label alone: `for_the_label`; else the most attended). With `thresholds` (a multi-label
+    model: one per label) the prediction's `labels` are those at or above their threshold (`label_set`)."""
     words, spans = whole_words(text, encoding, len(item.ids))
     if attention is not None:
         attention = merge_pieces("attention", attention, spans)
@@ -197,6 +197,8 @@ def explanation(text: str, encoding: Encoding, item: Item, labels: list[str], pr
     if weights is not None and top_k:
         order = np.argsort(-weights, kind="stable")[:top_k]
         prediction.top_words = [(words[i], float(weights[i])) for i in order]
+        if result.linear_evidence is not None:
+            prediction.top_words = for_the_label(prediction.top_words)
     return result
 
 
@@ -234,7 +236,7 @@ def top_words(texts: Sequence[str], encodings: Sequence[Encoding | IdsAndWords],
     where the model gives no attention): the words are found (`word_sizes`, or the fast lane's `IdsAndWords`) and
     cut from the text, and the attention merged over their pieces, for the whole call at once (`most_attended`).
     Given each text's linearised evidence (one value a token) in place of its attention, the words of most evidence,
-    each with its evidence summed over its pieces."""
+    each with its evidence summed over its pieces, those for the label alone (`for_the_label`)."""
     types = {None if weights is None else (weights.dtype, weights.ndim) for weights in attention}
     if len(types) == 1 and None not in types:  # one backend's weights: every text's, of one type and kind
         return _top_words(texts, encodings, lengths, attention, top_k)
@@ -260,7 +262,14 @@ def _top_words(texts: Sequence[str], encodings: Sequence[Encoding | IdsAndWords]
     chosen, weights, counts = most_attended(attention, sizes, top_k)
     pairs = list(zip(map(words.__getitem__, chosen), weights))
     bounds = [0, *accumulate(counts)]
-    return [pairs[start:end] for start, end in zip(bounds, bounds[1:])]
+    found = [pairs[start:end] for start, end in zip(bounds, bounds[1:])]
+    return [for_the_label(words) for words in found] if attention[0].ndim == 1 else found
+
+
+def for_the_label(ranked: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    """Words ranked by evidence, those for the answered label alone (evidence above 0): a word against it is no
+    reason for it (the page and the HTML report show it, on the other side of the scale)."""
+    return [(word, value) for word, value in ranked if value > 0]
 
 
 def _words(text: str, encoding: Encoding, sizes: list[int]) -> list[str]:

@@ -6,17 +6,27 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+EVIDENCE_MEANING = ("evidence: how much each word adds to the answered label's lead over the runner-up, in logits "
+                    "(the difference of their logits, split over the words with the attention held fixed); positive "
+                    "for the answered label, negative against it")
+# What `predict`'s top words, /predict, /explain, `explain`, its HTML and PNG, and the page all rank and colour words
+# by, for PyTorch models and exports alike (attentive/models/linearised.py; `Explanation.evidence`); the top words are
+# the words of most evidence above 0 (attentive/answer/inputs.py for_the_label). A model without it (no attention
+# over its states, another head than the MLP, pairs, aspects, label sets) ranks its top words by attention.
+
 
 @dataclass
 class Prediction:
     label: str | None  # None: no label reached `predict`'s threshold
     probabilities: dict[str, float]
-    top_words: list[tuple[str, float]] = field(default_factory=list)  # the words of most linearised evidence for
-    #   the label, in logits (attentive/models/linearised.py); where the model has none (or with
-    #   top_words_by="attention"), the most attended, heads summed
+    top_words: list[tuple[str, float]] = field(default_factory=list)  # the words of most evidence for the label
+    #   (EVIDENCE_MEANING, in logits; those above 0 alone); where the model has none (or with
+    #   top_words_by="attention"), the most attended, heads summed, each with its share of the attention
     aspect: str | None = None  # the aspect this answer is about (aspect models)
     labels: list[str] | None = None  # multi-label models: every label at or above its threshold, most probable
     #   first (maybe none; `label` is then the first, or None); None for single-label models
+    abstained: bool | None = None  # under an abstain threshold (attentive/answer/abstain.py): true where the most
+    #   probable label's probability is below it (`label` None: "none of these"); None where no threshold applies
 
     @property
     def headline(self) -> str:
@@ -27,15 +37,20 @@ class Prediction:
             return ", ".join(f"{label} ({self.probabilities[label]:.2f})" for label in self.labels) + about
         if self.label is None:
             best = max(self.probabilities, key=self.probabilities.get)
+            if self.abstained:
+                return f"none of these (best {best}, {self.probabilities[best]:.2f}, is below the abstain threshold)" \
+                       f"{about}"
             return f"no label (best {best}, {self.probabilities[best]:.2f}, is below the threshold){about}"
         if self.labels is not None:
             return f"no label (best {best}, {self.probabilities[best]:.2f}, is below its threshold){about}"
         return f"{self.label} ({self.probabilities[self.label]:.2f}){about}"
 
     def as_dict(self) -> dict:
-        """label, probabilities and top words (and the aspect); a multi-label answer also `labels`, its label set."""
+        """label, probabilities and top words (and the aspect); a multi-label answer also `labels`, its label set; an
+        answer under an abstain threshold also `abstained` (true: "none of these", its label null)."""
         aspect = {"aspect": self.aspect} if self.aspect is not None else {}
         labels = {"labels": self.labels} if self.labels is not None else {}
+        labels.update({"abstained": self.abstained} if self.abstained is not None else {})
         return {**aspect, "label": self.label, **labels, "probabilities": self.probabilities,
                 "top_words": [[word, round(weight, 4)] for word, weight in self.top_words]}
 
@@ -53,10 +68,12 @@ class Explanation:
     model's pooler does not allow it.
 
     Signed evidence (`evidence`, `channel_evidence`): per word, how much it moved the margin of the predicted label
-    over the runner-up, from each channel. The n-gram channel's is exact (its word scores sum to its logits); the
-    attention channel's (`attribution`) is exact for a model whose logits split over the words (identity encoder,
-    linear head: Sun & Lu's weight × polarity), else gradient × input, named in its `method`; an exported model
-    (no PyTorch, no gradients, no per-word scores in the graph) has none."""
+    over the runner-up, from each channel (EVIDENCE_MEANING). The n-gram channel's is exact (its word scores sum to
+    its logits); the attention channel's (`attribution`) is its share of the linearised evidence (`linearised`,
+    what the top words rank by) where the model gives it, else exact for a model whose logits split over the words
+    (identity encoder, linear head: Sun & Lu's weight × polarity), else gradient × input, named in its `method`; an
+    exported model gives the whole model's linearised evidence, or for an export made before it existed its
+    evidence by occlusion."""
 
     words: list[str]
     attention: np.ndarray | None
@@ -124,8 +141,11 @@ class Explanation:
 
     @property
     def evidence(self) -> np.ndarray | None:
-        """Per word, its signed evidence for the predicted label over the runner-up, the channels' summed (those that
-        have one); None where no channel has any."""
+        """Per word, its signed evidence for the predicted label over the runner-up (EVIDENCE_MEANING): the linearised
+        evidence the top words rank by where the model gives it (its channels' shares add up to it), else the
+        channels' summed (those that have one); None where no channel has any."""
+        if self.linear_evidence is not None:
+            return np.asarray(self.linear_evidence, dtype=float)
         parts = [c["evidence"] for c in self.channel_evidence().values() if c["evidence"] is not None]
         return sum(parts) if parts else None
 

@@ -183,9 +183,10 @@ def predict(
     pair: list[str] = PairTexts,
     aspect: list[str] = Aspects,
     top_k: int = typer.Option(5, "--top-k", min=0, help="top words to report"),
-    top_words_by: str = typer.Option("auto", "--top-words-by", help="auto: the words of most linearised evidence "
-                                     "for the label where the model gives it, else the most attended; evidence; "
-                                     "attention (docs/predict-and-explain.md)"),
+    top_words_by: str = typer.Option("auto", "--top-words-by", help="auto: the words of most evidence for the "
+                                     "label (how much each adds to its lead over the runner-up, in logits; those "
+                                     "above 0), what explain and the page show, where the model gives it, else the "
+                                     "most attended; evidence; attention (docs/predict-and-explain.md)"),
     batch_size: int = typer.Option(256, "--batch-size", min=1, help="texts answered at a time: the network's batch, "
                                                                     "and how many lines are read before answering"),
     on_error: str = OnError,
@@ -277,7 +278,8 @@ def explain(
     fp32: bool = Fp32,
     threads: Optional[int] = Threads,
 ):
-    """Prediction and an attention heatmap of each text: in the terminal, and as HTML and PNG files."""
+    """Prediction, each word's evidence (how much it adds to the label's lead over the runner-up, in logits: what
+    predict's top words rank by) and attention of each text: in the terminal, and as HTML and PNG files."""
     from ..answer.types import faithfulness_line
     from ..explain.terminal import explanation_table, word_table
     from ..folders.output_file import claim_file
@@ -297,7 +299,7 @@ def explain(
             raise item.error()
         wanted.append(item)
     explanations = answer(model, wanted, "explain")
-    console.print(explanation_table(explanations, heads=heads))
+    console.print(explanation_table(explanations, heads=heads, plain=console.plain))
     faithful = faithfulness_line(model.config)  # None for a model trained before it was measured
     if faithful is not None:
         console.print(faithful, highlight=False, soft_wrap=True)

@@ -6,15 +6,40 @@ import contextlib
 from pathlib import Path
 
 import typer
-from rich.console import Console
+from rich.console import Console, ConsoleDimensions
 from rich.text import Text
 
 from ..errors import AttentiveError
 
+PIPED_WIDTH = 240  # the columns of tables written to a pipe or a file, which has no width to fit
+
+
+class Terminal(Console):
+    """A console as wide as its terminal; writing to a pipe or a file (a log), where rich would cut every table at 80
+    columns, PIPED_WIDTH wide (or $COLUMNS), so that `--words`, the confusion matrix and tune's trials are whole.
+    Plain (`plain`) where colour does not show, so that the heatmaps mark their words in the text."""
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        size = super().size
+        if self._width is None and not self.is_terminal and not self._environ.get("COLUMNS", "").isdigit():
+            return ConsoleDimensions(PIPED_WIDTH, size.height)
+        return size
+
+    @size.setter
+    def size(self, new_size: tuple[int, int]) -> None:
+        Console.size.fset(self, new_size)
+
+    @property
+    def plain(self) -> bool:
+        """Whether colour does not show here: not a terminal, NO_COLOR, or no colour system."""
+        return not self.is_terminal or self.no_color or self.color_system is None
+
+
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Train, evaluate, explain compact attention-based text classifiers.")
-console = Console()
-err = Console(stderr=True)
+console = Terminal()
+err = Terminal(stderr=True)
 
 
 def _use_threads(threads: int | None, torch_needed: bool = True) -> int:

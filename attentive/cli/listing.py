@@ -61,5 +61,6 @@ def demo(out: Path = typer.Option(Path("runs/demo"), "--out"), recipe: str = Rec
     model = train_model(data, recipe, out, set_, overwrite=True)  # the demo's folder is its own
     print_metrics(model.evaluate(data, "test"))
     sample = data.splits["test"][:show]
-    console.print(explanation_table(model.explain([ex.text for ex in sample]), gold=[ex.label for ex in sample]))
+    console.print(explanation_table(model.explain([ex.text for ex in sample]), gold=[ex.label for ex in sample],
+                                    plain=console.plain))
     console.print(f"model saved to {out}; try: attentive explain {out} \"a gorgeous and witty film\"")

@@ -9,11 +9,31 @@ import html
 
 import numpy as np
 
+from ..answer.types import EVIDENCE_MEANING
+
 STYLE = """body{font-family:system-ui,sans-serif;margin:2em;max-width:70em}
 .text{margin-bottom:2em}.row{line-height:2em;margin:.2em 0}.label{font-weight:600;margin-right:.6em;color:#333}
 table.words{border-collapse:collapse;font-size:.85em}table.words td,table.words th{padding:.1em .6em;text-align:right}
-.w{padding:.15em .25em;border-radius:3px}.probs{color:#555;font-size:.9em}"""
+.w{padding:.15em .25em;border-radius:3px}.probs{color:#555;font-size:.9em}
+.legend{border:1px solid #ddd;padding:.5em 1em;margin-bottom:1.5em;font-size:.9em}.bar{display:inline-block;
+width:16em;height:1em;vertical-align:middle;margin:0 .5em;border:1px solid #ccc}"""
 TOWARDS, AGAINST = (33, 102, 172), (214, 96, 77)  # the diverging scale of signed evidence (the page's)
+ATTENTION = (120, 80, 170)  # the attention's scale, unsigned
+
+
+def legend() -> str:
+    """The colour key of every row: the evidence's diverging scale with what it measures and its unit
+    (EVIDENCE_MEANING), and the attention's."""
+    (r, g, b), (R, G, B), (a, t, c) = AGAINST, TOWARDS, ATTENTION
+    evidence = (f"background:linear-gradient(to right,rgba({r},{g},{b},1),rgba({r},{g},{b},0) 50%,"
+                f"rgba({R},{G},{B},0) 50%,rgba({R},{G},{B},1))")
+    attention = f"background:linear-gradient(to right,rgba({a},{t},{c},0),rgba({a},{t},{c},1))"
+    return (f"<div class='legend'><div>evidence: against the predicted label <span class='bar ev-scale' "
+            f"style='{evidence}'></span> towards it; full colour is the text's largest |evidence| (given beside "
+            f"each text), and hovering a word shows its own.</div><div class='probs'>{html.escape(EVIDENCE_MEANING)}. "
+            f"The top words are the words of most evidence above 0.</div><div>attention: none <span class='bar' "
+            f"style='{attention}'></span> the text's most attended word (a share of the attention, heads summed)."
+            f"</div></div>")
 
 
 def _row(words: list[str], weights: np.ndarray, title: str) -> str:
@@ -33,8 +53,18 @@ def _evidence_row(words: list[str], evidence: np.ndarray) -> str:
         level = abs(float(value)) / top if top > 0 else 0.0
         r, g, b = TOWARDS if value >= 0 else AGAINST
         spans.append(f'<span class="w ev" style="background:rgba({r},{g},{b},{level:.3f})" '
-                     f'title="{float(value):+.4f}">{html.escape(word)}</span>')
-    return f'<div class="row"><span class="label">evidence</span>{" ".join(spans)}</div>'
+                     f'title="{float(value):+.4f} logits">{html.escape(word)}</span>')
+    return (f'<div class="row"><span class="label">evidence</span>{" ".join(spans)} '
+            f'<span class="probs">(full colour: {top:.3f} logits)</span></div>')
+
+
+def _top_words_line(prediction) -> str:
+    """The prediction's top words with their numbers: the words of most evidence above 0, as `predict` gives them
+    (or the most attended, with their shares, for a model without evidence)."""
+    if not prediction.top_words:
+        return ""
+    words = ", ".join(f"{html.escape(word)} {value:+.3f}" for word, value in prediction.top_words)
+    return f"<div class='probs'>top words: {words}</div>"
 
 
 def _channels_line(explanation) -> str:
@@ -66,7 +96,7 @@ def _word_details(explanation, labels: list[str]) -> str:
 def explanation_html(explanations, title: str = "attentive: attention heatmaps", heads: bool = True,
                      faithfulness: str | None = None) -> str:
     """The page; `faithfulness` is the model's faithfulness line (attentive.answer.types.faithfulness_line), if any."""
-    blocks = [] if faithfulness is None else [f"<p class='probs'>{html.escape(faithfulness)}</p>"]
+    blocks = [legend()] if faithfulness is None else [f"<p class='probs'>{html.escape(faithfulness)}</p>", legend()]
     for number, explanation in enumerate(explanations, 1):
         pred = explanation.prediction
         probs = ", ".join(f"{html.escape(label)} {p:.3f}" for label, p in pred.probabilities.items())
@@ -75,6 +105,7 @@ def explanation_html(explanations, title: str = "attentive: attention heatmaps",
         evidence = explanation.evidence
         if evidence is not None:
             parts.append(_evidence_row(explanation.words, evidence))
+        parts.append(_top_words_line(pred))
         if explanation.attention is None:
             parts.append(f"<p>{html.escape(' '.join(explanation.words))} (this model has no attention)</p>")
         else:

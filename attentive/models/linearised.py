@@ -25,6 +25,8 @@ import torch
 
 from .heads import MLPHead
 
+LINEARISED = "linearised"  # the evidence's `method` (attentive/runtime/occlusion.py's, which imports no torch)
+
 
 def ranked_pair(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """The label each row ranks first and the runner-up (B x 1 each; the first twice for one label). `topk`, which
@@ -65,3 +67,14 @@ def linearised_evidence(network, out) -> torch.Tensor | None:
     if out.wide_scores is not None:  # zero on padding, as the attention is
         evidence = evidence + (out.wide_scores * direction.unsqueeze(1)).sum(-1)
     return evidence
+
+
+def attention_part(out, evidence: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The attention channel's share of the linearised `evidence` (B x T: less the n-gram channel's exact share, where
+    the model has one) and that channel's margin (B: its logit of the first label less the runner-up's), which
+    `explain` shows per channel; the shares add up to the evidence `predict` ranks its top words by."""
+    direction = margin_direction(out.logits)
+    deep = out.logits if out.wide_logits is None else out.logits - out.wide_logits
+    if out.wide_scores is not None:
+        evidence = evidence - (out.wide_scores * direction.unsqueeze(1)).sum(-1)
+    return evidence, (deep.detach() * direction).sum(-1)

@@ -125,30 +125,37 @@ class RuntimeModel(Answerer):
     def _look(self, items: list[Item], batch_size: int, need: Need) -> tuple[np.ndarray, list[Looked]]:
         """The answer path's ONNX Runtime backend (attentive.answer.answerer.Answerer): the graph's probabilities and,
         when `need` asks for more than them, each item's attention and linearised evidence (where the graph has it);
-        `explain` (Need.EVIDENCE) also each token's evidence by occlusion (attentive/runtime/occlusion.py), the graph
-        answering the text once without each token, and for a text too long for that the linearised evidence (not
-        for a multi-label model, whose labels are no one softmax)."""
+        `explain` (Need.EVIDENCE) also each token's evidence: the graph's linearised evidence, what `predict`'s top
+        words rank by (attentive/answer/types.py EVIDENCE_MEANING), where the graph has it; for an export without it
+        (made before it existed) by occlusion (attentive/runtime/occlusion.py), the graph answering the text once
+        without each token (not for a multi-label model, whose labels are no one softmax)."""
         wanted = () if need == Need.PROBABILITIES else ("attention", EVIDENCE) if self._has_evidence else ("attention",)
         probabilities, found = self.outputs(items, batch_size, wanted)
         nothing = [None] * len(items)
         evidence, linear = nothing, found.get(EVIDENCE, nothing)
         if need >= Need.EVIDENCE and not self.multi_label:
-            evidence = occlusion_evidence(self.run, items, probabilities, self.temperature, batch_size)
-            self._linearised_where_missing(probabilities, evidence, linear)
+            evidence = self._evidence(items, probabilities, linear, batch_size)
         return probabilities, [Looked(weights, attribution=occluded, linear_evidence=values)
                                for weights, occluded, values in zip(found.get("attention", nothing), evidence, linear)]
 
-    def _linearised_where_missing(self, probabilities: np.ndarray, evidence: list[dict | None],
-                                  linear: list[np.ndarray | None]) -> None:
-        """Fill in `evidence` where occlusion gave none (texts of more than its MAX_TOKENS tokens) with the graph's
-        linearised evidence `linear` (fetched in the same run as the attention, where the graph has it:
-        `has_evidence`, exported since it existed; attentive/models/linearised.py), which on the texts both read
-        removed words as decisive as occlusion's (benchmarks/notes.md, "`predict`'s top words by evidence")."""
-        missing = [index for index, (found, values) in enumerate(zip(evidence, linear))
-                   if found is None and values is not None]
-        for index, filled in zip(missing, linearised([linear[index] for index in missing], probabilities[missing],
-                                                     self.temperature)):
+    def _evidence(self, items: list[Item], probabilities: np.ndarray, linear: list[np.ndarray | None],
+                  batch_size: int) -> list[dict | None]:
+        """Each item's {"evidence", "margin", "method"}: the graph's linearised evidence `linear` where it has it
+        (fetched in the same run as the attention: `has_evidence`, exported since it existed;
+        attentive/models/linearised.py), so that `explain`, `/explain` and the page show what `predict` ranks by;
+        by occlusion for the others (of up to its MAX_TOKENS tokens; None beyond)."""
+        evidence: list[dict | None] = [None] * len(items)
+        given = [index for index, values in enumerate(linear) if values is not None]
+        for index, filled in zip(given, linearised([linear[index] for index in given], probabilities[given],
+                                                   self.temperature)):
             evidence[index] = filled
+        missing = [index for index, values in enumerate(linear) if values is None]
+        if missing:
+            occluded = occlusion_evidence(self.run, [items[index] for index in missing], probabilities[missing],
+                                          self.temperature, batch_size)
+            for index, filled in zip(missing, occluded):
+                evidence[index] = filled
+        return evidence
 
 
 def is_exported(folder: str | Path) -> bool:

@@ -385,7 +385,7 @@ def errors_html(rows: list[dict], explanations: list, name: str, suspects: int, 
     margin over the runner-up most: `Explanation.evidence`, drawn as attentive/explain/html.py draws it), then its
     attention (the summed heads). Evidence first: the words a model attends to need not be those that decide, and a
     suspect the model itself gets wrong (a negation it misreads) shows so by the words that pushed it."""
-    from ..explain.html import STYLE, _evidence_row, _row
+    from ..explain.html import STYLE, _evidence_row, _row, legend
 
     title = f"attentive cv: suspected label errors in {name}"
     blocks = []
@@ -414,7 +414,7 @@ def errors_html(rows: list[dict], explanations: list, name: str, suspects: int, 
              "probability while another class passes its threshold (confident learning, Northcutt et al. 2021), "
              "most suspect first. label_errors.csv lists them all.</p>")
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-            f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>{intro}{''.join(blocks)}"
+            f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>{intro}{legend()}{''.join(blocks)}"
             "</body></html>\n")
 
 

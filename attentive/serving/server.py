@@ -7,6 +7,8 @@
   tokens; a request over it is answered alone), and the model answers them in one call: `predict` for /predict's
   batches (no words found where `top_k` is 0; `"top_words_by"` as `predict`'s, each ranking in batches of its own),
   `explain` for /explain's.
+- `/predict`'s top words and /explain's `evidence` are one quantity, named in one sentence with its unit in /info's
+  `evidence` (attentive/answer/types.py EVIDENCE_MEANING): the top words are the words of most evidence above 0.
 - `GET /health`, `GET /info` (labels, recipe, aspects, versions, a multi-label model's `thresholds`, the deletion test
   run at the end of training,
   `faithfulness` with its `faithfulness_line`, where the model has it; an export's `graph`, the one answering),
@@ -49,7 +51,7 @@ from starlette.requests import ClientDisconnect
 
 from ..answer.answerer import AUTO, TOP_WORDS_BY
 from ..answer.inputs import Checked, Expanded, text_problem, unicode_problem
-from ..answer.types import faithfulness_line
+from ..answer.types import EVIDENCE_MEANING, faithfulness_line
 from ..errors import AttentiveError
 from ..version import __version__
 
@@ -376,6 +378,7 @@ def create_app(model, api_key: str | None = None, max_body: int = 1_000_000, max
         return {"labels": model.labels, "recipe": config["recipe"].get("name"), "is_pair": model.is_pair,
                 "uses_aspect": model.uses_aspect, "aspects": model.aspects, "model_id": config.get("model_id"),
                 "runtime": type(model).__name__, "versions": {"attentive": __version__},
+                "evidence": EVIDENCE_MEANING,  # what /explain's `evidence` and the top words rank words by
                 **({"graph": model.graph} if hasattr(model, "graph") else {}),  # an export's: the one that answers
                 **({"multi_label": True, "thresholds": model.thresholds} if model.thresholds is not None else {}),
                 **({"faithfulness": config["faithfulness"], "faithfulness_line": line}

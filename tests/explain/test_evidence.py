@@ -1,9 +1,10 @@
 """Signed evidence: per whole word, how much it moved the margin of the predicted label over the
 runner-up, from each channel. The n-gram channel's is exact (its word scores sum to its margin); the attention
-channel's is exact where the logits split over the words (identity encoder, linear head: Sun & Lu's weight ×
-polarity, per head) and gradient × input otherwise, named in `method`; an exported model (ONNX Runtime, no
-gradients) has none and says why. The JSON (`Explanation.as_dict`, the server's /explain answer) and the HTML report
-carry `evidence` and `channels`."""
+channel's is its share of the linearised evidence the top words rank by (tests/explain/test_one_ranking.py) where the
+model gives it; where it does not (`no_linearised`), exact where the logits split over the words (identity encoder,
+linear head: Sun & Lu's weight × polarity, per head) and gradient × input otherwise, named in `method`; an export
+without the linearised evidence gives it by occlusion. The JSON (`Explanation.as_dict`, the server's /explain
+answer) and the HTML report carry `evidence` and `channels`."""
 from __future__ import annotations
 
 import numpy as np
@@ -53,7 +54,15 @@ def test_the_ngram_channel_evidence_sums_to_its_margin(name, request):
             explanation.channel_margins()["ngrams"], abs=1e-6)
 
 
-def test_identity_encoder_with_a_linear_head_splits_the_attention_margin_exactly(compact_linear):
+@pytest.fixture
+def no_linearised(monkeypatch):
+    """Explanations of a model as of one without the linearised evidence (pairs, aspects, other heads)."""
+    from attentive.answer import inference
+
+    monkeypatch.setattr(inference, "linearised_evidence", lambda network, out: None)
+
+
+def test_identity_encoder_with_a_linear_head_splits_the_attention_margin_exactly(compact_linear, no_linearised):
     assert compact_linear.network.exact_evidence
     for explanation in compact_linear.explain(TEXTS):
         attention = explanation.channel_evidence()["attention"]
@@ -64,7 +73,7 @@ def test_identity_encoder_with_a_linear_head_splits_the_attention_margin_exactly
         assert abs(float(np.sum(explanation.evidence)) - total) < 1e-4  # the channels' evidence summed per word
 
 
-def test_one_head_linear_evidence_is_sun_and_lu_weight_times_polarity(sst2_small):
+def test_one_head_linear_evidence_is_sun_and_lu_weight_times_polarity(sst2_small, no_linearised):
     model = attentive.train(sst2_small, "sunlu", overrides=["embedder.vectors=random", "embedder.dim=16",
                                                             "train.epochs=1", "tokenizer.min_frequency=2"],
                             show_progress=False)
@@ -79,7 +88,7 @@ def test_one_head_linear_evidence_is_sun_and_lu_weight_times_polarity(sst2_small
 
 
 @pytest.mark.parametrize("name", ["compact", "bigru"])
-def test_mlp_heads_and_bigru_encoders_get_gradient_times_input(name, request):
+def test_mlp_heads_and_bigru_encoders_get_gradient_times_input(name, request, no_linearised):
     model = request.getfixturevalue(name)
     assert not model.network.exact_evidence
     [explanation] = model.explain(TEXTS[:1])
@@ -95,7 +104,7 @@ def test_json_and_html_carry_evidence_and_channels(compact):
     answer = explanation.as_dict(top_k=2)
     assert len(answer["evidence"]) == len(answer["words"]) and len(answer["top_words"]) == 2
     assert set(answer["channels"]) == {"attention", "ngrams"}
-    assert answer["channels"]["attention"]["method"] == "gradient_x_input"
+    assert answer["channels"]["attention"]["method"] == "linearised"  # what the top words rank by
     assert answer["channels"]["ngrams"]["method"] == "exact"
     np.testing.assert_allclose(answer["evidence"], np.add(answer["channels"]["attention"]["evidence"],
                                                           answer["channels"]["ngrams"]["evidence"]), atol=1e-4)
@@ -106,8 +115,9 @@ def test_json_and_html_carry_evidence_and_channels(compact):
 
 
 def test_the_exported_runtime_gives_evidence_by_occlusion(compact, tmp_path):
-    """An export's explain (and the server's /explain of it) gives each word's evidence: the margin of the label it
-    ranks first over the runner-up, less that margin with the word left out (attentive/runtime/occlusion.py)."""
+    """An export without the linearised evidence (made before it existed) gives in its explain (and the server's
+    /explain of it) each word's evidence by occlusion: the margin of the label it ranks first over the runner-up,
+    less that margin with the word left out (attentive/runtime/occlusion.py)."""
     from fastapi.testclient import TestClient
 
     from attentive.answer.inputs import temperature_of
@@ -118,6 +128,7 @@ def test_the_exported_runtime_gives_evidence_by_occlusion(compact, tmp_path):
 
     export(compact, tmp_path / "exported")
     runtime = attentive.runtime.load(tmp_path / "exported")
+    runtime.config["has_evidence"] = False  # as an export made before the linearised evidence existed
     temperature = temperature_of(runtime.config)
     for text, explanation in zip(TEXTS, runtime.explain(TEXTS)):
         answer = explanation.as_dict()
