@@ -188,6 +188,8 @@ def _exported_files(model: Model, scratch: Path, int8: bool) -> dict[str, bytes]
         config["bigram_rows"] = {"kept": answering.wide.rows.num_embeddings - 1, "buckets": answering.wide.buckets}
     if model.multi_label:  # the graph answers sigmoids; the runtime gives each label at or above its threshold
         config.update(multi_label=True, thresholds=model.thresholds)
+    if "abstain" in model.config:  # the threshold below which predict answers "none of these"
+        config["abstain"] = model.config["abstain"]  # (attentive/answer/abstain.py)
     for key in ("calibration", "prior"):  # for the record: the graph applies the temperature and holds the linear
         if key in model.config:  # model fitted first (attentive/training/prior.py) in its n-gram rows itself
             config[key] = model.config[key]

@@ -164,16 +164,21 @@ class Answerer(ABC):
         return faithfulness(lambda reduced: self._look(reduced, batch_size, Need.PROBABILITIES)[0], items,
                             explanations, fraction, seed)
 
-    def evaluate(self, dataset, split: str = "test", data_dir=None) -> dict:
+    def evaluate(self, dataset, split: str = "test", data_dir=None, labels=None, **columns) -> dict:
         """Accuracy, macro-F1, per-class precision/recall/F1, the confusion matrix, the expected calibration error
         (`ece`, of the probabilities at the model's `temperature`, also given) and the accuracy by length on one
-        split of `dataset` (a name or a Dataset); label sets go to `_evaluate_sets`. A label the model does not know
-        is one line."""
-        from ..data.source import resolve_dataset
+        split of `dataset` (a name or a Dataset), or of your labelled file (CSV, TSV or JSONL, read with the columns
+        the model was trained with, unless `columns` say otherwise: text_column=, label_column=, ...), or of texts
+        and their `labels` (`evaluate(texts, labels)`); label sets go to `_evaluate_sets`. A label the model does not
+        know is one line."""
+        from ..data.reading import scored_dataset
         from ..errors import AttentiveError
         from .metrics import compute_metrics
 
-        data = resolve_dataset(dataset, data_dir)
+        if labels is None and not isinstance(split, str):  # evaluate(texts, labels)
+            split, labels = "test", split
+        data, forced = scored_dataset(self.config, dataset, labels, data_dir, **columns)
+        split = forced or split
         examples = data.splits.get(split) or []
         if not examples:
             raise AttentiveError(f"dataset {data.name!r} has no {split!r} examples")

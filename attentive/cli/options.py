@@ -76,6 +76,13 @@ LabelledFile = typer.Option(None, "--file", help="your own labelled file (CSV/TS
 Split = typer.Option("test", "--split", help="the split of the dataset: train, dev or test")
 TextColumn = typer.Option("text", "--text-column", help="your file's text column (CSV/TSV header or JSONL key)")
 LabelColumn = typer.Option("label", "--label-column", help="your file's label column (CSV/TSV header or JSONL key)")
+# evaluate, analyze and predict: a model's own columns unless given (attentive/data/reading.py)
+ModelTextColumn = retold(TextColumn, "your file's text column (CSV/TSV header or JSONL key; default: the model's, "
+                                     "as training read its files)")
+ModelTextColumn.default = None
+ModelLabelColumn = retold(LabelColumn, "your file's label column (CSV/TSV header or JSONL key; default: the "
+                                       "model's, as training read its files)")
+ModelLabelColumn.default = None
 PairColumn = typer.Option(None, "--pair-column", help="second-text column, for pair recipes and models")
 AspectColumn = typer.Option(None, "--aspect-column", help="aspect column, for aspect recipes and models")
 LabelSeparator = typer.Option(None, "--label-separator", help="CSV/TSV label fields hold several labels cut by "
@@ -134,10 +141,20 @@ def data_arguments(given: dict) -> list[str]:
 
 def scored_data(model, split: str, labelled_file: Path | None, *, dataset: str | None, data_dir: Path | None,
                 **columns):
-    """(data, split) for evaluate and analyze: the user's labelled file (`--file`; its one split, test) read with
-    the `columns` given, else `split` of the dataset (default: the one the model was trained on)."""
+    """(data, split) for evaluate and analyze: the user's labelled file (`--file`; its one split, test) read as the
+    model reads its files (attentive/data/reading.py: its recorded columns, those of `columns` given, not None,
+    winning), else `split` of the dataset (default: the one the model was trained on; a model trained on the
+    user's files has none, and is told to give --file)."""
+    from ..data.reading import READING, described, reading_for
+
     if labelled_file is not None:
         from ..data.registry import load_test_file
 
-        return load_test_file(labelled_file, **columns), "test"
-    return load_data(dataset=dataset or model.config.get("dataset"), data_dir=data_dir, **columns), split
+        return load_test_file(labelled_file, **reading_for(model.config, **columns)), "test"
+    if dataset is None and model.config.get(READING) is not None:
+        trained_on = model.config.get("dataset")
+        raise AttentiveError(f"the model was trained on {f'your file {trained_on}' if trained_on else 'your files'}, "
+                             f"not a named dataset: give --file FILE (read with the model's "
+                             f"{described(model.config[READING])})")
+    given = {name: value for name, value in columns.items() if value is not None}
+    return load_data(dataset=dataset or model.config.get("dataset"), data_dir=data_dir, **given), split

@@ -19,6 +19,8 @@ from .options import (
     LabelColumn,
     LabelledFile,
     ModelDataset,
+    ModelLabelColumn,
+    ModelTextColumn,
     Overrides,
     PairColumn,
     Recipe,
@@ -41,8 +43,8 @@ def analyze(
     dataset: Optional[str] = ModelDataset,
     split: str = Split,
     test_file: Optional[Path] = LabelledFile,
-    text_column: str = TextColumn,
-    label_column: str = LabelColumn,
+    text_column: Optional[str] = ModelTextColumn,
+    label_column: Optional[str] = ModelLabelColumn,
     limit: Optional[int] = typer.Option(2000, "--limit", min=0, help="analyse a seeded sample of this many texts "
                                                                   "(0: all)"),
     words: list[str] = typer.Option([], "--word", help="words whose weight distribution to plot (default: the top "

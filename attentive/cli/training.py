@@ -130,8 +130,8 @@ def _score_test(model, out: Path, test_file: Path) -> dict:
     score = f"micro-F1 {metrics['micro_f1']:.4f}" if metrics.get("multi_label") else \
         f"accuracy {metrics['accuracy']:.4f}"
     target = Path(out) / f"eval-{metrics['dataset']}-test.json"
-    target = claim_file(target, option="--test", overwrite=evaluate_writes(target), inputs=[test_file],
-                        models=[out], own=evaluate_writes)
+    target = claim_file(target, option=TestFile.param_decls[0], overwrite=evaluate_writes(target),
+                        inputs=[test_file], models=[out], own=evaluate_writes)
     atomic_write_json(target, {**metrics, "model_id": model.config.get("model_id")})
     console.print(f"test {score}, macro-F1 {metrics['macro_f1']:.4f} on {metrics['n']} texts of {test_file}; "
                   f"written {target.name}", soft_wrap=True, markup=False)

@@ -32,6 +32,7 @@ class Dataset:
     `labels` fixes the class order (index = class id). `skipped` counts rows a reader dropped per split,
     with the reason in `notes`, so that nothing disappears silently; `notes` also says how many rows span several
     lines. `warnings` holds what looks wrong but does not stop a load (labels of dev/test that train never shows).
+    `reading`: for the user's files, how they were read (attentive/data/reading.py; a trained model keeps it).
     """
 
     name: str
@@ -40,6 +41,7 @@ class Dataset:
     skipped: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    reading: dict | None = None
 
     @property
     def multi_label(self) -> bool:

@@ -17,6 +17,7 @@ from attentive.data import readers as r
 from attentive.data.checks import LABEL_SETS, check_label_kinds, check_labels_given, label_warnings, same_number
 from attentive.data.example import Dataset, Example
 from attentive.data.paths import resolve_data_dir
+from attentive.data.reading import reading_of
 from attentive.data.splits import SPLITS, carve_dev
 from attentive.errors import AttentiveError
 from attentive.util.checks import ArgumentError, as_list, check_unicode_strings
@@ -215,7 +216,9 @@ def load_files(
                    aspect_column=aspect_column, pair_column=pair_column, label_separator=label_separator)
     files = {"train": train, "dev": dev, "test": test}
     loaded = {split: r.read_table(path, **columns) for split, path in files.items() if path is not None}
-    return _assemble(Path(train).name, loaded, dev_fraction, seed, [])
+    dataset = _assemble(Path(train).name, loaded, dev_fraction, seed, [])
+    dataset.reading = reading_of(text_column, label_column, pair_column, aspect_column, label_separator)
+    return dataset
 
 
 def load_test_file(path: str | Path, format: str | None = None, text_column: str = "text",
@@ -224,7 +227,9 @@ def load_test_file(path: str | Path, format: str | None = None, text_column: str
     """A Dataset whose only split is "test": the user's labelled file, for evaluating a trained model."""
     rows = r.read_table(path, format=format, text_column=text_column, label_column=label_column,
                         aspect_column=aspect_column, pair_column=pair_column, label_separator=label_separator)
-    return _assemble(Path(path).name, {"test": rows}, 0.0, 0, [])
+    dataset = _assemble(Path(path).name, {"test": rows}, 0.0, 0, [])
+    dataset.reading = reading_of(text_column, label_column, pair_column, aspect_column, label_separator)
+    return dataset
 
 
 def load_texts(texts, labels, dev_texts=None, dev_labels=None, name: str = "texts", dev_fraction: float = 0.1,

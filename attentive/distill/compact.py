@@ -41,6 +41,7 @@ class Measured:
     size_bytes: int
     texts_per_second: float
     p50_ms: float
+    test_accuracy: float | None = None  # where the data has a test split (train --test)
 
 
 def compact_folders(out: str | Path) -> tuple[Path, Path]:
@@ -99,7 +100,8 @@ def make_deployable(trained: Model, data: Dataset, overwrite: bool = False, data
 
 
 def measure(name: str, folder: Path, data: Dataset, threads: int | None = None) -> Measured:
-    """Dev accuracy, deployed size, `predict` texts/s and p50 of the model in `folder` (saved or exported)."""
+    """Dev accuracy (and test accuracy, where the data has a test split), deployed size, `predict` texts/s and p50
+    of the model in `folder` (saved or exported)."""
     from ..opening import open_model
 
     model = open_model(folder, threads)
@@ -109,6 +111,7 @@ def measure(name: str, folder: Path, data: Dataset, threads: int | None = None) 
     if not texts:
         raise AttentiveError(f"{data.name}: no dev texts to measure the models on")
     accuracy = model.evaluate(data, "dev")["accuracy"]
+    test = model.evaluate(data, "test")["accuracy"] if data.splits.get("test") else None
     model.predict(texts[:64])  # warm: the first call loads lazily what later calls reuse
     began = time.perf_counter()
     model.predict(texts)
@@ -118,20 +121,24 @@ def measure(name: str, folder: Path, data: Dataset, threads: int | None = None) 
         began = time.perf_counter()
         model.predict([text])
         latencies.append(time.perf_counter() - began)
-    return Measured(name, folder, accuracy, size, rate, 1000 * statistics.median(latencies))
+    return Measured(name, folder, accuracy, size, rate, 1000 * statistics.median(latencies), test)
 
 
 def compact_report(measured: list[Measured]) -> list[str]:
-    """The side-by-side lines: each model's dev accuracy, size, texts/s and p50, and the second (the int8 export)
-    against the first (the trained model)."""
-    lines = [f"{'model':<10} {'dev accuracy':>12} {'size':>10} {'texts/s':>10} {'p50':>9}  folder"]
+    """The side-by-side lines: each model's dev accuracy (and test accuracy, where measured), size, texts/s and p50,
+    and the second (the int8 export) against the first (the trained model)."""
+    tested = all(model.test_accuracy is not None for model in measured)
+    test_header = f" {'test accuracy':>13}" if tested else ""
+    lines = [f"{'model':<10} {'dev accuracy':>12}{test_header} {'size':>10} {'texts/s':>10} {'p50':>9}  folder"]
     for model in measured:
-        lines.append(f"{model.name:<10} {model.dev_accuracy:>12.4f} {model.size_bytes / 1e6:>8.2f} MB "
+        test = f" {model.test_accuracy:>13.4f}" if tested else ""
+        lines.append(f"{model.name:<10} {model.dev_accuracy:>12.4f}{test} {model.size_bytes / 1e6:>8.2f} MB "
                      f"{model.texts_per_second:>10,.0f} {model.p50_ms:>6.2f} ms  {model.folder}")
     if len(measured) == 2:
         first, second = measured
+        test = f" ({100 * (second.test_accuracy - first.test_accuracy):+.2f} of test)" if tested else ""
         lines.append(f"the {second.name}: {100 * (second.dev_accuracy - first.dev_accuracy):+.2f} points of dev "
-                     f"accuracy, {first.size_bytes / max(second.size_bytes, 1):.1f}x smaller, "
+                     f"accuracy{test}, {first.size_bytes / max(second.size_bytes, 1):.1f}x smaller, "
                      f"{second.texts_per_second / max(first.texts_per_second, 1e-9):.1f}x the texts/s of the "
                      f"{first.name}")
     return lines

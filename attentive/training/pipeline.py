@@ -125,7 +125,7 @@ def new_model(data: Dataset, recipe: Recipe, data_dir, device: str, rng) -> Mode
         if data.multi_label else {}  # the thresholds are chosen on dev once training ends
     config = {**multi_label,
               "recipe": recipe.as_dict(), "labels": data.labels, "vocab_size": tokenizer.get_vocab_size(),
-              "aspects": aspect_names, "dataset": data.name,
+              "aspects": aspect_names, "dataset": data.name, **({"reading": data.reading} if data.reading else {}),
               "vectors": {"source": vectors.source, "coverage": round(vectors.coverage, 4),
                           "seconds": round(vector_seconds, 1)},
               "vocabulary": vocabulary_report(tokenizer, texts_and_pairs, [ex.text for ex in data.splits["dev"]],
