@@ -21,7 +21,8 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check .
-	OMP_NUM_THREADS=1 $(BIN)/python -m pytest
+	# everything: pytest alone leaves out the slow tests (pyproject.toml's addopts); the last -m given wins
+	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -m 'slow or not slow'
 
 clean:
 	rm -rf runs .pytest_cache

@@ -1,5 +1,6 @@
-"""Shared fixtures: small real data (the bundled SST-2 sample), a tiny model trained once, the MiniLM vocabulary
-table computed once; the functions and constants tests share live in tests/helpers.py."""
+"""Shared fixtures: small real data (the bundled SST-2 sample), two tiny models trained once (lama_ctx and the
+default recipe), the MiniLM vocabulary table computed once; the functions and constants tests share live in
+tests/helpers.py."""
 from __future__ import annotations
 
 import os
@@ -11,17 +12,19 @@ import torch
 from attentive.data.example import Dataset
 from attentive.data.registry import load_dataset
 
-from .helpers import tiny_overrides
+from .helpers import TINY_DEFAULT, tiny_overrides
 
 torch.set_num_threads(1)
 # The CLI's --threads default in tests: one thread, so no oversubscription warning joins a command's stderr.
 os.environ["ATTENTIVE_THREADS"] = "1"
 
 
+@pytest.hookimpl(trylast=True)  # after `-m` has deselected: the order of the tests that run
 def pytest_collection_modifyitems(config, items):
     """Under pytest-xdist (files spread over workers, `--dist loadfile --no-loadscope-reorder`), the files that hold a
     slow test go out first, so that no worker is handed a long file at the end while the others stand idle; each
-    file's tests keep their order. A run in one process keeps pytest's order."""
+    file's tests keep their order. A run in one process keeps pytest's order; so does the quick loop (`pytest` alone,
+    which leaves the slow tests out)."""
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         return
     slow_files = {item.path for item in items if item.get_closest_marker("slow")}
@@ -37,6 +40,18 @@ def tiny_run(sst2_small, tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("tiny-run") / "run"
     attentive.train(sst2_small, "lama_ctx", folder, overrides=tiny_overrides("lama_ctx") + ["train.epochs=1"],
                     show_progress=False)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def tiny_default_run(sst2_small, tmp_path_factory) -> Path:
+    """A tiny model of the default recipe (attention over the words and their pieces, an n-gram channel of 4,096
+    rows) trained two epochs on `sst2_small`, once for the whole session, saved. Never written into, as `tiny_run`
+    (a module writing there takes its own copy, `copy_of_tiny_run`)."""
+    import attentive
+
+    folder = tmp_path_factory.mktemp("tiny-default-run") / "run"
+    attentive.train(sst2_small, "default", folder, overrides=TINY_DEFAULT, show_progress=False)
     return folder
 
 

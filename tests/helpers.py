@@ -155,6 +155,10 @@ def tiny_overrides(recipe_name: str) -> list[str]:
     return TINY + sizes
 
 
+# The session's tiny default-recipe model (conftest.py's `tiny_default_run`): word pieces, a small n-gram channel.
+TINY_DEFAULT = [*tiny_overrides("default"), "tokenizer.pieces=true", "wide.buckets=4096"]
+
+
 class Stop(Exception):
     """Raised after a checkpoint is written, as a killed run would stop there."""
 
@@ -182,7 +186,8 @@ def stopped_then_resumed(data: Dataset, recipe: str, out, overrides: list[str], 
 
 
 def copy_of_tiny_run(tiny_run: Path, folder: Path) -> Path:
-    """`folder` holding a copy of the session's tiny model (`tiny_run`), for a module whose commands write there."""
+    """`folder` holding a copy of the session's tiny model (`tiny_run`, or `tiny_default_run`), for a module whose
+    commands write there."""
     import shutil
 
     return Path(shutil.copytree(tiny_run, folder))

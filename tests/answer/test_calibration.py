@@ -17,7 +17,7 @@ from attentive.answer.metrics import expected_calibration_error, negative_log_li
 from attentive.errors import AttentiveError
 from attentive.training.calibration import FEW_WRONG, SMALL_DEV, fit_temperature, small_dev_warning
 
-from ..helpers import tiny_overrides
+from ..helpers import copy_of_tiny_run
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "model-format-1"
 
@@ -125,10 +125,10 @@ def test_ece_of_15_bins_by_hand():
 
 
 @pytest.fixture(scope="module")
-def trained(sst2_small, tmp_path_factory):
-    out = tmp_path_factory.mktemp("calibrated") / "run"
-    model = attentive.train(sst2_small, "lama_ctx", out, overrides=tiny_overrides("lama_ctx"), show_progress=False)
-    return model, out
+def trained(tiny_run, tmp_path_factory):
+    """The session's tiny model (calibrated on dev as every run is), loaded, and its folder."""
+    out = copy_of_tiny_run(tiny_run, tmp_path_factory.mktemp("calibrated") / "run")
+    return attentive.load(out), out
 
 
 def test_training_fits_a_temperature_on_dev_that_does_not_raise_its_nll(trained, sst2_small):

@@ -14,16 +14,16 @@ from attentive.answer.metrics import expected_calibration_error
 from attentive.explain.reliability import reliability, reliability_bins
 from attentive.explain.report import analyze_split
 
-from ..helpers import tiny_overrides
+from ..helpers import copy_of_tiny_run
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.fixture(scope="module")
-def trained(sst2_small, tmp_path_factory):
-    out = tmp_path_factory.mktemp("reliability") / "run"
-    model = attentive.train(sst2_small, "lama_ctx", out, overrides=tiny_overrides("lama_ctx"), show_progress=False)
-    return model, out
+def trained(tiny_run, tmp_path_factory):
+    """The session's tiny model (calibrated on dev as every run is), loaded, and its folder."""
+    out = copy_of_tiny_run(tiny_run, tmp_path_factory.mktemp("reliability") / "run")
+    return attentive.load(out), out
 
 
 def _rows(path) -> list[dict]:

@@ -22,18 +22,16 @@ from attentive.data.batching import Item
 from attentive.explain.deletion import deletion_test
 from attentive.text.tokenizer import build_tokenizer, is_piece
 
-from ..helpers import KEY, hand_built_model, tiny_overrides
+from ..helpers import KEY, copy_of_tiny_run, hand_built_model
 
 TEXT = "the movie yucks , an unapologetic mess"
 SPLIT = ("yucks", "unapologetic")  # words the tokenizer splits into pieces
-OVERRIDES = [*tiny_overrides("default"), "tokenizer.pieces=true", "wide.buckets=4096"]
 
 
 @pytest.fixture(scope="module")
-def run(sst2_small, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("whole") / "run"
-    attentive.train(sst2_small, "default", folder, overrides=OVERRIDES, show_progress=False)
-    return folder
+def run(tiny_default_run, tmp_path_factory):
+    """The session's tiny default model (word pieces, an n-gram channel), in a folder of this module's own."""
+    return copy_of_tiny_run(tiny_default_run, tmp_path_factory.mktemp("whole") / "run")
 
 
 @pytest.fixture(scope="module")

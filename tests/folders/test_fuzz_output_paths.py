@@ -19,7 +19,7 @@ from attentive.errors import AttentiveError
 from attentive.folders.output_file import claim_file
 from attentive.util.atomic import atomic_write_bytes
 
-from ..helpers import tiny_model
+from ..helpers import copy_of_tiny_run
 
 SEED = 20260043
 MODEL = {"config.json": b'{"recipe": {}, "labels": ["a", "b"], "model_id": "m"}\n', "model.safetensors": b"\0" * 64,
@@ -132,10 +132,8 @@ def test_two_thousand_random_targets_through_claim_file(tmp_path, monkeypatch):
 
 
 @pytest.fixture(scope="module")
-def trained(tmp_path_factory):
-    out = tmp_path_factory.mktemp("fuzz_output_paths") / "run"
-    tiny_model(out)
-    return out
+def trained(tiny_run, tmp_path_factory):
+    return copy_of_tiny_run(tiny_run, tmp_path_factory.mktemp("fuzz_output_paths") / "run")
 
 
 @pytest.mark.slow

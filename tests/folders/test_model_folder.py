@@ -25,16 +25,15 @@ from attentive.folders.metrics_log import read_metrics_log
 from attentive.util.atomic import atomic_write_json
 from attentive.util.processes import worker_context
 
-from ..helpers import edit_config, memory_bound, rewrite_weights, tiny_overrides
+from ..helpers import copy_of_tiny_run, edit_config, memory_bound, rewrite_weights, tiny_overrides
 
 OVERRIDES = tiny_overrides("lama_ctx")
 
 
 @pytest.fixture(scope="module")
-def run(sst2_small, tmp_path_factory):
-    out = tmp_path_factory.mktemp("folder") / "run"
-    attentive.train(sst2_small, "lama_ctx", out, overrides=OVERRIDES, show_progress=False)
-    return out
+def run(tiny_run, tmp_path_factory):
+    """The session's tiny lama_ctx model, in a folder of this module's own (each test works on a copy of it)."""
+    return copy_of_tiny_run(tiny_run, tmp_path_factory.mktemp("folder") / "run")
 
 
 def copy_of(run, tmp_path):

@@ -16,7 +16,7 @@ import pytest
 import attentive
 from attentive.cli import app, main
 
-from ..helpers import tiny_model
+from ..helpers import copy_of_tiny_run, tiny_model
 
 # Every Path option (or argument, by its parameter's name in capitals) of every command: what it names.
 PATH_OPTIONS = {
@@ -75,10 +75,8 @@ def test_every_path_option_of_every_command_is_classified():
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("output_files") / "run"
-    tiny_model(out)
-    return out
+def run(tiny_run, tmp_path_factory):
+    return copy_of_tiny_run(tiny_run, tmp_path_factory.mktemp("output_files") / "run")
 
 
 @pytest.fixture(scope="module")

@@ -15,12 +15,12 @@ import pytest
 import attentive
 from attentive import runtime
 from attentive.cli import main
-from attentive.folders.manifest import MANIFEST
 from attentive.errors import AttentiveError
+from attentive.folders.manifest import MANIFEST
 from attentive.folders.output import LOCK, locked
 from attentive.training import pipeline
 
-from ..helpers import tiny_overrides
+from ..helpers import copy_of_tiny_run, tiny_overrides
 
 OVERRIDES = tiny_overrides("lama_ctx") + ["train.epochs=1"]
 TRAIN = ["train", "--dataset", "sst2_sample", "--recipe", "lama_ctx",
@@ -28,10 +28,9 @@ TRAIN = ["train", "--dataset", "sst2_sample", "--recipe", "lama_ctx",
 
 
 @pytest.fixture(scope="module")
-def run(sst2_small, tmp_path_factory):
-    out = tmp_path_factory.mktemp("models") / "run"
-    attentive.train(sst2_small, "lama_ctx", out, overrides=OVERRIDES, show_progress=False)
-    return out
+def run(tiny_run, tmp_path_factory):
+    """The session's tiny model (trained with OVERRIDES), in a folder of this module's own."""
+    return copy_of_tiny_run(tiny_run, tmp_path_factory.mktemp("models") / "run")
 
 
 def users_folder(path, **files):

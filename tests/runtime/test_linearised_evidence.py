@@ -22,9 +22,9 @@ from ..helpers import ANSWERED_TEXTS, tiny_overrides
 
 
 @pytest.fixture(scope="module")
-def default_model(sst2_small):
-    return attentive.train(sst2_small, "default", overrides=tiny_overrides("default") + ["train.epochs=1"],
-                           show_progress=False)
+def default_model(tiny_default_run):
+    """The session's tiny default model (LAMA attention, an MLP head, an n-gram channel), loaded (read only)."""
+    return attentive.load(tiny_default_run)
 
 
 def forward(model, texts):

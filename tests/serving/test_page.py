@@ -14,21 +14,19 @@ import pytest
 import attentive
 from attentive.export import export
 
-from ..helpers import CHROMIUM, start, tiny_overrides
+from ..helpers import CHROMIUM, copy_of_tiny_run, start
 
 pytestmark = pytest.mark.slow  # a headless Chromium
 
 TEXT = "the movie yucks , an unapologetic mess"
 SPLIT = ("yucks", "unapologetic")  # words the tokenizer splits into pieces
-OVERRIDES = [*tiny_overrides("default"), "tokenizer.pieces=true", "wide.buckets=4096"]
 TOWARDS, AGAINST = [33, 102, 172], [214, 96, 77]  # the diverging scale's two colours
 
 
 @pytest.fixture(scope="module")
-def run(sst2_small, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("page") / "run"
-    attentive.train(sst2_small, "default", folder, overrides=OVERRIDES, show_progress=False)
-    return folder
+def run(tiny_default_run, tmp_path_factory):
+    """The session's tiny default model (word pieces, an n-gram channel), in a folder of this module's own."""
+    return copy_of_tiny_run(tiny_default_run, tmp_path_factory.mktemp("page") / "run")
 
 
 def rgb(colour: str) -> list[int]:
