@@ -3,8 +3,9 @@ exit status 2 and one line naming the option, never "internal error"."""
 from __future__ import annotations
 
 import pytest
+import typer
 
-from attentive.cli import main
+from attentive.cli import app, main
 
 from ..helpers import copy_of_tiny_run
 
@@ -34,15 +35,26 @@ COMMANDS = {
     "explain": ["explain", "RUN", "a fine film"],
     "export": ["export", "RUN", "--out", "OUT"],
     "serve": ["serve", "RUN", "--port", "0"],
+    "abstain": ["abstain", "RUN", "--below", "0.1"],
 }
 
-DEVICES = ["train", "distill", "cv", "tune"]
-THREADS = ["train", "distill", "cv", "tune", "analyze", "predict", "evaluate", "explain", "export", "serve"]
+
+def taking(option: str) -> set[str]:
+    """The commands of the CLI that take `option`."""
+    commands = typer.main.get_command(app).commands
+    return {name for name, command in commands.items() if any(option in param.opts for param in command.params)}
+
+
+def takers(option: str) -> list[str]:
+    """The commands of COMMANDS that take `option`, in its order."""
+    return [name for name in COMMANDS if name in taking(option)]
+
+
+BAD = {"--device": ["tpu", "cuda:99", ""], "--threads": ["0", "-2"]}  # the options several commands take
 
 CASES = [
-    *((command, "--device", device) for command in DEVICES for device in ("tpu", "cuda:99", "")),
-    *(pytest.param(command, "--device", "cuda", marks=NO_CUDA) for command in DEVICES),
-    *((command, "--threads", threads) for command in THREADS for threads in ("0", "-2")),
+    *((command, option, value) for option, values in BAD.items() for command in takers(option) for value in values),
+    *(pytest.param(command, "--device", "cuda", marks=NO_CUDA) for command in takers("--device")),
     ("analyze", "--limit", "-5"),
     ("cv", "--folds", "1"),
     ("cv", "--folds", "0"),
@@ -68,3 +80,9 @@ def test_an_option_out_of_range_is_one_line_naming_it(run, tmp_path, capsys, com
     assert status == 2, said
     assert len(said.splitlines()) == 1 and option in said and "internal error" not in said, said
     assert not out.exists(), f"{command} wrote {out} before refusing {option} {value}"
+
+
+@pytest.mark.parametrize("option", ["--device", "--threads", "--limit", "--folds", "--jobs", "--budget", "--top-k"])
+def test_every_command_taking_an_option_is_tried(option):
+    tried = {command for command, flag, _ in (getattr(case, "values", case) for case in CASES) if flag == option}
+    assert taking(option) <= tried, f"add {sorted(taking(option) - tried)} to COMMANDS (and a bad {option} to CASES)"
