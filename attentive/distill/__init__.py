@@ -67,19 +67,27 @@ class Distillation:
 
 
 def load_teacher(folder: str | Path):
-    """A saved model (PyTorch) or an exported one (ONNX Runtime): whatever answers `predict_proba` and `labels`; an
-    export's model.onnx, the graph `teacher_digest` reads."""
+    """A saved model (PyTorch), an exported one (ONNX Runtime) or a few-label teacher: whatever answers
+    `predict_proba` and `labels`; an export's model.onnx, the graph `teacher_digest` reads."""
+    from ..fewlabels.teacher import FewLabelTeacher, is_teacher
     from ..opening import open_model
 
+    if is_teacher(folder):  # a few-label teacher (attentive/fewlabels/teacher.py)
+        return FewLabelTeacher.load(folder)
     return open_model(folder, int8=False)
 
 
 def teacher_digest(folder: str | Path) -> str:
     """A digest of what decides a teacher's answers: its weights (or graph), its tokenizer and its config.json (the
     calibration temperature, the length it reads)."""
+    from ..fewlabels.teacher import BODY, CARD, HEAD, is_teacher
+
     folder = Path(folder)
     digest = hashlib.sha256()
-    for name in (GRAPH if is_exported(folder) else WEIGHTS, TOKENIZER, CONFIG):
+    names = (GRAPH if is_exported(folder) else WEIGHTS, TOKENIZER, CONFIG)
+    if is_teacher(folder):
+        names = (f"{BODY}/model.safetensors", HEAD, CARD)
+    for name in names:
         with open(folder / name, "rb") as handle:
             for block in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(block)
@@ -115,19 +123,20 @@ def soft_labels(teachers: Sequence[str | Path], texts: Sequence[str], labels: Se
     return probabilities
 
 
-def unlabelled_texts(source: str | Path, data_dir: str | Path | None = None) -> list[str]:
-    """The texts of a JSONL file (a "text" field a line; a bad line is an error naming it) or of a named dataset's
-    train split (e.g. imdb_unsup), labels ignored."""
+def unlabelled_texts(source: str | Path, data_dir: str | Path | None = None, text_column: str = "text") -> list[str]:
+    """The texts of a file as `train` reads it (CSV, TSV or JSONL, their `text_column`, labels ignored; a .txt file
+    one text a line), or of a named dataset's train split (e.g. imdb_unsup). A bad row is an error naming it."""
     path = Path(source)
     if not path.exists():
         return [ex.text for ex in resolve_dataset(str(source), data_dir).splits["train"]]
-    from ..serving.input_lines import BadLine, jsonl_records
+    if path.suffix.lower() == ".txt":
+        from ..data.readers._common import iter_lines
 
-    texts = []
-    for record in jsonl_records(path, ("text",)):
-        if isinstance(record, BadLine):
-            raise record.error()
-        texts.append(record[1]["text"])
+        texts = [line.strip() for _, line in iter_lines(path, skip_bom=True) if line.strip()]
+    else:
+        from ..data.readers.generic import read_table
+
+        texts = [ex.text for ex in read_table(path, text_column=text_column, label_column=None).examples]
     if not texts:
         raise AttentiveError(f"{path}: no texts to distil on")
     return texts

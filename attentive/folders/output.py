@@ -50,7 +50,8 @@ class OutputKind:
     """What one command writes into its output folder.
 
     `files`: the names of the files it writes (the only names it ever replaces or removes); `folders`: subfolders
-    it writes, each with the names of the files it writes in it; `holds_output(folder)`: whether a folder holds an
+    it writes, each with the names of the files it writes in it (None: whatever names, checked by the manifest
+    alone); `holds_output(folder)`: whether a folder holds an
     earlier output of this kind; `clash(folder)`: the name of another kind of output this command must never write
     over, even with overwrite (an export over a trained model's config.json), or None."""
 
@@ -58,7 +59,7 @@ class OutputKind:
     output: str
     files: frozenset[str]
     holds_output: Callable[[Path], bool]
-    folders: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    folders: Mapping[str, frozenset[str] | None] = field(default_factory=dict)
     replacing_needs_overwrite: bool = True
     alternatives: str = ""  # other ways out of "already holds", e.g. ", --resume to continue its training"
     clash: Callable[[Path], str | None] = lambda folder: None
@@ -170,8 +171,8 @@ def check_contents(out: Path, kind: OutputKind, overwrite: bool, owner: Owner | 
                                  "there: move it, or give another output folder")
         if not folder.is_dir():
             continue
-        strangers = sorted(name for name in set(os.listdir(folder)) - names if not is_hidden(name))
-        if strangers:
+        strangers = sorted(name for name in set(os.listdir(folder)) - (names or set()) if not is_hidden(name))
+        if strangers and names is not None:
             raise AttentiveError(f"{folder} holds files attentive {kind.command} did not write "
                                  f"({listed(strangers, 3)}), and it writes its {name}/ folder there: move them, or "
                                  "give another output folder")

@@ -1,0 +1,7 @@
+"""Few labels: a teacher that carries pretrained knowledge (the SetFit method over the MiniLM package), the compact
+model distilled from it on the user's unlabelled texts, and the texts worth labelling next."""
+from .pipeline import FewLabelResult, FewLabelRun, train_few_labels
+from .teacher import FewLabelTeacher, TeacherSettings, is_teacher, train_teacher
+
+__all__ = ["FewLabelResult", "FewLabelRun", "FewLabelTeacher", "TeacherSettings", "is_teacher", "train_few_labels",
+           "train_teacher"]

@@ -1,0 +1,165 @@
+"""The few-label teacher: the MiniLM sentence encoder fine-tuned contrastively on pairs of the labelled texts, with a
+logistic-regression head on its embeddings — the SetFit method (Tunstall et al. 2022, "Efficient Few-Shot Learning
+Without Prompts", §3: contrastive fine-tuning on pairs of same-label and different-label texts, then a classification
+head), trained by the `setfit` package itself.
+
+    teacher = train_teacher(texts, labels, "runs/m-teacher", seed=0)
+    teacher.predict_proba(["a gorgeous film"])     # texts x teacher.labels
+
+Nothing is chosen on a dev split: with a few dozen labels there is none worth the name. The settings are SetFit's
+own defaults (one epoch, 20 pair iterations a text, batches of 16), a fixed rule, and the folder says so.
+
+The folder (`TEACHER`, written by the folder rule of attentive/folders/output.py): `body/`, the fine-tuned encoder
+as sentence-transformers saves it (safetensors weights and JSON configs), `head.json` (the logistic regression's
+classes, coefficients and intercepts) and `teacher.json` (format, labels, the settings and how they were chosen).
+Loading it unpickles nothing: the body is read by sentence-transformers from safetensors, the head from JSON.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import AttentiveError
+from ..folders.output import OutputKind, claim
+
+FORMAT = "attentive-teacher-1"
+BODY, HEAD, CARD = "body", "head.json", "teacher.json"
+
+
+def is_teacher(folder: str | Path) -> bool:
+    """Whether `folder` holds a few-label teacher."""
+    return (Path(folder) / CARD).is_file() and (Path(folder) / HEAD).is_file()
+
+
+TEACHER = OutputKind(command="train --few-labels", output="a few-label teacher", files=frozenset({HEAD, CARD}),
+                     holds_output=is_teacher, folders={BODY: None})
+
+
+@dataclass(frozen=True)
+class TeacherSettings:
+    """SetFit's defaults, fixed: no dev split chooses them. `iterations`: pairs made per labelled text (SetFit's
+    `num_iterations`); `epochs` and `batch_size` of the contrastive fine-tuning; `seed`."""
+
+    iterations: int = 20
+    epochs: int = 1
+    batch_size: int = 16
+    seed: int = 0
+
+    def __post_init__(self):
+        for name in ("iterations", "epochs", "batch_size"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise AttentiveError(f"teacher {name}: give an integer of 1 or more (got {value!r})")
+
+
+class FewLabelTeacher:
+    """A trained few-label teacher: `labels`, `predict_proba(texts)`, `embed(texts)`."""
+
+    def __init__(self, body, labels: Sequence[str], coef: np.ndarray, intercept: np.ndarray, card: dict,
+                 folder: Path | None = None):
+        self.body, self.labels, self.card, self.folder = body, list(labels), card, folder
+        self.coef, self.intercept = np.asarray(coef, dtype=np.float64), np.asarray(intercept, dtype=np.float64)
+
+    @classmethod
+    def load(cls, folder: str | Path) -> FewLabelTeacher:
+        folder = Path(folder)
+        try:
+            card = json.loads((folder / CARD).read_text(encoding="utf-8"))
+            head = json.loads((folder / HEAD).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise AttentiveError(f"{folder}: not a readable few-label teacher ({exc})") from None
+        if not isinstance(card, dict) or card.get("format") != FORMAT:
+            raise AttentiveError(f"{folder / CARD}: not a few-label teacher of format {FORMAT}")
+        labels = card.get("labels")
+        coef, intercept = np.asarray(head.get("coef"), dtype=np.float64), np.asarray(head.get("intercept"))
+        rows = 1 if len(labels or []) == 2 else len(labels or [])
+        if not labels or coef.ndim != 2 or coef.shape[0] != rows or intercept.shape != (rows,):
+            raise AttentiveError(f"{folder / HEAD}: its coefficients do not match the labels of {CARD}")
+        return cls(_encoder(folder / BODY), labels, coef, intercept.astype(np.float64), card, folder)
+
+    def embed(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
+        return np.asarray(self.body.encode(list(texts), batch_size=batch_size, convert_to_numpy=True,
+                                           show_progress_bar=False), dtype=np.float64)
+
+    def predict_proba(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
+        """The head's probabilities (texts x `labels`), as scikit-learn's LogisticRegression gives them: a sigmoid
+        for two labels, a softmax over the labels' scores for more."""
+        scores = self.embed(texts, batch_size) @ self.coef.T + self.intercept
+        if len(self.labels) == 2:
+            positive = 1.0 / (1.0 + np.exp(-scores[:, 0]))
+            return np.stack([1.0 - positive, positive], axis=1)
+        scores -= scores.max(axis=1, keepdims=True)
+        exp = np.exp(scores)
+        return exp / exp.sum(axis=1, keepdims=True)
+
+
+def _encoder(folder: Path):
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # everything is read from local files
+    from sentence_transformers import SentenceTransformer
+
+    return SentenceTransformer(str(folder), device="cpu")
+
+
+def train_teacher(texts: Sequence[str], labels: Sequence[str], out: str | Path | None = None,
+                  settings: TeacherSettings | None = None, overwrite: bool = False) -> FewLabelTeacher:
+    """Fine-tune the MiniLM package's encoder on pairs of the labelled `texts` and fit the head (the SetFit method,
+    by the `setfit` package); saved to `out` (the folder rule applies) when given."""
+    settings = settings or TeacherSettings()
+    order = sorted(set(labels))
+    if len(order) < 2:
+        raise AttentiveError("a few-label teacher needs labelled texts of at least two classes")
+    if out is None:
+        with tempfile.TemporaryDirectory(prefix="attentive-teacher-") as scratch:
+            teacher = _train(texts, labels, order, settings, Path(scratch))
+            teacher.body = _encoder(Path(scratch) / BODY)  # loaded into memory before the folder goes
+            teacher.folder = None
+            return teacher
+    with claim(Path(out), TEACHER, overwrite=overwrite) as folder:
+        with folder.scratch() as scratch:
+            teacher = _train(texts, labels, order, settings, scratch)
+            _commit_body(folder, scratch / BODY)
+            folder.commit({HEAD: (scratch / HEAD).read_bytes(), CARD: (scratch / CARD).read_bytes()})
+    return FewLabelTeacher.load(out)
+
+
+def _train(texts, labels, order: list[str], settings: TeacherSettings, scratch: Path) -> FewLabelTeacher:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from datasets import Dataset as Rows
+    from setfit import SetFitModel, Trainer, TrainingArguments
+
+    from ..models.pretrained import package_dir
+
+    model = SetFitModel.from_pretrained(str(package_dir()))
+    arguments = TrainingArguments(batch_size=settings.batch_size, num_epochs=settings.epochs,
+                                  num_iterations=settings.iterations, seed=settings.seed, show_progress_bar=False)
+    rows = Rows.from_dict({"text": list(texts), "label": [order.index(label) for label in labels]})
+    Trainer(model=model, args=arguments, train_dataset=rows).train()
+    head = model.model_head
+    classes = [order[int(c)] for c in head.classes_]
+    if classes != order:
+        raise AttentiveError("the teacher's head did not learn every class")
+    model.model_body.save(str(scratch / BODY))
+    (scratch / HEAD).write_text(json.dumps({"coef": head.coef_.tolist(), "intercept": head.intercept_.tolist()}))
+    card = {"format": FORMAT, "labels": order, "method": "SetFit (contrastive fine-tuning of MiniLM, then "
+            "logistic regression)", "settings": asdict(settings), "labelled_texts": len(texts),
+            "chosen_by": "fixed rule: SetFit's default settings; no dev split is used at this size"}
+    (scratch / CARD).write_text(json.dumps(card, indent=2) + "\n")
+    return FewLabelTeacher(model.model_body, order, head.coef_, head.intercept_, card)
+
+
+def _commit_body(folder, body: Path) -> None:
+    """The encoder's files into OUT/body, each written atomically with body/'s manifest."""
+    from ..folders.manifest import with_manifest
+    from ..util.atomic import atomic_write_files
+
+    target = folder.path / BODY
+    for directory in sorted({path.parent for path in body.rglob("*") if path.is_file()}):
+        files = {path.name: path.read_bytes() for path in directory.iterdir() if path.is_file()}
+        where = target / directory.relative_to(body)
+        atomic_write_files(where, with_manifest(where, files, folder.owner))
