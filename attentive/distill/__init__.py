@@ -127,6 +127,8 @@ def unlabelled_texts(source: str | Path, data_dir: str | Path | None = None, tex
     """The texts of a file as `train` reads it (CSV, TSV or JSONL, their `text_column`, labels ignored; a .txt file
     one text a line), or of a named dataset's train split (e.g. imdb_unsup). A bad row is an error naming it."""
     path = Path(source)
+    if not path.exists() and (path.suffix or len(path.parts) > 1):  # a file's name, not a dataset's
+        raise AttentiveError(f"{path}: file not found")
     if not path.exists():
         return [ex.text for ex in resolve_dataset(str(source), data_dir).splits["train"]]
     if path.suffix.lower() == ".txt":
