@@ -17,6 +17,7 @@ from .answer.types import Explanation, Prediction
 from .data.batching import encode_items
 from .data.example import Dataset
 from .data.source import resolve_dataset
+from .errors import AttentiveError
 from .folders.saved import save_folder
 from .models.classifier import TextClassifier
 from .recipes.types import Recipe
@@ -25,9 +26,26 @@ from .text.encoding import Item
 __all__ = ["Explanation", "Model", "Prediction", "pick_device"]
 
 
+def available_devices() -> list[str]:
+    """The devices PyTorch can compute on here: auto and cpu; cuda and cuda:0 ... where it sees a CUDA GPU; mps where
+    it sees an Apple GPU."""
+    found = ["auto", "cpu"]
+    if torch.cuda.is_available():
+        found += ["cuda", *(f"cuda:{index}" for index in range(torch.cuda.device_count()))]
+    mps = getattr(torch.backends, "mps", None)
+    if mps is not None and mps.is_available():
+        found.append("mps")
+    return found
+
+
 def pick_device(device: str | None) -> str:
+    """The device to compute on: CUDA where there is one for None or "auto"; a device not available here is an
+    AttentiveError naming it and the devices there are."""
     if device in (None, "auto"):
         return "cuda" if torch.cuda.is_available() else "cpu"
+    if device != "cpu" and device not in available_devices():
+        raise AttentiveError(f"device {device!r}: not a device available here; give one of "
+                             f"{', '.join(available_devices())}")
     return device
 
 

@@ -16,26 +16,14 @@ from ..data.source import CLI, DataSource
 from ..errors import AttentiveError
 
 
-def available_devices() -> list[str]:
-    """The devices PyTorch can compute on here: auto and cpu; cuda and cuda:0 ... where it sees a CUDA GPU; mps where
-    it sees an Apple GPU."""
-    import torch
-
-    found = ["auto", "cpu"]
-    if torch.cuda.is_available():
-        found += ["cuda", *(f"cuda:{index}" for index in range(torch.cuda.device_count()))]
-    mps = getattr(torch.backends, "mps", None)
-    if mps is not None and mps.is_available():
-        found.append("mps")
-    return found
-
-
 def checked_device(device: str) -> str:
     """--device as given where it names a device available here (`available_devices`), else a usage error (one line
     naming the option, the value and the devices there are), raised while the command line is read, before any
     work starts."""
     if device in ("auto", "cpu"):  # always there: PyTorch is not imported to say so
         return device
+    from ..model import available_devices
+
     available = available_devices()
     if device not in available:
         missing = "no CUDA GPU is visible here" if device.startswith("cuda") and "cuda" not in available else \
