@@ -136,8 +136,9 @@ def _train(texts, labels, order: list[str], settings: TeacherSettings, scratch: 
     from ..models.pretrained import package_dir
 
     model = SetFitModel.from_pretrained(str(package_dir()))
-    arguments = TrainingArguments(batch_size=settings.batch_size, num_epochs=settings.epochs,
-                                  num_iterations=settings.iterations, seed=settings.seed, show_progress_bar=False)
+    arguments = TrainingArguments(output_dir=str(scratch / "setfit"), batch_size=settings.batch_size,
+                                  num_epochs=settings.epochs, num_iterations=settings.iterations, seed=settings.seed,
+                                  show_progress_bar=False, save_strategy="no", report_to="none")
     rows = Rows.from_dict({"text": list(texts), "label": [order.index(label) for label in labels]})
     Trainer(model=model, args=arguments, train_dataset=rows).train()
     head = model.model_head
