@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from .answer.abstain import abstain_of
 from .answer.answerer import Answerer, Looked, Need
 from .answer.inference import infer
 from .answer.inputs import Inputs, temperature_of, thresholds_of
@@ -63,6 +64,7 @@ class Model(Answerer):
         self.network.to(self.device).eval()
         temperature_of(config)  # a damaged calibration entry fails at load, not at the first answer
         thresholds_of(config, "config.json")  # likewise a multi-label model's thresholds
+        abstain_of(config, "config.json")  # and its abstain threshold
 
     @property
     def thresholds(self) -> dict[str, float] | None:

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..text.encoding import Item
 from ..util.checks import ArgumentError, check_call
+from .abstain import abstain, abstain_of, check_abstain_below
 from .inputs import Expanded, Inputs, apply_threshold, explanation, predictions
 from .types import Explanation, Prediction
 
@@ -94,6 +95,12 @@ class Answerer(ABC):
         each item, as far as `need` asks. `items` is never empty."""
 
     @property
+    def abstain_below(self) -> float | None:
+        """The abstain threshold config.json keeps (attentive/answer/abstain.py; `attentive abstain` chooses it on
+        dev), which `predict` applies when the call gives none; None where it keeps none."""
+        return abstain_of(self.config, "config.json")
+
+    @property
     def multi_label(self) -> bool:
         """Whether the model answers label sets: one independent sigmoid per label, each label given where its
         probability reaches its threshold (config.json's `multi_label` and `thresholds`)."""
@@ -107,7 +114,8 @@ class Answerer(ABC):
 
     def predict(self, texts: list[str] | str | Expanded, pairs: list[str] | str | None = None, top_k: int = 5,
                 aspects: list[str | None] | str | None = None, threshold: float | None = None,
-                batch_size: int = 128, top_words_by: str = AUTO) -> list[Prediction]:
+                batch_size: int = 128, top_words_by: str = AUTO,
+                abstain_below: float | None = None) -> list[Prediction]:
         """Label, class probabilities and the `top_k` top words of each text (of each pair's first): those of most
         linearised evidence for its label, each with its evidence in logits (attentive/models/linearised.py:
         removed, they change about half again as many answers as the most attended), where the model gives it; the
@@ -116,8 +124,12 @@ class Answerer(ABC):
         `top_words_by="attention"`; `top_words_by="evidence"` refuses a model without it. `aspects` as in
         `explain`. With `threshold`, a text whose most probable label has a lower probability gets the label None:
         the model abstains rather than guess. A multi-label model answers `labels`, each label at or above its
-        threshold chosen on dev (with `threshold`: at or above that, for every label)."""
+        threshold chosen on dev (with `threshold`: at or above that, for every label). `abstain_below` (single-label
+        models; default: the model's own, `abstain_below`, if it keeps one; 0: never): an answer whose most probable
+        label's probability is below it says "none of these", label None and `abstained` true, its probabilities
+        still given (attentive/answer/abstain.py); a single-label model's `threshold` is the same rule."""
         check_call(batch_size=batch_size, top_k=top_k, threshold=threshold)
+        below = self._abstaining(abstain_below, threshold)
         check_top_words_by(top_words_by)
         texts, pairs, aspects = self._expanded(texts, pairs, aspects)
         items, encodings = self.inputs.items(texts, pairs, aspects, offsets=bool(top_k), words=bool(top_k))
@@ -127,8 +139,23 @@ class Answerer(ABC):
             probabilities, attention = self._top_word_weights(items, batch_size, top_words_by)
         else:
             probabilities, attention = self._look(items, batch_size, Need.PROBABILITIES)[0], [None] * len(items)
-        return apply_threshold(predictions(texts, encodings, [len(item.ids) for item in items], self.labels,
-                                           probabilities, attention, aspects, top_k, self.thresholds), threshold)
+        return abstain(apply_threshold(predictions(texts, encodings, [len(item.ids) for item in items], self.labels,
+                                                   probabilities, attention, aspects, top_k, self.thresholds),
+                                       threshold), below)
+
+    def _abstaining(self, abstain_below, threshold) -> float | None:
+        """The abstain threshold of a `predict` call: `abstain_below`, else a single-label model's `threshold`, else
+        the model's own; None for a multi-label model (given `abstain_below`, an ArgumentError)."""
+        check_abstain_below(abstain_below)
+        if self.multi_label:
+            if abstain_below is not None:
+                raise ArgumentError("abstain_below is for models that answer one label per text; this one is "
+                                    "multi-label (its answers may hold no label already: threshold=)")
+            return None
+        if abstain_below is not None and threshold is not None:
+            raise ArgumentError("give abstain_below or threshold, not both: for a single-label model they are one "
+                                "rule")
+        return next((value for value in (abstain_below, threshold) if value is not None), self.abstain_below)
 
     def predict_proba(self, texts: list[str] | str | Expanded, pairs: list[str] | str | None = None,
                       aspects: list[str | None] | str | None = None, batch_size: int = 128) -> np.ndarray:

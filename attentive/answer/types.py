@@ -38,8 +38,7 @@ class Prediction:
         if self.label is None:
             best = max(self.probabilities, key=self.probabilities.get)
             if self.abstained:
-                return f"none of these (best {best}, {self.probabilities[best]:.2f}, is below the abstain threshold)" \
-                       f"{about}"
+                return f"none of these (best {best}, {self.probabilities[best]:.2f}, is below the threshold){about}"
             return f"no label (best {best}, {self.probabilities[best]:.2f}, is below the threshold){about}"
         if self.labels is not None:
             return f"no label (best {best}, {self.probabilities[best]:.2f}, is below its threshold){about}"

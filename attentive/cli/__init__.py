@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import sys
 
-from . import answering, deploying, listing, selection, training  # noqa: F401  (each registers its commands)
+from . import abstaining, answering, deploying, listing, selection, training  # noqa: F401  (each registers its commands)
 from .app import app, err
 
 # `attentive --help` lists the commands in the order a user meets them, whatever the order of the imports above
-ORDER = ["train", "distill", "evaluate", "predict", "explain", "export", "serve", "analyze", "cv", "tune", "datasets",
-         "recipes", "demo"]
+ORDER = ["train", "distill", "evaluate", "abstain", "predict", "explain", "export", "serve", "analyze", "cv", "tune",
+         "datasets", "recipes", "demo"]
 app.registered_commands.sort(key=lambda command: ORDER.index(command.callback.__name__))
 
 

@@ -204,6 +204,11 @@ def predict(
                                              'byte for byte; a line holding it is a bad line'),
     threshold: Optional[float] = typer.Option(None, "--threshold", min=0.0, max=1.0,
                                               help="multi-label models: one threshold in place of every label's own"),
+    abstain_below: Optional[float] = typer.Option(None, "--abstain-below", min=0.0, max=1.0,
+                                                  help='single-label models: answer "none of these" (label null, '
+                                                       '"abstained": true) where the most probable label\'s '
+                                                       "probability is below P (default: the model's own, chosen by "
+                                                       "`attentive abstain`; 0: never)"),
     fp32: bool = Fp32,
     threads: Optional[int] = Threads,
 ):
@@ -222,13 +227,14 @@ def predict(
     key = _answer_key(answer_key, input_file)
     if jobs > 1 or output is not None or resume:
         _predict_to(run, texts, pair, input_file, aspect, jobs, threads, batch_size, on_error, warn,
-                    {"top_k": top_k, "threshold": threshold, "top_words_by": top_words_by}, key, output, resume,
+                    {"top_k": top_k, "threshold": threshold, "top_words_by": top_words_by,
+                     "abstain_below": abstain_below}, key, output, resume,
                     overwrite, fp32=fp32)
     else:
         model = _load_any(run, threads, fp32)
         answers = answered_in_batches(model, _wanted(model, texts, pair, input_file, aspect, key, threshold),
                                       batch_size, on_error, "predict", warn, top_k=top_k, threshold=threshold,
-                                      top_words_by=top_words_by)
+                                      top_words_by=top_words_by, abstain_below=abstain_below)
         for record, prediction in answers:
             print(answer_line(record, prediction, key), flush=True)
     if skipped:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..answer.abstain import abstain_of
 from ..answer.answerer import ATTENTION, EVIDENCE_WORDS, NO_EVIDENCE_WORDS, Answerer, Looked, Need
 from ..answer.inputs import Inputs, temperature_of, thresholds_of
 from ..errors import AttentiveError
@@ -42,6 +43,7 @@ class RuntimeModel(Answerer):
         self.graph_inputs = {node.name for node in self.session.get_inputs()}  # an unused input is not in the graph
         self.labels: list[str] = self.config["labels"]
         self.thresholds = thresholds_of(self.config, self.folder / "config.json")  # multi-label models; else None
+        abstain_of(self.config, self.folder / "config.json")  # a damaged abstain threshold fails at load
 
     @property
     def inputs(self) -> Inputs:

@@ -87,9 +87,13 @@ class Resumed:
 
 def answer_format(model, answer_key: str | None, options: dict) -> dict:
     """What decides how an output line answers: the answer's key, the top words (and what they rank by) and threshold
-    asked for, and the graph an export runs (int8 or fp32). A resumed run must answer as the run it continues."""
+    asked for, the abstain threshold that applies (asked for, else the model's own; only where there is one), and
+    the graph an export runs (int8 or fp32). A resumed run must answer as the run it continues."""
+    below = options.get("abstain_below")
+    below = getattr(model, "abstain_below", None) if below is None and model.thresholds is None else below
     return {"answer_key": answer_key, "top_k": options.get("top_k"), "threshold": options.get("threshold"),
-            "top_words_by": options.get("top_words_by", "auto"), "graph": getattr(model, "graph", None)}
+            "top_words_by": options.get("top_words_by", "auto"), "graph": getattr(model, "graph", None),
+            **({"abstain_below": below} if below is not None else {})}
 
 
 def open_output(output: Path, input_file: Path | None, model_id: str, resume: bool,

@@ -9,6 +9,9 @@
   `explain` for /explain's.
 - `/predict`'s top words and /explain's `evidence` are one quantity, named in one sentence with its unit in /info's
   `evidence` (attentive/answer/types.py EVIDENCE_MEANING): the top words are the words of most evidence above 0.
+- `/predict`'s `"abstain_below": P` (default: the model's own, where `attentive abstain` chose one): an answer whose
+  most probable label's probability is below P says "none of these": `"label": null, "abstained": true`
+  (attentive/answer/abstain.py).
 - `GET /health`, `GET /info` (labels, recipe, aspects, versions, a multi-label model's `thresholds`, the deletion test
   run at the end of training,
   `faithfulness` with its `faithfulness_line`, where the model has it; an export's `graph`, the one answering),
@@ -49,6 +52,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect
 
+from ..answer.abstain import abstain
 from ..answer.answerer import AUTO, TOP_WORDS_BY
 from ..answer.inputs import Checked, Expanded, text_problem, unicode_problem
 from ..answer.types import EVIDENCE_MEANING, faithfulness_line
@@ -71,6 +75,7 @@ class Query(BaseModel):
     aspects: list[str] | None = None
     top_k: int = Field(5, ge=0, le=100)
     top_words_by: Literal[TOP_WORDS_BY] = AUTO  # /predict's top words (Answerer.predict)
+    abstain_below: float | None = Field(None, ge=0, le=1)  # /predict: "none of these" below it (answer/abstain.py)
 
     @field_validator("texts", "pairs")
     @classmethod
@@ -360,12 +365,17 @@ def create_app(model, api_key: str | None = None, max_body: int = 1_000_000, max
 
     @app.post("/predict")
     async def predict(query: Query) -> list[dict]:
-        return [_prediction_json(p, query.top_k) for p in await answer(predicting[query.top_words_by], query)]
+        if query.abstain_below is not None and model.thresholds is not None:
+            raise AttentiveError("abstain_below: for models that answer one label per text; this one is multi-label")
+        answers = await answer(predicting[query.top_words_by], query)  # at the model's own abstain threshold, if any
+        return [_prediction_json(p, query.top_k) for p in abstain(answers, query.abstain_below)]
 
     @app.post("/explain")
     async def explain(query: Query) -> list[dict]:
         if query.top_words_by != AUTO:
             raise AttentiveError("top_words_by: /predict's; /explain gives every word's evidence")
+        if query.abstain_below is not None:
+            raise AttentiveError("abstain_below: /predict's; /explain explains the most probable label")
         return [_explanation_json(e, query.top_k) for e in await answer(explaining, query)]
 
     @app.get("/health")
@@ -381,6 +391,7 @@ def create_app(model, api_key: str | None = None, max_body: int = 1_000_000, max
                 "evidence": EVIDENCE_MEANING,  # what /explain's `evidence` and the top words rank words by
                 **({"graph": model.graph} if hasattr(model, "graph") else {}),  # an export's: the one that answers
                 **({"multi_label": True, "thresholds": model.thresholds} if model.thresholds is not None else {}),
+                **({"abstain_below": below} if (below := model.abstain_below) is not None else {}),
                 **({"faithfulness": config["faithfulness"], "faithfulness_line": line}
                    if (line := faithfulness_line(config)) is not None else {})}
 

@@ -26,6 +26,7 @@ PATH_OPTIONS = {
     ("distill", "--dev"): "input", ("distill", "--test"): "input", ("distill", "--data-dir"): "input",
     ("evaluate", "RUN"): "input", ("evaluate", "--file"): "input", ("evaluate", "--output"): "output-file",
     ("evaluate", "--data-dir"): "input",
+    ("abstain", "RUN"): "input", ("abstain", "--oos-dev"): "input", ("abstain", "--in-scope-dev"): "input",
     ("predict", "RUN"): "input", ("predict", "--input"): "input", ("predict", "--output"): "output-file",
     ("explain", "RUN"): "input", ("explain", "--input"): "input", ("explain", "--html"): "output-file",
     ("explain", "--png"): "output-file",
