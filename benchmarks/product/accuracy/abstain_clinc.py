@@ -1,0 +1,129 @@
+"""Abstaining on CLINC150 (Larson et al. 2019, "An Evaluation Dataset for Intent Classification and Out-of-Scope
+Prediction", the "full" variant): the default recipe and TF-IDF + LR, each refusing ("none of these") a query whose
+max probability is below a threshold chosen on dev for a target out-of-scope recall, scored on test as the paper
+does: in-scope accuracy (a refused in-scope query counts as wrong) and out-of-scope recall, together.
+
+    python -m benchmarks.product.accuracy.abstain_clinc --seed 0 [--model runs/abstain-clinc150-s0]
+        [--recalls 0.5 0.7 0.8 0.9 0.95] [--threads 1]
+
+Data: the named datasets `clinc150` (150 intents: train 15,000 / dev 3,000 / test 4,500) and `clinc150_oos` (its
+out-of-scope queries: dev 100 / test 1,000; its 100 train queries are not used: both models train on in-scope texts
+alone). The rule is the one `attentive abstain` applies (attentive/answer/abstain.py `choose_threshold`: the lowest
+threshold under which the target share of the 100 dev out-of-scope queries fall), for both models. The default
+recipe trains with `train.seed=SEED` into `--model` (a model already there is used as it is, its training recorded
+by its config.json: `attentive train --dataset clinc150 --set train.seed=SEED --threads 1 --out FOLDER` writes the
+same); TF-IDF + LR (benchmarks/harness/baselines.py: uni+bigrams, one-vs-rest liblinear) has its C chosen on dev
+in-scope accuracy. Writes benchmarks/results/abstain-clinc150-sSEED.json.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+
+import attentive
+from attentive.answer.abstain import abstain_metrics, choose_threshold
+from attentive.data.registry import load_dataset
+from benchmarks.harness.baselines import TFIDF_C_GRID, logistic_regression, tfidf_vectorizer
+from benchmarks.harness.common import REPO_ROOT, write_result
+
+RECALLS = (0.5, 0.7, 0.8, 0.9, 0.95)
+
+
+def texts_of(examples) -> list[str]:
+    return [ex.text for ex in examples]
+
+
+def rows(probabilities: dict[str, np.ndarray], gold: dict[str, np.ndarray], recalls) -> list[dict]:
+    """Per target recall (and 0: never abstain): the threshold chosen on dev, what it gives on dev and on test."""
+    found = []
+    for recall in (0.0, *recalls):
+        below = choose_threshold(probabilities["dev"].max(1), probabilities["oos_dev"].max(1), recall)
+        found.append({"target_recall": recall, "below": below,
+                      **{split: abstain_metrics(probabilities[split], gold[split], probabilities[f"oos_{split}"],
+                                                below) for split in ("dev", "test")}})
+    return found
+
+
+def default_recipe(data, oos, labels: list[str], seed: int, folder: Path, recalls) -> dict:
+    started = time.perf_counter()
+    trained = not (folder / "config.json").exists()
+    if trained:
+        attentive.train(data, out=folder, overrides=[f"train.seed={seed}"], show_progress=False)
+    model = attentive.load(folder)
+    probabilities = {split: model.predict_proba(texts_of(data.splits[split])) for split in ("dev", "test")}
+    probabilities.update({f"oos_{split}": model.predict_proba(texts_of(oos.splits[split]))
+                          for split in ("dev", "test")})
+    gold = {split: np.array([labels.index(ex.label) for ex in data.splits[split]]) for split in ("dev", "test")}
+    found = rows(probabilities, gold, recalls)
+    # the same rule through predict (the path users take): the refused test texts are those the metrics count
+    chosen = found[-1]["below"]
+    answers = model.predict(texts_of(data.splits["test"]) + texts_of(oos.splits["test"]), top_k=0,
+                            abstain_below=chosen)
+    refused = np.array([answer.abstained for answer in answers])
+    expected = np.concatenate([probabilities["test"].max(1), probabilities["oos_test"].max(1)]) < chosen
+    assert (refused == expected).all(), "predict's abstaining differs from the metrics' rule"
+    training = model.config["training"]
+    return {"recipe": "default", "seed": seed, "folder": str(folder), "trained_in_this_run": trained,
+            "best_epoch": training["best_epoch"], "epochs_run": training["epochs_run"],
+            "epoch_times_s": training["epoch_seconds"], "dev_accuracy": training["dev_accuracy"],
+            "temperature": model.temperature, "rows": found,
+            "wall_time_s": round(time.perf_counter() - started, 1)}
+
+
+def tfidf_lr(data, oos, labels: list[str], seed: int, recalls) -> dict:
+    started = time.perf_counter()
+    vectorizer = tfidf_vectorizer().fit(texts_of(data.splits["train"]))
+    features = {split: vectorizer.transform(texts_of(data.splits[split])) for split in ("train", "dev", "test")}
+    features.update({f"oos_{split}": vectorizer.transform(texts_of(oos.splits[split])) for split in ("dev", "test")})
+    gold = {split: np.array([labels.index(ex.label) for ex in data.splits[split]])
+            for split in ("train", "dev", "test")}
+    grid, best = [], None
+    for c in TFIDF_C_GRID:
+        model = logistic_regression(c, len(labels), seed).fit(features["train"], gold["train"])
+        accuracy = float((model.predict(features["dev"]) == gold["dev"]).mean())
+        grid.append({"C": c, "dev_accuracy": accuracy})
+        if best is None or accuracy > best[0]:
+            best = (accuracy, c, model)
+    _, c, model = best
+    probabilities = {split: model.predict_proba(features[split]) for split in ("dev", "test", "oos_dev", "oos_test")}
+    return {"model": "tfidf_lr", "C": c, "grid": grid, "rows": rows(probabilities, gold, recalls),
+            "probabilities": "predict_proba of one-vs-rest liblinear (each class's sigmoid, normalised to sum to 1)",
+            "wall_time_s": round(time.perf_counter() - started, 1)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--model", type=Path, help="the default recipe's folder (default runs/abstain-clinc150-sSEED)")
+    parser.add_argument("--recalls", type=float, nargs="+", default=list(RECALLS))
+    parser.add_argument("--threads", type=int, default=None)
+    args = parser.parse_args()
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    started = time.perf_counter()
+    data, oos = load_dataset("clinc150"), load_dataset("clinc150_oos")
+    labels = data.labels
+    folder = args.model or REPO_ROOT / "runs" / f"abstain-clinc150-s{args.seed}"
+    baseline = tfidf_lr(data, oos, labels, args.seed, args.recalls)
+    default = default_recipe(data, oos, labels, args.seed, folder, args.recalls)
+    for name, result in (("default", default), ("tfidf_lr", baseline)):
+        for row in result["rows"]:
+            test = row["test"]
+            print(f"{name} target {row['target_recall']:.2f}: below {row['below']:.4f}, test in-scope accuracy "
+                  f"{test['in_scope_accuracy']:.4f}, out-of-scope recall {test['out_of_scope_recall']:.4f}")
+    write_result(f"abstain-clinc150-s{args.seed}", {
+        "kind": "abstain", "dataset": "clinc150", "seed": args.seed,
+        "sizes": {**{split: len(data.splits[split]) for split in ("train", "dev", "test")},
+                  **{f"oos_{split}": len(oos.splits[split]) for split in ("dev", "test")}},
+        "selected_on": "dev: the epoch and C on in-scope dev accuracy; each threshold on dev in-scope + out-of-scope "
+                       "(the lowest reaching the target out-of-scope recall)",
+        "default": default, "tfidf_lr": baseline, "wall_time_s": round(time.perf_counter() - started, 1)})
+
+
+if __name__ == "__main__":
+    main()
