@@ -3,12 +3,20 @@ from __future__ import annotations
 
 import sys
 
-from . import abstaining, answering, deploying, listing, selection, training  # noqa: F401  (each registers its commands)
+from . import (  # noqa: F401  (each registers its commands)
+    abstaining,
+    answering,
+    deploying,
+    fewlabels,
+    listing,
+    selection,
+    training,
+)
 from .app import app, err
 
 # `attentive --help` lists the commands in the order a user meets them, whatever the order of the imports above
 ORDER = ["train", "distill", "evaluate", "abstain", "predict", "explain", "export", "serve", "analyze", "cv", "tune",
-         "datasets", "recipes", "demo"]
+         "suggest", "datasets", "recipes", "demo"]
 app.registered_commands.sort(key=lambda command: ORDER.index(command.callback.__name__))
 
 

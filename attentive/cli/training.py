@@ -10,7 +10,7 @@ import typer
 from rich.text import Text
 
 from ..errors import AttentiveError
-from .app import _report_data, _use_threads, app, console, said_as_warnings
+from .app import _report_data, _use_threads, app, console, err, said_as_warnings
 from .options import (
     AspectColumn,
     DataDir,
@@ -30,6 +30,8 @@ from .options import (
     load_data,
     retold,
 )
+
+FEW_LABELS = 300  # labelled texts under which train says --few-labels exists
 
 
 @app.command()
@@ -61,6 +63,17 @@ def train(
                                                           "reads context (--recipe opinion) is first distilled into "
                                                           "the compact default, OUT-student, exported to "
                                                           "OUT-student-int8"),
+    seed: Optional[int] = typer.Option(None, "--seed", min=0, help="the seed of the network's start and its "
+                                                                   "batches (the recipe's train.seed)"),
+    few_labels: bool = typer.Option(False, "--few-labels", help="a few labelled texts: train a teacher that "
+                                                                "carries pretrained knowledge (SetFit over MiniLM) "
+                                                                "into OUT-teacher and distil the compact default "
+                                                                "from it on --unlabelled into OUT"),
+    unlabelled: Optional[str] = typer.Option(None, "--unlabelled", help="with --few-labels: your unlabelled texts "
+                                                                        "(CSV, TSV, JSONL or .txt)"),
+    teacher_iterations: int = typer.Option(20, "--teacher-iterations", min=1, help="with --few-labels: pairs made "
+                                                                                   "per labelled text (SetFit's "
+                                                                                   "num_iterations)"),
 ):
     """Train a recipe on a dataset; the best dev epoch is kept and saved to OUT, with a checkpoint after every epoch."""
     from ..api import train as train_model
@@ -91,8 +104,24 @@ def train(
         from ..recipes.loader import load_recipe
 
         check_deployable_folders(out, load_recipe(recipe, list(set_)), overwrite)
+    if seed is not None:
+        set_ = [*set_, f"train.seed={seed}"]
     data = load_data(**source)
     _report_data(data)
+    if few_labels:
+        from .fewlabels import train_few_labels
+
+        train_few_labels(data, out, unlabelled, overwrite, compact, seed or 0, teacher_iterations, device,
+                         source["data_dir"], text_column)
+        return
+    if unlabelled is not None:
+        raise AttentiveError("--unlabelled is read with --few-labels (attentive distill --unlabelled distils on it "
+                             "from a trained model)")
+    labelled = len(data.splits["train"]) + len(data.splits["dev"])
+    if labelled < FEW_LABELS:
+        err.print(f"{data.name}: {labelled} labelled texts; with a few hundred or fewer, --few-labels and your "
+                  "unlabelled texts (--unlabelled) learn from a pretrained teacher instead", soft_wrap=True,
+                  markup=False)
     if is_main():  # under torchrun, rank 0 alone says it
         console.print(f"[bold]{data.name}[/]: train {len(data.splits['train'])}, dev {len(data.splits['dev'])}, "
                       f"test {len(data.splits.get('test', []))}; labels {', '.join(data.labels)}")

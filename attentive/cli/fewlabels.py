@@ -1,0 +1,70 @@
+"""`attentive suggest` and the few-label path of `attentive train` (`--few-labels`): attentive/fewlabels/."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .app import _use_threads, app, console
+from .options import Threads
+
+
+def train_few_labels(data, out: Path, unlabelled: str | None, overwrite: bool, compact: bool, seed: int,
+                     iterations: int, device: str, data_dir, text_column: str) -> None:
+    """`train --few-labels`: the teacher, the compact student distilled from it on the pool, its int8 export with
+    `compact`, and what was chosen how."""
+    from ..distill import unlabelled_texts
+    from ..errors import AttentiveError
+    from ..fewlabels import FewLabelRun, TeacherSettings, train_few_labels
+
+    if unlabelled is None:
+        raise AttentiveError("--few-labels distils the compact model on your unlabelled texts: give --unlabelled "
+                             "FILE (CSV, TSV, JSONL or .txt, the same kind of text as the labelled ones)")
+    pool = unlabelled_texts(unlabelled, data_dir, text_column)
+    run = FewLabelRun(Path(out), overwrite, compact, TeacherSettings(iterations=iterations, seed=seed), device,
+                      data_dir)
+    console.print(f"few labels: the teacher (SetFit over MiniLM, its default settings: a fixed rule, no dev split) "
+                  f"on {sum(len(data.splits.get(s, [])) for s in ('train', 'dev'))} labelled texts, then the compact "
+                  f"default distilled from it on {len(pool)} unlabelled texts", soft_wrap=True)
+    result = train_few_labels(data, pool, run)
+    console.print(f"teacher: {result.teacher_folder}", markup=False, soft_wrap=True)
+    console.print(f"student: {result.student_folder}; it answers as its teacher on {100 * result.agreement:.1f}% of "
+                  f"{result.held_out} held-out unlabelled texts (its dev split, labelled by the teacher: the epoch "
+                  f"and temperature were chosen on it); {result.transfer} texts distilled on", markup=False,
+                  soft_wrap=True)
+    if result.test:
+        said = ", ".join(f"{name} {100 * value:.2f}" for name, value in result.test.items())
+        console.print(f"test accuracy: {said}", markup=False, soft_wrap=True)
+    if result.exported is not None:
+        console.print(f"deploy {result.exported}: attentive serve {result.exported}", markup=False, soft_wrap=True)
+
+
+@app.command()
+def suggest(
+    run: Path = typer.Argument(..., help="a model (saved, exported, or a few-label teacher) to ask"),
+    unlabelled: Path = typer.Option(..., "--unlabelled", help="the texts to choose from: CSV, TSV, JSONL or .txt"),
+    n: int = typer.Option(50, "--n", min=1, help="how many texts to suggest"),
+    output: Path = typer.Option(..., "--output", help="where to write them, in the pool's own format"),
+    text_column: str = typer.Option("text", "--text-column", help="the pool's text column (CSV/TSV header or JSONL "
+                                                                  "key)"),
+    label_column: str = typer.Option("label", "--label-column", help="the empty column added for your labels"),
+    overwrite: bool = typer.Option(False, "--overwrite", help="replace the --output file"),
+    threads: Optional[int] = Threads,
+):
+    """Write the unlabelled texts whose labels would help the model most (the least certain, kept diverse), with its
+    guess and the words pulling each way, ready to label in a spreadsheet and add to the training file."""
+    from ..fewlabels.suggest import rank_for_labelling, read_pool, suggestions_file
+    from ..fewlabels.teacher import FewLabelTeacher, is_teacher
+    from ..folders.output_file import claim_file
+    from ..opening import open_model
+    from ..util.atomic import atomic_write_bytes
+
+    _use_threads(threads)
+    target = claim_file(output, option="--output", overwrite=overwrite, inputs=[unlabelled], models=[run])
+    pool = read_pool(unlabelled, text_column)
+    model = FewLabelTeacher.load(run) if is_teacher(run) else open_model(run, threads)
+    chosen = rank_for_labelling(model, pool.texts, n)
+    atomic_write_bytes(target, suggestions_file(pool, chosen, label_column))
+    console.print(f"{len(chosen)} of {len(pool.texts)} texts to label next, least certain first, written to {target}"
+                  f" (fill in its {label_column!r} column)", markup=False, soft_wrap=True)

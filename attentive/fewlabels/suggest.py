@@ -1,0 +1,197 @@
+"""`attentive suggest`: the unlabelled texts whose labels would help most, for a person to label next.
+
+Uncertainty and diversity (Settles 2009, "Active Learning Literature Survey", §3.1 margin sampling and §5 density and
+diversity): the texts whose two most probable labels are closest (the smallest margin p1 - p2) are the candidates,
+four times as many as asked for; from them, the chosen are taken greedily, each time the candidate of the largest
+(1 - margin) x (1 - its highest cosine similarity, over TF-IDF word and bigram vectors, to a text already chosen), so
+that fifty suggestions are not fifty rewordings of one question. Each suggestion carries the model's guess, the
+runner-up, the margin, and, for attentive's own models, the words that pull towards each of the two (the signed
+evidence of `explain`: positive for the guess, negative for the runner-up).
+
+The pool is read as `train` reads files (CSV, TSV, JSONL, or .txt one text a line) and the suggestions are written
+in the pool's own format, every field of each chosen row as it was (its id column kept) and, after them, an empty
+label column to fill in and the model's guess, its probability, the runner-up and why: ready for a spreadsheet, and
+once labelled, rows `train --train` reads beside the others (it reads only its text and label columns).
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import AttentiveError, DataError
+
+CANDIDATES_PER_SUGGESTION = 4
+EVIDENCE_WORDS = 3
+
+
+@dataclass
+class Suggestion:
+    """One text to label: its row in the pool (from 0), the model's guess and runner-up with their probabilities,
+    the margin between them, and the words pulling towards each (empty where the model gives no word evidence)."""
+
+    row: int
+    text: str
+    guess: str
+    guess_probability: float
+    runner_up: str
+    runner_up_probability: float
+    margin: float
+    towards_guess: list[str] = field(default_factory=list)
+    towards_runner_up: list[str] = field(default_factory=list)
+
+    def why(self) -> str:
+        said = f"{self.guess} {self.guess_probability:.2f} or {self.runner_up} {self.runner_up_probability:.2f}"
+        if self.towards_guess or self.towards_runner_up:
+            said += (f"; for {self.guess}: {', '.join(self.towards_guess) or '-'}; for {self.runner_up}: "
+                     f"{', '.join(self.towards_runner_up) or '-'}")
+        return said
+
+
+def rank_for_labelling(model, texts: Sequence[str], n: int) -> list[Suggestion]:
+    """The `n` texts of `texts` most worth labelling (see the module's docstring), most uncertain first."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise AttentiveError(f"n: give 1 or more texts to suggest (got {n!r})")
+    if len(model.labels) < 2:
+        raise AttentiveError("suggest needs a model of two labels or more")
+    probabilities = np.asarray(model.predict_proba(list(texts)), dtype=np.float64)
+    order = np.argsort(-probabilities, axis=1, kind="stable")
+    top, second = order[:, 0], order[:, 1]
+    rows = np.arange(len(texts))
+    margins = probabilities[rows, top] - probabilities[rows, second]
+    candidates = np.argsort(margins, kind="stable")[: CANDIDATES_PER_SUGGESTION * n]
+    chosen = _diverse([texts[i] for i in candidates], 1.0 - margins[candidates], min(n, len(candidates)))
+    picked = [int(candidates[i]) for i in chosen]
+    suggestions = [Suggestion(i, texts[i], model.labels[top[i]], float(probabilities[i, top[i]]),
+                              model.labels[second[i]], float(probabilities[i, second[i]]), float(margins[i]))
+                   for i in picked]
+    _add_evidence(model, suggestions)
+    return suggestions
+
+
+def _diverse(texts: list[str], uncertainty: np.ndarray, n: int) -> list[int]:
+    """Greedy: each pick the text of the largest uncertainty x (1 - its highest similarity to those picked)."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    try:
+        vectors = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True).fit_transform(texts)
+    except ValueError:  # no word at all in the candidates: uncertainty alone
+        return list(np.argsort(-uncertainty, kind="stable")[:n])
+    closest = np.zeros(len(texts))
+    picked: list[int] = []
+    for _ in range(n):
+        score = uncertainty * (1.0 - closest)
+        score[picked] = -np.inf
+        best = int(np.argmax(score))
+        picked.append(best)
+        similarity = (vectors @ vectors[best].T).toarray().ravel()
+        closest = np.maximum(closest, similarity)
+    return picked
+
+
+def _add_evidence(model, suggestions: list[Suggestion]) -> None:
+    """The words of most evidence towards the guess and towards the runner-up, where the model explains."""
+    if not suggestions or not hasattr(model, "explain"):
+        return
+    explanations = model.explain([s.text for s in suggestions])
+    for suggestion, explanation in zip(suggestions, explanations):
+        evidence = getattr(explanation, "linear_evidence", None)
+        if evidence is None:
+            continue
+        values = np.asarray(evidence, dtype=np.float64)
+        words = explanation.words
+        up = [i for i in np.argsort(-values, kind="stable") if values[i] > 0][:EVIDENCE_WORDS]
+        down = [i for i in np.argsort(values, kind="stable") if values[i] < 0][:EVIDENCE_WORDS]
+        suggestion.towards_guess = [words[i] for i in up]
+        suggestion.towards_runner_up = [words[i] for i in down]
+
+
+@dataclass
+class Pool:
+    """An unlabelled file as it was written: its `kind` (csv, tsv, jsonl, text), the header and rows of a table (each
+    row its fields), the records of JSONL, and the text of each row."""
+
+    path: Path
+    kind: str
+    texts: list[str]
+    rows: list
+    header: list[str] = field(default_factory=list)
+    bom: bool = False
+
+
+def read_pool(path: str | Path, text_column: str = "text") -> Pool:
+    """The pool file (see the module's docstring); a row without its text is an error naming the line."""
+    from ..util.user_files import check_file
+
+    path = check_file(Path(path))
+    raw = path.read_bytes()
+    bom = raw.startswith(b"\xef\xbb\xbf")
+    try:
+        content = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DataError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    suffix = path.suffix.lower()
+    if suffix in (".csv", ".tsv"):
+        return _table(path, content, "\t" if suffix == ".tsv" else ",", text_column, bom)
+    if suffix == ".txt":
+        lines = [line.strip() for line in content.splitlines()]
+        texts = [line for line in lines if line]
+        return Pool(path, "text", texts, texts)
+    records, texts = [], []
+    for number, line in enumerate(content.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError as exc:
+            raise DataError(path, f"not JSON ({exc.msg})", number) from None
+        if not isinstance(record, dict) or not isinstance(record.get(text_column), str):
+            raise DataError(path, f"no {text_column!r} text in this line", number)
+        records.append(record)
+        texts.append(record[text_column])
+    return Pool(path, "jsonl", texts, records)
+
+
+def _table(path: Path, content: str, delimiter: str, text_column: str, bom: bool) -> Pool:
+    reader = csv.reader(io.StringIO(content, newline=""), delimiter=delimiter)
+    header = next(reader, None)
+    if header is None or text_column not in header:
+        raise DataError(path, f"no column {text_column!r} in the header (give --text-column)", 1)
+    where = header.index(text_column)
+    rows, texts = [], []
+    for row in reader:
+        if not any(field.strip() for field in row):
+            continue
+        if len(row) != len(header):
+            raise DataError(path, f"{len(row)} fields where the header has {len(header)}", reader.line_num)
+        rows.append(row)
+        texts.append(row[where])
+    return Pool(path, "tsv" if delimiter == "\t" else "csv", texts, rows, header, bom)
+
+
+def suggestions_file(pool: Pool, suggestions: list[Suggestion], label_column: str = "label") -> bytes:
+    """The chosen rows in the pool's own format, in the order suggested, with the columns to fill in and to read."""
+    added = {label_column: "", "guess": None, "guess_probability": None, "runner_up": None, "why": None}
+    if pool.kind in ("csv", "tsv"):
+        out = io.StringIO()
+        writer = csv.writer(out, delimiter="\t" if pool.kind == "tsv" else ",", lineterminator="\n")
+        extra = [name for name in added if name not in pool.header]
+        writer.writerow(pool.header + extra)
+        for s in suggestions:
+            values = {label_column: "", "guess": s.guess, "guess_probability": f"{s.guess_probability:.3f}",
+                      "runner_up": s.runner_up, "why": s.why()}
+            writer.writerow(pool.rows[s.row] + [values[name] for name in extra])
+        return (("\ufeff" if pool.bom else "") + out.getvalue()).encode("utf-8")
+    lines = []
+    for s in suggestions:
+        record = dict(pool.rows[s.row]) if pool.kind == "jsonl" else {"text": s.text}
+        record.setdefault(label_column, None)
+        record.update({"guess": s.guess, "guess_probability": round(s.guess_probability, 3),
+                       "runner_up": s.runner_up, "why": s.why()})
+        lines.append(json.dumps(record, ensure_ascii=False) + "\n")
+    return "".join(lines).encode("utf-8")

@@ -1,0 +1,70 @@
+"""`attentive suggest`'s choice (margin sampling kept diverse) and its pool files, on a model that is a table of
+probabilities: no training."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import numpy as np
+import pytest
+
+from attentive.errors import AttentiveError
+from attentive.fewlabels.suggest import rank_for_labelling, read_pool, suggestions_file
+
+
+class Table:
+    """A model whose probabilities are given by text."""
+
+    labels = ["neg", "pos"]
+
+    def __init__(self, probabilities: dict[str, float]):
+        self.positive = probabilities
+
+    def predict_proba(self, texts):
+        return np.array([[1 - self.positive[t], self.positive[t]] for t in texts])
+
+
+def test_the_least_certain_come_first_and_rewordings_do_not_crowd_out_the_rest():
+    texts = ["refund my card now", "refund my card now please", "refund my card now today", "where is my parcel",
+             "great service", "terrible service"]
+    model = Table({texts[0]: 0.5, texts[1]: 0.51, texts[2]: 0.52, texts[3]: 0.6, texts[4]: 0.99, texts[5]: 0.01})
+    chosen = rank_for_labelling(model, texts, 2)
+    assert chosen[0].text == "refund my card now" and chosen[0].margin == pytest.approx(0.0)
+    assert chosen[1].text == "where is my parcel", "the next rewording of the first is passed over for another text"
+    assert chosen[1].guess == "pos" and chosen[1].runner_up == "neg" and "pos 0.60 or neg 0.40" in chosen[1].why()
+
+
+def test_n_must_be_one_or_more():
+    with pytest.raises(AttentiveError, match="n: give 1 or more"):
+        rank_for_labelling(Table({"a": 0.5}), ["a"], 0)
+
+
+def test_a_csv_pool_comes_back_in_its_own_format_with_its_ids_and_a_column_to_fill(tmp_path):
+    pool = tmp_path / "pool.csv"
+    pool.write_bytes("\ufeffid,message,channel\r\n7,\"refund, please\",mail\r\n9,where is it,chat\r\n".encode())
+    read = read_pool(pool, "message")
+    assert read.texts == ["refund, please", "where is it"] and read.bom
+    chosen = rank_for_labelling(Table({"refund, please": 0.9, "where is it": 0.5}), read.texts, 2)
+    written = suggestions_file(read, chosen).decode("utf-8")
+    assert written.startswith("\ufeff")
+    rows = list(csv.DictReader(io.StringIO(written.lstrip("\ufeff"))))
+    assert [row["id"] for row in rows] == ["9", "7"] and rows[1]["message"] == "refund, please"
+    assert list(rows[0]) == ["id", "message", "channel", "label", "guess", "guess_probability", "runner_up", "why"]
+    assert rows[0]["label"] == "" and rows[0]["guess"] in ("neg", "pos")
+
+
+def test_a_jsonl_pool_keeps_every_key(tmp_path):
+    pool = tmp_path / "pool.jsonl"
+    pool.write_text('{"id": 3, "text": "a"}\n{"id": 4, "text": "b", "extra": [1]}\n')
+    read = read_pool(pool)
+    chosen = rank_for_labelling(Table({"a": 0.5, "b": 0.7}), read.texts, 1)
+    record = json.loads(suggestions_file(read, chosen))
+    assert record["id"] == 3 and record["label"] is None and record["guess"] in ("neg", "pos")
+
+
+def test_a_pool_without_its_text_column_is_one_line(tmp_path):
+    pool = tmp_path / "pool.csv"
+    pool.write_text("id,body\n1,x\n")
+    with pytest.raises(AttentiveError, match="pool.csv:1: no column 'message' in the header"):
+        read_pool(pool, "message")
