@@ -28,13 +28,14 @@ LAYERS = [
     ("training", ["attentive.training"]),
     ("entry points", ["attentive", "attentive.training.pipeline", "attentive.api", "attentive.opening",
                       "attentive.distill", "attentive.export", "attentive.sklearn", "attentive.batch",
-                      "attentive.serving", "attentive.selection", "attentive.cli", "attentive.sample",
+                      "attentive.serving", "attentive.selection", "attentive.fewlabels", "attentive.cli",
+                      "attentive.sample",
                       "attentive.__main__"]),
 ]
 
 # What benchmarks/ may import: attentive's __all__, and these modules with their names not starting with "_".
 PUBLIC_MODULES = ["attentive.api", "attentive.runtime", "attentive.export", "attentive.sklearn", "attentive.distill",
-                  "attentive.batch"]
+                  "attentive.batch", "attentive.fewlabels"]
 
 # benchmarks/ imports the public API only: a name the experiments need is made public (attentive.api), never listed
 # here. The test fails on a new private import and on a listed one that is gone.

@@ -1,0 +1,110 @@
+"""Few labels, side by side on the same draws: k labelled texts a class drawn (seeded) from a set's training split, the
+rest of the split (up to --pool texts, labels dropped) as the unlabelled pool, the full test split to score.
+
+    python -m benchmarks.product.fewlabels.few_labels --dataset sst2 --per-class 16 --draws 3
+
+Per draw, each of: TF-IDF + LR on the k-a-class texts (scikit-learn, C=1, no dev to tune on); attentive's default
+trained on them alone (`attentive.train`, the call a user makes, its 10% dev carved from them); and the few-label path
+(`train --few-labels`: the teacher, which is SetFit run by the setfit package with its default settings over the
+MiniLM package, then the compact default distilled from it on the pool, exported int8). One result file a method and
+draw (kind "few_labels"): test accuracy, training seconds on this machine, and for the student its int8 export's size
+and its agreement with the teacher on the held-out pool texts. The draws' texts are the same for every method.
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+import attentive
+from attentive import Dataset
+from attentive.fewlabels import FewLabelRun, TeacherSettings, train_few_labels
+from benchmarks.harness.common import commit_at_start, write_result
+
+
+def draw(data: Dataset, per_class: int, seed: int, pool_size: int) -> tuple[list, list[str]]:
+    """(the k-a-class labelled examples, the pool's texts) of one seeded draw."""
+    rng = random.Random(seed)
+    train = list(data.splits["train"])
+    labelled = []
+    for label in data.labels:
+        rows = [ex for ex in train if ex.label == label]
+        labelled += rng.sample(rows, min(per_class, len(rows)))
+    chosen = {id(ex) for ex in labelled}
+    pool = [ex.text for ex in train if id(ex) not in chosen]
+    rng.shuffle(pool)
+    return labelled, pool[:pool_size]
+
+
+def tfidf_lr(labelled, test) -> tuple[float, float]:
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+
+    began = time.perf_counter()
+    vectors = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True)
+    model = LogisticRegression(C=1.0, max_iter=2000).fit(vectors.fit_transform([ex.text for ex in labelled]),
+                                                          [ex.label for ex in labelled])
+    seconds = time.perf_counter() - began
+    predicted = model.predict(vectors.transform([ex.text for ex in test]))
+    return float(np.mean([p == ex.label for p, ex in zip(predicted, test)])), seconds
+
+
+def default_alone(labelled, test, seed: int) -> tuple[float, float]:
+    began = time.perf_counter()
+    model = attentive.train(texts=[ex.text for ex in labelled], labels=[ex.label for ex in labelled],
+                            overrides=[f"train.seed={seed}"], show_progress=False)
+    seconds = time.perf_counter() - began
+    data = Dataset("test", {"train": [], "dev": [], "test": list(test)}, sorted({ex.label for ex in labelled}))
+    return float(model.evaluate(data, "test")["accuracy"]), seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dataset", required=True)
+    parser.add_argument("--per-class", type=int, nargs="+", default=[16])
+    parser.add_argument("--draws", type=int, default=3)
+    parser.add_argument("--first-draw", type=int, default=0)
+    parser.add_argument("--pool", type=int, default=2000)
+    parser.add_argument("--methods", nargs="+", default=["tfidf_lr", "default", "few_labels"])
+    args = parser.parse_args()
+    commit_at_start()
+    data = attentive.load_dataset(args.dataset)
+    test = list(data.splits["test"])
+    for k in args.per_class:
+        for seed in range(args.first_draw, args.first_draw + args.draws):
+            labelled, pool = draw(data, k, seed, args.pool)
+            base = {"kind": "few_labels", "dataset": args.dataset, "per_class": k, "seed": seed,
+                    "labelled": len(labelled), "pool": len(pool), "test_n": len(test)}
+            if "tfidf_lr" in args.methods:
+                accuracy, seconds = tfidf_lr(labelled, test)
+                write_result(f"few-tfidf_lr-{args.dataset}-k{k}-s{seed}",
+                             {**base, "method": "tfidf_lr", "test_accuracy": accuracy, "train_seconds": seconds})
+            if "default" in args.methods:
+                accuracy, seconds = default_alone(labelled, test, seed)
+                write_result(f"few-default-{args.dataset}-k{k}-s{seed}",
+                             {**base, "method": "default", "test_accuracy": accuracy, "train_seconds": seconds})
+            if "few_labels" in args.methods:
+                with tempfile.TemporaryDirectory(prefix="few-labels-") as scratch:
+                    out = Path(scratch) / "m"
+                    subset = Dataset(args.dataset, {"train": labelled, "dev": [], "test": test}, list(data.labels))
+                    began = time.perf_counter()
+                    result = train_few_labels(subset, pool, FewLabelRun(out, compact=True,
+                                                                         teacher=TeacherSettings(seed=seed),
+                                                                         show_progress=False))
+                    seconds = time.perf_counter() - began
+                    size = sum(path.stat().st_size for path in result.exported.iterdir()
+                               if path.name in ("model.int8.onnx", "tokenizer.json", "config.json"))
+                write_result(f"few-teacher-{args.dataset}-k{k}-s{seed}",
+                             {**base, "method": "setfit_teacher", "test_accuracy": result.test["teacher"]})
+                write_result(f"few-student-{args.dataset}-k{k}-s{seed}",
+                             {**base, "method": "student", "test_accuracy": result.test["student"],
+                              "train_seconds": seconds, "agreement": result.agreement,
+                              "held_out": result.held_out, "int8_bytes": size})
+
+
+if __name__ == "__main__":
+    main()
