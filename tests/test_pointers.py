@@ -15,9 +15,10 @@ The pointer grammar (a backticked span is `X` or ``X``; a trailing `()` is ignor
   counts as a `.` where the first part is a folder of the package (`cli/errors.run_reporting_errors`). It resolves
   when its longest leading parts name a module (`recipes.for_data` is `attentive.recipes.for_data`) and each later
   part is a top-level name of it (`def`, `class`, assignment, import, `__all__` entry) or an attribute of the class
-  before it (methods, class-level and `self.` assignments, fields, the package's own bases'); a name a module
-  imports resolves as the package's class of that name, and a module's name may stand for its class's instance
-  (`model.predict` as `Model.predict`). Everything is read with `ast`; nothing is imported.
+  before it (methods, class-level and `self.` assignments, fields, the package's own bases'; a field's annotated
+  class for the part after it); a name a module imports resolves as the package's class of that name, and a
+  module's name may stand for its class's instance (`model.predict` as `Model.predict`). Everything is read with
+  `ast`; nothing is imported.
 - Not pointers: recipe keys (first part a recipe section: `train.epochs`, `wide.prior`), dotted names of other
   libraries or of variables (`fcntl.flock`, `recipe.train.lr`), data and output file names (`config.json`,
   `train.csv`), placeholders in capitals (`NAME.nonzero_rows`), and strings the package's source holds
@@ -159,8 +160,14 @@ class Package:
         attributes = self.attributes(name)
         if attributes is None:
             return False
-        return not rest or (rest[0] in attributes and (len(rest) == 1 or self.resolve_class(rest[0], rest[1:])
-                                                        or rest[1] in self.classes))
+        return not rest or (rest[0] in attributes and (len(rest) == 1 or any(
+            self.resolve_class(kind, rest[1:]) for kind in self.annotation(name, rest[0]))))
+
+    def annotation(self, name: str, attribute: str) -> list[str]:
+        """The class names in the annotation of `attribute` in the package's classes called `name`."""
+        return [node.id for cls in self.classes.get(name, []) for field in cls.body
+                if isinstance(field, ast.AnnAssign) and isinstance(field.target, ast.Name)
+                and field.target.id == attribute for node in ast.walk(field.annotation) if isinstance(node, ast.Name)]
 
 
 @cache

@@ -34,7 +34,7 @@ def check_abstain_below(value, name: str = "abstain_below") -> None:
 
 
 def abstain_of(config: dict, where) -> float | None:
-    """The threshold config.json keeps (`abstain.below`), None where it keeps none; an entry that is not an object
+    """The threshold config.json keeps (`abstain: {below: P}`), None where it keeps none; an entry that is not an object
     holding a number from 0 to 1, or one in a multi-label model's config, is one line naming `where`."""
     entry = config.get(ABSTAIN) if isinstance(config, dict) else None
     if entry is None:
