@@ -15,7 +15,8 @@ BENCHMARKS = Path(__file__).parents[2] / "benchmarks"
 # Settings no shipped recipe names, set by a reported row: the script that reproduces it and the row.
 KEPT_FOR_ROWS = {
     "embedder.dim": ("papers/ssan/reproduce_ssan.sh", "the w2v300 variant (300-d word2vec)"),
-    "train.weight_decay": ("papers/wang2016/reproduce_absa.sh", "ATAE-LSTM with the authors' Adagrad and L2 (the adagrad variant)"),
+    "train.weight_decay": ("papers/wang2016/reproduce_absa.sh",
+                           "ATAE-LSTM with the authors' Adagrad and L2 (the adagrad variant)"),
     "embedder.word2vec_extra": ("papers/lama/reproduce_lama.sh", "the IMDB rows (word2vec also trained on imdb_unsup)"),
 }
 # Defaults every recipe that does not name them trains or predicts with.
