@@ -90,6 +90,16 @@ def test_cli_predict_abstain_below_says_none_of_these(tiny_run, capsys):
     assert all(len(line["probabilities"]) == 2 for line in lines)
 
 
+def test_predict_to_an_output_file_abstains_and_resumes_only_at_the_same_threshold(tiny_run, tmp_path):
+    source, output = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    source.write_text("".join(json.dumps({"text": text}) + "\n" for text in TEXTS))
+    assert main(["predict", str(tiny_run), "--input", str(source), "--output", str(output),
+                 "--abstain-below", "1"]) == 0
+    answers = [json.loads(line)["prediction"] for line in output.read_text().splitlines()]
+    assert [(a["label"], a["abstained"]) for a in answers] == [(None, True), (None, True)]
+    assert main(["predict", str(tiny_run), "--input", str(source), "--output", str(output), "--resume"]) == 2
+
+
 def test_abstain_chooses_on_dev_keeps_it_and_predict_uses_it(run, sst2_small, tmp_path, capsys):
     dev = tmp_path / "dev.jsonl"
     dev.write_text("".join(json.dumps({"text": ex.text, "label": ex.label}) + "\n" for ex in sst2_small.splits["dev"]))
