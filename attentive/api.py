@@ -48,10 +48,9 @@ def network_for(recipe: str | dict | Recipe, vocab_size: int, classes: int):
     """The untrained network (a torch module) `recipe` describes for a vocabulary of `vocab_size` words and
     `classes` classes, its word vectors random: the shapes training would build, for counting parameters without
     data."""
-    from . import recipes
-    from .models.classifier import build_model
+    from .recipes.for_data import untrained_network
 
-    return build_model(recipes.load_recipe(recipe), vocab_size, classes)
+    return untrained_network(recipe, vocab_size, classes)
 
 
 def encoded_probabilities(model: Model, items: Sequence, batch_size: int = 128):

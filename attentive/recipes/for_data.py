@@ -38,3 +38,11 @@ def recipe_for_data(data: Dataset, recipe: str | dict | Recipe = "default", over
     literal "default" the default for this kind of data, `default_recipe_for`) with `overrides` ("section.key=value")
     and keyword `settings` applied and checked (`load_recipe`); a Recipe given without either is returned as it is."""
     return load_recipe(default_recipe_for(data) if recipe == "default" else recipe, overrides, settings)
+
+
+def untrained_network(recipe: str | dict | Recipe, vocab_size: int, classes: int):
+    """The untrained network (a torch module) `recipe` describes for a vocabulary of `vocab_size` words and `classes`
+    classes, its word vectors random: the shapes training would build, without data."""
+    from ..models.classifier import build_model
+
+    return build_model(load_recipe(recipe), vocab_size, classes)
