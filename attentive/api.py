@@ -99,6 +99,13 @@ def train(dataset: str | Dataset | None = None, recipe: str | dict | Recipe = "d
                        train=train, dev=dev, test=test, text_column=text_column, label_column=label_column)
     given.check()
     data = given.load() if dataset is None else resolve_dataset(dataset, data_dir)
+    if dataset is None:  # the data report of texts and files read here, said as the CLI says it
+        import warnings
+
+        from .errors import DataWarning
+
+        for line in data.warnings:
+            warnings.warn(f"{data.name}/{line}", DataWarning, stacklevel=2)
     overrides = overrides_argument(overrides)
     # the run's one parse of its recipe, for this data (a resumed run reads its checkpoint's)
     typed = None if resume else recipe_for_data(data, recipe, overrides, settings)

@@ -12,3 +12,8 @@ class DataError(AttentiveError):
         where = f"{path}:{line}" if line is not None else f"{path}"
         super().__init__(f"{where}: {problem}")
         self.path, self.line, self.problem = path, line, problem
+
+
+class DataWarning(UserWarning):
+    """What the data report finds wrong in data that still trains (attentive/data/checks.py data_warnings): labels
+    read without their spaces, labels differing only by case, duplicate texts, classes too small to learn."""

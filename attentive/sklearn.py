@@ -11,6 +11,8 @@ numeric matrices (so scikit-learn's `check_estimator` skips it; tests/test_sklea
 from __future__ import annotations
 
 import numbers
+import warnings
+from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
@@ -20,6 +22,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .data.checks import check_labels_given
+from .data.example import Dataset
 from .util.checks import ArgumentError, as_list, check_strings, overrides_argument
 
 SEEDS = 2**31 - 1  # a seed drawn for random_state=None (or a RandomState) is below this
@@ -56,6 +59,16 @@ class AttentiveClassifier(ClassifierMixin, BaseEstimator):
 
         _check_dev_fraction(self.dev_fraction)
         labels = _labels(y)
+        if labels.dtype.kind in "UO":  # the spaces around a label dropped and said, as attentive.train and the CLI do
+            respaced = Counter(label for label in labels if isinstance(label, str) and label.strip() != label)
+            if respaced:
+                from .data.checks import data_warnings
+                from .errors import DataWarning
+
+                for line in data_warnings(Dataset("y", {}, []), {"y": respaced}):
+                    warnings.warn(line, DataWarning, stacklevel=2)
+                labels = np.array([label.strip() if isinstance(label, str) else label for label in labels],
+                                  dtype=labels.dtype if labels.dtype.kind == "U" else object)
         self.classes_ = np.unique(labels)
         if len(self.classes_) < 2:
             held = f"one class, {self.classes_.tolist()[0]!r}" if len(self.classes_) else "no labels"

@@ -198,7 +198,7 @@ class Answerer(ABC):
         the model was trained with, unless `columns` say otherwise: text_column=, label_column=, ...), or of texts
         and their `labels` (`evaluate(texts, labels)`); label sets go to `_evaluate_sets`. A label the model does not
         know is one line."""
-        from ..data.reading import scored_dataset
+        from ..data.source import scored_dataset
         from ..errors import AttentiveError
         from .metrics import compute_metrics
 

@@ -155,8 +155,11 @@ def _answer_key(answer_key: str | None, input_file) -> str | None:
 
 def _records(model, texts, pair, input_file, answer_key: str | None = None, threshold: float | None = None):
     """The records to answer: an --input file's lines, or the texts given (with their --pair texts); refused where
-    the model has no use for --pair or --threshold."""
-    from ..serving.input_lines import command_line_records, jsonl_records
+    the model has no use for --pair or --threshold. An --input file is read in its format (CSV, TSV, a text a line,
+    else JSON lines: attentive/serving/input_tables.py), a table's by the model's columns; its records carry the
+    header line their output starts with (`header`, None but for a table)."""
+    from ..serving.input_lines import command_line_records
+    from ..serving.input_tables import file_records
 
     if pair and not model.is_pair:
         raise AttentiveError("this model classifies single texts, not pairs: drop --pair")
@@ -164,15 +167,17 @@ def _records(model, texts, pair, input_file, answer_key: str | None = None, thre
         raise AttentiveError("--threshold replaces a multi-label model's threshold of every label; this model gives "
                              "one label per text: drop --threshold")
     if input_file is not None:
-        return jsonl_records(input_file, ("text", "text_pair") if model.is_pair else ("text",), answer_key)
+        return file_records(input_file, model, answer_key)
     return command_line_records(texts, pair)
 
 
 def _wanted(model, texts, pair, input_file, aspect, answer_key: str | None = None, threshold: float | None = None):
     from ..serving.input_lines import with_aspects
+    from ..serving.input_tables import HeadedRecords
 
-    return with_aspects(model, _records(model, texts, pair, input_file, answer_key, threshold), aspect,
-                        str(input_file) if input_file is not None else "text")
+    records = _records(model, texts, pair, input_file, answer_key, threshold)
+    return HeadedRecords(with_aspects(model, records, aspect, str(input_file) if input_file is not None else "text"),
+                         getattr(records, "header", None))
 
 
 @app.command()
@@ -193,7 +198,7 @@ def predict(
     jobs: int = typer.Option(1, "--jobs", min=1, help="worker processes answering at once, each loading the model "
                                                       "and computing with --threads threads (default 1); the "
                                                       "output keeps the input's order"),
-    output: Optional[Path] = typer.Option(None, "--output", help="write the JSON lines to this file (default: "
+    output: Optional[Path] = typer.Option(None, "--output", help="write the answers to this file (default: "
                                                                  "stdout), with its progress in FILE.progress"),
     resume: bool = typer.Option(False, "--resume", help="continue a killed run's --output FILE after its last "
                                                         "whole line that FILE.progress covers (same input and "
@@ -213,7 +218,9 @@ def predict(
     threads: Optional[int] = Threads,
 ):
     """Label, probabilities and top words as JSON lines, one per text (per text and aspect), streamed: an
-    --input line comes back as it is, its answer under "prediction" (--answer-key)."""
+    --input line comes back as it is, its answer under "prediction" (--answer-key). A CSV or TSV --input comes back
+    in its own format, every column kept, the answer's columns added (prediction, prediction_probability,
+    prediction_top_words); a .txt file (a text a line) comes back as JSON lines."""
     from ..serving.input_lines import answer_line, answered_in_batches
 
     skipped = []
@@ -232,7 +239,10 @@ def predict(
                     overwrite, fp32=fp32)
     else:
         model = _load_any(run, threads, fp32)
-        answers = answered_in_batches(model, _wanted(model, texts, pair, input_file, aspect, key, threshold),
+        wanted = _wanted(model, texts, pair, input_file, aspect, key, threshold)
+        if wanted.header is not None:  # a CSV or TSV input's header, with the answer's columns
+            print(wanted.header, flush=True)
+        answers = answered_in_batches(model, wanted,
                                       batch_size, on_error, "predict", warn, top_k=top_k, threshold=threshold,
                                       top_words_by=top_words_by, abstain_below=abstain_below)
         for record, prediction in answers:
@@ -266,7 +276,7 @@ def _predict_to(run, texts, pair, input_file, aspect, jobs, threads, batch_size,
     predict_records(model, run, records, aspect, str(input_file) if input_file is not None else "text", jobs=jobs,
                     threads=threads, batch_size=batch_size, on_error=on_error, warn=warn, options=options,
                     answer_key=answer_key, output=output, input_file=input_file, resume=resume,
-                    overwrite=overwrite)
+                    overwrite=overwrite, header=getattr(records, "header", None))
 
 
 @app.command()

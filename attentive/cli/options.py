@@ -93,8 +93,9 @@ Threads = typer.Option(None, "--threads", min=1, envvar="ATTENTIVE_THREADS",
                             "local processes)")
 Fp32 = typer.Option(False, "--fp32", help="an export holding model.int8.onnx (exported with --int8): run model.onnx "
                                           "instead (default: the int8 graph, as exported)")
-InputFile = typer.Option(None, "--input", help='JSONL file, a "text" field a line ("text_pair" for pair models, '
-                                               'optionally "aspect" for aspect models)')
+InputFile = typer.Option(None, "--input", help='a CSV or TSV file (its text in the model\'s text column), a .txt '
+                                               'file (a text a line), or JSONL, a "text" field a line ("text_pair" '
+                                               'for pair models, optionally "aspect" for aspect models)')
 PairTexts = typer.Option([], "--pair", help="pair models: the second text of each text, in order")
 Aspects = typer.Option([], "--aspect", help='aspect models: the aspect(s) to answer for (default: a JSONL "aspect" '
                                             'field, else every aspect the model knows)')

@@ -142,3 +142,49 @@ def check_label_kinds(labels: list, name: str = "labels") -> None:
         raise ArgumentError(f"{name}[{differs}] is {what[kinds[differs]]} but {name}[0] is {what[kinds[0]]}: "
                             "give every text one label, or, for multi-label data, every text a list of labels "
                             "(['a'] for one)")
+
+
+SMALL_CLASS = 5  # training rows a class needs to be split into dev and learned at all
+
+
+def data_warnings(data: Dataset, respaced: dict | None = None) -> list[str]:
+    """The data report's warnings, one line each: labels read without the spaces around them (`respaced`: split ->
+    Counter of the labels as written), labels that differ only by case, texts that appear more than once within a
+    split (with their label) or in two splits, and classes with fewer than SMALL_CLASS training rows. Said alike by
+    the CLI (stderr), `attentive.train` and the scikit-learn estimator (Python warnings, `DataWarning`)."""
+    said = []
+    for split, counts in (respaced or {}).items():
+        shown = ", ".join(f"{str(written)!r} ({count}x)" for written, count in sorted(counts.items())[:5])
+        stripped = ", ".join(sorted({repr(written.strip()) for written in counts}))
+        said.append(f"{split}: label(s) {shown} read without the spaces around them, as {stripped}")
+    labels = sorted({label for part in data.splits.values() for ex in part for label in given_labels(ex)})
+    by_case: dict[str, list[str]] = {}
+    for label in labels:
+        by_case.setdefault(label.casefold(), []).append(label)
+    for same in by_case.values():
+        if len(same) > 1:
+            said.append(f"labels {', '.join(map(repr, same))} differ only by case: they are {len(same)} classes; "
+                        "write them one way if they are one")
+    first: dict[str, str] = {}
+    for split, examples in data.splits.items():
+        counts = Counter(ex.text for ex in examples)
+        repeated = {text: count for text, count in counts.items() if count > 1}
+        if repeated:
+            text, count = next(iter(repeated.items()))
+            said.append(f"{split}: {len(repeated)} duplicate text(s), e.g. {_cut(text)!r} {count} times")
+        shared = Counter(first[text] for text in counts if text in first)
+        for other, count in shared.items():
+            example = next(text for text in counts if first.get(text) == other)
+            said.append(f"{split}: {count} text(s) also in {other}, e.g. {_cut(example)!r}")
+        for text in counts:
+            first.setdefault(text, split)
+    train_counts = Counter(label for ex in data.splits.get("train", []) for label in given_labels(ex))
+    small = {label: count for label, count in train_counts.items() if count < SMALL_CLASS}
+    if small and len(train_counts) > 1:
+        named = ", ".join(f"{label!r} ({count} rows)" for label, count in sorted(small.items()))
+        said.append(f"train: class(es) {named} too small to split or learn (under {SMALL_CLASS} training rows)")
+    return said
+
+
+def _cut(text: str, width: int = 60) -> str:
+    return text if len(text) <= width else text[:width - 3] + "..."

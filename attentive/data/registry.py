@@ -9,12 +9,20 @@ number written two ways ("1" in train, "1.0" in test), and puts labels of dev/te
 """
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from attentive.data import readers as r
-from attentive.data.checks import LABEL_SETS, check_label_kinds, check_labels_given, label_warnings, same_number
+from attentive.data.checks import (
+    LABEL_SETS,
+    check_label_kinds,
+    check_labels_given,
+    data_warnings,
+    label_warnings,
+    same_number,
+)
 from attentive.data.example import Dataset, Example
 from attentive.data.paths import resolve_data_dir
 from attentive.data.reading import reading_of
@@ -129,16 +137,22 @@ _SPECS = [
 DATASETS: dict[str, DatasetSpec] = {spec.name: spec for spec in _SPECS}
 
 
-def _assemble(name: str, loaded: Loaded, dev_fraction: float, seed: int, notes: list[str]) -> Dataset:
-    """Turn a loader's splits into a Dataset with train/dev/test, dropped-row counts and sorted labels."""
+def _assemble(name: str, loaded: Loaded, dev_fraction: float, seed: int, notes: list[str],
+              report: bool = False) -> Dataset:
+    """Turn a loader's splits into a Dataset with train/dev/test, dropped-row counts and sorted labels; with
+    `report` (the user's files and texts), the data report's warnings too (`checks.data_warnings`)."""
     splits: dict[str, list[Example]] = {}
     skipped: dict[str, int] = {}
+    respaced: dict[str, Counter] = {}
     for split, rows in loaded.items():
         if isinstance(rows, r.Rows):
             if rows.skipped:
                 skipped[split] = rows.skipped
-                reasons = ", ".join(f"{count} {reason}" for reason, count in sorted(rows.dropped.items()))
+                reasons = ", ".join(f"{count} {reason}{_lines(rows.dropped_lines.get(reason) if report else None)}"
+                                    for reason, count in sorted(rows.dropped.items()))
                 notes.append(f"{split}: dropped {rows.skipped} rows ({reasons})")
+            if rows.respaced:
+                respaced[split] = rows.respaced
             if rows.multiline:
                 notes.append(f"{split}: {rows.multiline} rows span several lines (quoted line breaks)")
             rows = rows.examples
@@ -158,7 +172,17 @@ def _assemble(name: str, loaded: Loaded, dev_fraction: float, seed: int, notes: 
     _check_label_numbers(name, splits)
     dataset = Dataset(name=name, splits={s: splits[s] for s in SPLITS}, labels=labels, skipped=skipped, notes=notes)
     dataset.warnings.extend(label_warnings(dataset))
+    if report:
+        dataset.warnings.extend(data_warnings(dataset, respaced))
     return dataset
+
+
+def _lines(numbers: list[int] | None) -> str:
+    """": line 7" or ": lines 7, 9, 12 ..." (at most 10 named) for a note, "" where the lines are not known."""
+    if not numbers:
+        return ""
+    shown = ", ".join(map(str, numbers[:10])) + (" ..." if len(numbers) > 10 else "")
+    return f": line{'s' * (len(numbers) > 1)} {shown}"
 
 
 def _check_label_kinds(name: str, splits: dict[str, list[Example]]) -> None:
@@ -216,7 +240,7 @@ def load_files(
                    aspect_column=aspect_column, pair_column=pair_column, label_separator=label_separator)
     files = {"train": train, "dev": dev, "test": test}
     loaded = {split: r.read_table(path, **columns) for split, path in files.items() if path is not None}
-    dataset = _assemble(Path(train).name, loaded, dev_fraction, seed, [])
+    dataset = _assemble(Path(train).name, loaded, dev_fraction, seed, [], report=True)
     dataset.reading = reading_of(text_column, label_column, pair_column, aspect_column, label_separator)
     return dataset
 
@@ -261,10 +285,13 @@ def load_texts(texts, labels, dev_texts=None, dev_labels=None, name: str = "text
                 continue
             if isinstance(label, LABEL_SETS):
                 rows.examples.append(Example(text=text.strip(), labels=_label_set(label, labels_name)))
-            else:
-                rows.examples.append(Example(text=text.strip(), label=str(label)))
+            else:  # the spaces around a label dropped and said, as the file readers do
+                written = str(label)
+                if written.strip() != written:
+                    rows.respaced[written] += 1
+                rows.examples.append(Example(text=text.strip(), label=written.strip()))
         loaded[split] = rows
-    return _assemble(name, loaded, dev_fraction, seed, [])
+    return _assemble(name, loaded, dev_fraction, seed, [], report=True)
 
 
 def _label_set(labels, name: str) -> tuple[str, ...]:

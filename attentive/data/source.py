@@ -76,3 +76,41 @@ class DataSource:
 def resolve_dataset(dataset: str | Dataset, data_dir: str | Path | None = None) -> Dataset:
     """`dataset` itself if it is a `Dataset`, else the named dataset loaded (a `DataSource` of a name)."""
     return DataSource(dataset=dataset, data_dir=data_dir).load()
+
+
+def is_file_name(name) -> bool:
+    """Whether `name` (a dataset argument) names the user's file rather than a registered dataset: a Path, or a
+    string that is not a dataset's name and names an existing file or ends in a data file's extension."""
+    from .readers.generic import FORMATS
+    from .registry import DATASETS
+
+    if isinstance(name, Path):
+        return True
+    if not isinstance(name, str) or name in DATASETS:
+        return False
+    path = Path(name)
+    suffix = Path(path.stem).suffix if path.suffix == ".gz" else path.suffix
+    return path.is_file() or suffix.lower() in FORMATS
+
+
+def scored_dataset(config: dict, dataset, labels=None, data_dir=None, **given):
+    """(Dataset, split forced or None) that `evaluate` scores for the model of `config`: texts and their `labels` (a
+    "test" split of them), the user's labelled file read as the model reads its files (`reading_for`; `given`
+    options win), a Dataset as it is, or a registered dataset by name."""
+    from .example import Dataset
+    from .reading import READING, reading_for
+    from .registry import load_test_file, load_texts
+
+    if labels is not None:
+        if isinstance(dataset, (str, Path, Dataset)):
+            raise AttentiveError("labels= goes with the texts they label: give evaluate(texts, labels), or a file or "
+                                 "dataset without labels=")
+        loaded = load_texts(dataset, labels, dev_fraction=0.0)
+        loaded.splits["test"], loaded.splits["train"] = loaded.splits["train"], []
+        return loaded, "test"
+    if is_file_name(dataset):
+        return load_test_file(dataset, **reading_for(config, **given)), "test"
+    if isinstance(dataset, str) and dataset == config.get("dataset") and config.get(READING) is not None:
+        raise AttentiveError(f"{dataset!r} is the file this model was trained on, not a named dataset: give the "
+                             "file to evaluate on (its columns are read as training read them)")
+    return resolve_dataset(dataset, data_dir), None

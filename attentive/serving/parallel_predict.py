@@ -210,18 +210,24 @@ def _result(future) -> tuple[str, object]:
 def predict(model, folder: Path, records: Iterable[tuple[int, dict] | BadLine], aspect_option: list[str],
             source: str, *, jobs: int, threads: int | None, batch_size: int, on_error: str, warn, options: dict,
             answer_key: str | None, output: Path | None = None, input_file: Path | None = None, resume: bool = False,
-            overwrite: bool = False) -> None:
+            overwrite: bool = False, header: str | None = None) -> None:
     """Answer the records (`input_lines.jsonl_records` or `command_line_records`) as `attentive predict` does (with
     its `options`, top_k and threshold; each line's answer under `answer_key`, None for command-line texts), in
     `jobs` processes (each computing with `threads` threads, 1 by default) when `jobs` > 1, writing to stdout or to
     `output` (resumable, see the module's docstring); the first bad line under "stop" raises its error after every
-    answer before it is written."""
+    answer before it is written. `header`: the output's first line (a CSV or TSV input's header with the answer's
+    columns), before every answer; such an output is written whole, never resumed."""
     if resume and output is None:
         raise AttentiveError("--resume continues an --output FILE: give --output FILE")
+    if resume and header is not None:
+        raise AttentiveError("--resume continues JSON lines; a CSV or TSV input's output is written whole: drop "
+                             "--resume and give --overwrite")
     if output is not None:
         output = claim_output(output, input_file, folder, resume, overwrite)
     sink, resumed = (StdoutSink(), None) if output is None else open_output(
         output, input_file, model_identity(model, folder), resume, answer_format(model, answer_key, options))
+    if header is not None:
+        sink.write([header], 0)
     stream = _skipping(batches(numbered_wanted(model, records, aspect_option, source), batch_size, on_error, warn),
                        resumed, output)
     run(stream, sink, jobs=jobs, model=model, folder=folder, threads=threads or 1,

@@ -8,6 +8,7 @@ import contextlib
 import csv
 import io
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -39,9 +40,17 @@ def spreadsheet_csv(path: Path, rows: list[tuple[str, str]]) -> Path:
 
 
 def run(args: list[str]) -> tuple[int, str, str]:
+    """The CLI's status, stdout and stderr (its consoles' too, whatever file they were given)."""
+    cli_app = sys.modules["attentive.cli.app"]  # the package's `app` attribute is the Typer app
+
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        status = main([str(arg) for arg in args])
+    kept = cli_app.console._file, cli_app.err._file  # None: each writes to sys.stdout / sys.stderr as they are then
+    cli_app.console.file, cli_app.err.file = out, err
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = main([str(arg) for arg in args])
+    finally:
+        cli_app.console._file, cli_app.err._file = kept
     return status, out.getvalue(), err.getvalue()
 
 
@@ -101,4 +110,55 @@ def test_the_model_remembers_its_columns(trained, tickets):
     assert exported["reading"] == reading
     status, stdout, stderr = run(["evaluate", tickets["folder"] / "exported", "--file", tickets["test"],
                                   "--output", tickets["folder"] / "exported-eval.json"])
+    assert status == 0, stderr
+
+
+def test_the_data_report_names_the_empty_row_the_duplicate_and_the_label_spaces(trained):
+    _, said = trained
+    assert "1 empty text: line 7" in said
+    assert "duplicate text" in said and "also in " in said
+    assert "'negative ' (1x) read without the spaces around them, as 'negative'" in said
+
+
+def test_the_python_api_says_the_same_of_the_label_spaces():
+    from attentive.data.registry import load_texts
+
+    data = load_texts(["a fine film", "dull", "great", "awful"] * 3, ["pos", "neg ", "pos", "neg"] * 3)
+    assert data.labels == ["neg", "pos"]
+    assert any("'neg ' (3x) read without the spaces around them" in line for line in data.warnings)
+
+
+def test_predict_a_csv_gives_a_csv_every_column_kept_in_order(trained, tickets):
+    out, _ = trained
+    answers = tickets["folder"] / "answers.csv"
+    status, _, stderr = run(["predict", out, "--input", tickets["test"], "--output", answers, "--top-k", "2"])
+    assert status == 0, stderr
+    raw = answers.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf") and b"\r\n" in raw
+    with answers.open(encoding="utf-8-sig", newline="") as handle:
+        rows = list(csv.reader(handle))
+    with tickets["test"].open(encoding="utf-8-sig", newline="") as handle:
+        given = list(csv.reader(handle))
+    assert rows[0] == HEADER + ["prediction", "prediction_probability", "prediction_top_words"]
+    assert [row[:4] for row in rows] == given
+    model = attentive.load(out)
+    assert [row[4] for row in rows[1:]] == [answer.label for answer in model.predict([row[1] for row in given[1:]])]
+    assert all(0.5 <= float(row[5]) <= 1 for row in rows[1:])
+    status, stdout, stderr = run(["predict", out, "--input", tickets["test"], "--top-k", "2"])  # to stdout
+    assert status == 0, stderr
+    assert stdout.replace("\r\n", "\n") == raw.decode("utf-8").replace("\r\n", "\n")
+
+
+def test_predict_a_text_file_gives_json_lines_and_explain_needs_no_column(trained, tickets):
+    out, _ = trained
+    texts = tickets["folder"] / "texts.txt"
+    texts.write_text("a gorgeous , witty film\n\ndull\n", encoding="utf-8")
+    status, stdout, stderr = run(["predict", out, "--input", texts])
+    assert status == 0, stderr
+    lines = [json.loads(line) for line in stdout.splitlines()]
+    assert [line["text"] for line in lines] == ["a gorgeous , witty film", "dull"]
+    assert all("label" in line["prediction"] for line in lines)
+    small = tickets["folder"] / "small.csv"
+    spreadsheet_csv(small, sample_rows("test", 3))
+    status, stdout, stderr = run(["explain", out, "--input", small])
     assert status == 0, stderr

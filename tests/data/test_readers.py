@@ -514,7 +514,8 @@ def test_training_label_checks(tmp_path):
     test.write_text("text,label\na,neg\n")
     dataset = load_files(train, dev=dev, test=test)
     expected = ["dev: 3 rows with label(s) 'mixed', 'neutral' never seen in train"]
-    assert dataset.warnings == expected and check_training_labels(dataset) == expected
+    assert dataset.warnings[:1] == expected and check_training_labels(dataset) == expected
+    assert "train: 2 duplicate text(s), e.g. 'a' 10 times" in dataset.warnings  # the data report's, after them
     assert load_files(test, dev_fraction=0).warnings == []  # a one-class file loads; only training refuses it
 
 

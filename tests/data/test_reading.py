@@ -2,8 +2,9 @@
 from config.json, an option given winning over the record, and a damaged record one line."""
 import pytest
 
-from attentive.data.reading import DEFAULTS, is_file_name, model_reading, reading_for, reading_of
+from attentive.data.reading import DEFAULTS, model_reading, reading_for, reading_of
 from attentive.data.registry import load_files, load_test_file
+from attentive.data.source import is_file_name
 from attentive.errors import AttentiveError
 
 

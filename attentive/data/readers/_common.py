@@ -31,6 +31,8 @@ class Rows:
     examples: list[Example]
     dropped: Counter = field(default_factory=Counter)
     multiline: int = 0
+    dropped_lines: dict = field(default_factory=dict)  # reason -> the file's line numbers of the rows dropped for it
+    respaced: Counter = field(default_factory=Counter)  # labels read without the spaces around them, as written
 
     @property
     def skipped(self) -> int:

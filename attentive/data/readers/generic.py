@@ -230,6 +230,7 @@ def read_table(
         text = (_value(path, row, text_column, number) or "").strip()
         if not text:
             result.dropped["empty text"] += 1
+            result.dropped_lines.setdefault("empty text", []).append(number)
             continue
         label, labels = None, None
         if label_column and not label_separator:
@@ -241,7 +242,10 @@ def read_table(
             for name in labels:
                 first_line.setdefault(name, number)
         elif label_column:
-            label = (_value(path, row, label_column, number) or "").strip()
+            written = _value(path, row, label_column, number) or ""
+            label = written.strip()
+            if label != written:
+                result.respaced[written] += 1
             if not label:
                 raise DataError(path, f"empty label in column {label_column!r}", number)
             first_line.setdefault(label, number)
