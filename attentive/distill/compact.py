@@ -138,7 +138,16 @@ def compact_report(measured: list[Measured]) -> list[str]:
         first, second = measured
         test = f" ({100 * (second.test_accuracy - first.test_accuracy):+.2f} of test)" if tested else ""
         lines.append(f"the {second.name}: {100 * (second.dev_accuracy - first.dev_accuracy):+.2f} points of dev "
-                     f"accuracy{test}, {first.size_bytes / max(second.size_bytes, 1):.1f}x smaller, "
+                     f"accuracy{test}, {size_ratio(first.size_bytes, second.size_bytes)}, "
                      f"{second.texts_per_second / max(first.texts_per_second, 1e-9):.1f}x the texts/s of the "
                      f"{first.name}")
     return lines
+
+
+def size_ratio(first: int, second: int) -> str:
+    """How the second size compares with the first, said the way it goes: "2.1x smaller", "1.4x larger" or "the same
+    size"."""
+    first, second = max(first, 1), max(second, 1)
+    if round(first / second, 1) == 1.0:
+        return "the same size"
+    return f"{first / second:.1f}x smaller" if first > second else f"{second / first:.1f}x larger"

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from attentive.cli import main
+from attentive.distill.compact import size_ratio
 
 from ..helpers import tiny_overrides, write_tsv
 
@@ -28,7 +29,9 @@ def compared(lines: list[str], trained: str, exported) -> None:
     header = next(i for i, line in enumerate(lines) if line.startswith("model ") and "texts/s" in line)
     assert lines[header + 1].split()[0] == trained and lines[header + 2].split()[0] == "int8"
     assert lines[header + 2].rstrip().endswith(str(exported)) and " MB " in lines[header + 2]
-    assert lines[header + 3].startswith("the int8: ") and "x smaller" in lines[header + 3]
+    sizes = [float(lines[header + row].split(" MB ")[0].split()[-1]) for row in (1, 2)]
+    said = size_ratio(int(sizes[0] * 1e6), int(sizes[1] * 1e6))
+    assert lines[header + 3].startswith("the int8: ") and said.split("x")[-1] in lines[header + 3]
     assert any(line.startswith(f"deploy {exported}: attentive serve {exported}") for line in lines)
 
 
@@ -54,3 +57,10 @@ def test_a_model_that_reads_context_is_distilled_into_the_default_then_exported(
 def test_compact_with_several_processes_is_one_line(tmp_path, capsys):
     assert main(["train", "--dataset", "sst2_sample", "--out", str(tmp_path / "m"), "--compact", "--nproc", "2"]) == 2
     assert "--compact distils and measures in this process" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("first, second, said", [(2_000_000, 1_000_000, "2.0x smaller"),
+                                                  (930_000, 1_310_000, "1.4x larger"),
+                                                  (1_000_000, 1_020_000, "the same size")])
+def test_the_size_ratio_is_said_the_way_it_goes(first, second, said):
+    assert size_ratio(first, second) == said
