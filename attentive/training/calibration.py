@@ -121,7 +121,7 @@ def small_dev_warning(texts: int, chooses: str = "an epoch or a temperature") ->
     return (f"dev has {texts} texts: one text is {100 / texts:.1f} points of dev accuracy and a dev accuracy's "
             f"standard error is up to {100 * dev_standard_error(texts):.1f} points, too few to choose {chooses} on "
             f"(under {SMALL_DEV} dev texts the temperature is never fitted below 1); for figures to trust, "
-            "cross-validate (attentive cv), add labelled data, or hold out a larger dev split (--dev-file)")
+            "cross-validate (attentive cv), add labelled data, or hold out a larger dev split (--dev FILE)")
 
 
 def warn_small_dev(data, chooses: str = "an epoch or a temperature", stacklevel: int = 3) -> str | None:

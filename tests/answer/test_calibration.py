@@ -110,7 +110,7 @@ def test_the_small_dev_warning_names_the_numbers():
     line = small_dev_warning(30)
     assert line.startswith("dev has 30 texts: one text is 3.3 points of dev accuracy")
     assert "9.1 points" in line  # sqrt(0.25 / 30)
-    assert "attentive cv" in line and "--dev-file" in line and "\n" not in line
+    assert "attentive cv" in line and "--dev FILE" in line and "\n" not in line
     assert small_dev_warning(SMALL_DEV) is None and small_dev_warning(0) is None
     assert "a tuning trial" in small_dev_warning(50, "a tuning trial")
 

@@ -73,7 +73,7 @@ def test_train_says_dev_is_too_small_and_how_the_temperature_was_reached(trained
     assert len(warnings) == 1, said
     line = " ".join(warnings[0].split())
     assert "one text is 3.3 points of dev accuracy" in line and "too few to choose an epoch or a temperature" in line
-    assert "attentive cv" in line and "add labelled data" in line and "--dev-file" in line
+    assert "attentive cv" in line and "add labelled data" in line and "--dev FILE" in line
     assert [line for line in said if line.startswith("calibration: ") and ("never below 1: dev has 30 texts" in line
                                                                           or "left off: dev's 30 texts" in line)], said
 
