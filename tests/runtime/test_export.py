@@ -63,6 +63,7 @@ def test_an_export_of_many_classes_stores_only_the_bigram_rows_training_reached(
     assert_same_answers(model, runtime.load(folder, int8=False), ANSWERED_TEXTS)
 
 
+@pytest.mark.slow  # trains a MiniLM model (a pretrained encoder of 22M weights): the quick loop's longest test
 def test_the_pretrained_encoder_recipes_export_too(sst2_small, tmp_path):
     data = Dataset("tiny", {"train": sst2_small.splits["train"][:96], "dev": sst2_small.splits["dev"][:32],
                             "test": []}, sst2_small.labels)

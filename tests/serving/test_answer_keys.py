@@ -162,6 +162,7 @@ def line_text(fields: dict, text: str, spacing, ascii_only: bool, at: int) -> st
     return "{" + comma.join(key + colon + value for key, value in dumped) + "}"
 
 
+@pytest.mark.slow  # fuzzing: 120 runs of predict (the tests above give the cases by hand)
 @settings(max_examples=120, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(given_lines=st.lists(lines, min_size=1, max_size=5))
 def test_every_input_field_comes_back_byte_for_byte(loaded_once, given_lines):

@@ -41,6 +41,7 @@ def test_inside_averaged_weights_the_model_holds_the_average_and_after_its_own()
     assert torch.all(layer.weight == 9.0)
 
 
+@pytest.mark.slow  # trains two models
 def test_the_saved_model_is_the_average_whose_dev_accuracy_was_measured(sst2_small, tmp_path):
     model = attentive.train(sst2_small, "lama_ctx", tmp_path, overrides=AVERAGED, show_progress=False)
     dev = sst2_small.splits["dev"]
@@ -53,6 +54,7 @@ def test_the_saved_model_is_the_average_whose_dev_accuracy_was_measured(sst2_sma
     assert not np.allclose(averaged, plain)  # the same seed without the average: other weights
 
 
+@pytest.mark.slow  # trains a model whole and again stopped then resumed
 def test_a_run_with_an_average_resumes_to_the_same_result(sst2_small, tmp_path, monkeypatch):
     whole = attentive.train(sst2_small, "lama_ctx", tmp_path / "whole", overrides=AVERAGED, show_progress=False)
     resumed = stopped_then_resumed(sst2_small, "lama_ctx", tmp_path / "stopped", AVERAGED, 1, monkeypatch)

@@ -103,6 +103,7 @@ def test_features_count_unigrams_and_the_channels_hashed_bigrams():
     assert idf[3] == pytest.approx(1.0) and idf[4] == pytest.approx(np.log(3 / 2) + 1)
 
 
+@pytest.mark.slow  # trains three models
 def test_training_folds_the_prior_and_the_saved_model_answers_with_it(sst2_small, tmp_path):
     overrides = tiny_overrides("lama_ctx") + ["wide.type=ngrams", "wide.buckets=4096", "wide.prior=true"]
     model = attentive.train(sst2_small, "lama_ctx", tmp_path / "m", overrides=overrides, show_progress=False)

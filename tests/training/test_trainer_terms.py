@@ -71,6 +71,7 @@ def test_the_recipe_gives_cross_entropy_and_its_regulariser_as_terms_and_its_ave
             == [MovingAverage])
 
 
+@pytest.mark.slow  # trains two models
 def test_a_term_from_outside_the_package_changes_training_the_way_it_pushes(sst2_small):
     plain = attentive.train(sst2_small, "lama_ctx", overrides=TINY, show_progress=False)
     pushed = attentive.train(sst2_small, "lama_ctx", overrides=TINY, show_progress=False, terms=[LogitNorm(1.0)])
@@ -80,6 +81,7 @@ def test_a_term_from_outside_the_package_changes_training_the_way_it_pushes(sst2
     assert all(record["penalty"] > 0.0 for record in pushed.history.epochs)  # the term's mean, as a penalty
 
 
+@pytest.mark.slow  # trains a model whole and again stopped then resumed
 def test_a_hook_from_outside_the_package_runs_after_each_step_and_its_state_survives_a_resume(
         sst2_small, tmp_path, monkeypatch):
     whole = StepCounter()
@@ -122,6 +124,7 @@ def as_written_before_states(run) -> None:
     (folder / STATE).write_text(json.dumps(meta))
 
 
+@pytest.mark.slow  # trains a model whole and again stopped then resumed
 def test_a_checkpoint_written_before_states_resumes_its_moving_average(sst2_small, tmp_path, monkeypatch):
     averaged = TINY + ["train.ema_epochs=0.5"]
     attentive.train(sst2_small, "lama_ctx", tmp_path / "whole", overrides=averaged, show_progress=False)
