@@ -61,8 +61,16 @@ def encoded_probabilities(model: Model, items: Sequence, batch_size: int = 128):
     return predict_probabilities(model.network, items, batch_size=batch_size, device=model.device)
 
 
-def load(folder: str | Path, device: str | None = None) -> Model:
-    """Read a saved model folder (safetensors + JSON; nothing unpickled)."""
+def load(folder: str | Path, device: str | None = None):
+    """Read a model folder: a saved one as a `Model` (safetensors + JSON; nothing unpickled), an exported one as
+    `attentive.runtime.load` reads it (ONNX Runtime, its int8 graph where it has one). Both answer `predict`,
+    `predict_proba`, `explain` and `evaluate` alike."""
+    from .runtime import is_exported
+
+    if is_exported(folder):
+        from .runtime import load as load_exported
+
+        return load_exported(folder)
     check_folder(folder)
     network, tokenizer, config, recipe = load_folder(folder)
     model = Model(network, tokenizer, config, device, recipe=recipe)
