@@ -8,9 +8,11 @@
     attentive.tune("sst2", out="runs/sst2-tune", budget="10m")   # a search of the recipe's tune: settings
 
 What a program around training needs is here too, none of it importing PyTorch: the data `train` takes
-(`Dataset`, named splits of `Example`s; `load_dataset(name)` reads a named one), the shipped recipes
-(`load_recipe(name, overrides)`) and `compute_metrics(gold, predicted, labels)`, the metrics `Model.evaluate`
-reports, to score another model the same way.
+(`Dataset`, named splits of `Example`s; `load_dataset(name)` reads a named one; `DataSource`, the data as a name,
+texts and labels or files, read when the run starts), how a run goes (`RunSettings`: out, device, threads,
+overwrite, resume, progress; `train`, `cv`, `tune` and `distill` take it as `settings=`, or its fields as
+keywords), the shipped recipes (`load_recipe(name, overrides)`) and `compute_metrics(gold, predicted, labels)`,
+the metrics `Model.evaluate` reports, to score another model the same way.
 
 scikit-learn users: `attentive.sklearn.AttentiveClassifier`. Exported models run without PyTorch:
 `attentive.runtime.load(folder)` (onnxruntime, tokenizers and numpy only). The names below are imported on first
@@ -23,12 +25,13 @@ import importlib
 from .errors import AttentiveError, DataError
 from .version import __version__
 
-__all__ = ["AttentiveError", "DataError", "Dataset", "Example", "Explanation", "Model", "Prediction",
-           "available_recipes", "compute_metrics", "cv", "load", "load_dataset", "load_recipe", "train", "tune",
-           "__version__"]
+__all__ = ["AttentiveError", "DataError", "DataSource", "Dataset", "Example", "Explanation", "Model", "Prediction",
+           "RunSettings", "available_recipes", "compute_metrics", "cv", "load", "load_dataset", "load_recipe", "train",
+           "tune", "__version__"]
 _FROM = {"Explanation": ".answer.types", "Prediction": ".answer.types", "Model": ".model", "load": ".api",
          "train": ".api",
          "cv": ".selection.cv", "tune": ".selection.tune", "Dataset": ".data.example", "Example": ".data.example",
+         "DataSource": ".data.source", "RunSettings": ".util.run_settings",
          "load_dataset": ".data.registry", "load_recipe": ".recipes.loader", "available_recipes": ".recipes.loader",
          "compute_metrics": ".answer.metrics"}
 

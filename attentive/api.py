@@ -19,6 +19,7 @@ from .recipes.types import Recipe
 from .training.pipeline import check_aspects
 from .training.pipeline import train as train_dataset
 from .util.checks import check_folder, overrides_argument
+from .util.run_settings import RunSettings
 
 __all__ = ["Explanation", "Model", "Prediction", "check_aspects", "encoded_probabilities", "load", "network_for",
            "pick_device", "recipe_for", "resolve_dataset", "train", "untrained"]
@@ -78,44 +79,48 @@ def load(folder: str | Path, device: str | None = None):
     return model
 
 
-def train(dataset: str | Dataset | None = None, recipe: str | dict | Recipe = "default",
-          out: str | Path | None = None, overrides: list[str] | str | None = None,
-          data_dir: str | Path | None = None, device: str | None = None,
-          show_progress: bool = True, overwrite: bool = False, resume: bool = False, *,
-          texts: Sequence[str] | None = None, labels: Sequence | None = None,
-          dev_texts: Sequence[str] | None = None, dev_labels: Sequence | None = None,
-          train: str | Path | None = None, dev: str | Path | None = None, test: str | Path | None = None,
-          text_column: str = "text", label_column: str = "label", source: dict | None = None,
-          terms: Sequence = (), hooks: Sequence = (), on_epoch: Callable[[dict], None] | None = None,
-          **settings) -> Model:
+def train(dataset: str | Dataset | DataSource | None = None, recipe: str | dict | Recipe = "default",
+          out: str | Path | None = None, overrides: list[str] | str | None = None, *,
+          settings: RunSettings | None = None, source: dict | None = None, terms: Sequence = (),
+          hooks: Sequence = (), on_epoch: Callable[[dict], None] | None = None, **given) -> Model:
     """Train a model, select its epoch on dev, save it to `out` (if given) and return it.
 
-    The data is one of: a named dataset or a `Dataset` (`dataset`); texts and labels in memory (`texts`, `labels`,
-    optionally `dev_texts`, `dev_labels`; labels of any type become strings); or your files (`train`, `dev`,
-    `test`: CSV, TSV or JSONL with `text_column` and `label_column`). Where no dev split is given, a stratified
-    tenth of train is held out. Settings: keywords (`epochs=3`, `heads=5`, `lr=1e-3`, or `pooler__heads=5` where
-    several sections hold the key) and/or `overrides` ("pooler.heads=5", or a list of them), applied to `recipe` (a
-    name, a YAML file or a dict, which is not changed); each is checked for type and range. `overwrite` and `resume`
-    as in the CLI's `train`. A single string given for texts or labels, a text that is not valid Unicode, a missing
-    (None, NaN) or infinite label, a label set (a list) among single labels and texts and labels of different
-    lengths are refused with one line naming the index (an ArgumentError: an AttentiveError and a ValueError).
+    The data is one of: a named dataset or a `Dataset` (`dataset`); texts and labels in memory (`texts=`,
+    `labels=`, optionally `dev_texts=`, `dev_labels=`; labels of any type become strings); or your files (`train=`,
+    `dev=`, `test=`: CSV, TSV or JSONL with `text_column=` and `label_column=`, and `pair_column=`,
+    `aspect_column=`, `label_separator=`); or a `DataSource` holding one of them (`dataset`, those keywords then
+    refused). Where no dev split is given, a stratified tenth of train is held out.
+
+    How the run goes is `settings`, an `attentive.RunSettings` (out, data_dir, device, threads, overwrite, resume,
+    show_progress), each of its fields also a keyword (`device="cpu"`, `overwrite=True`) that wins over it, and
+    `out` its `out`; `overwrite` and `resume` as in the CLI's `train`. Every other keyword is a setting of the
+    recipe (`epochs=3`, `heads=5`, `lr=1e-3`, or `pooler__heads=5` where several sections hold the key), as are
+    `overrides` ("pooler.heads=5", or a list of them), applied to `recipe` (a name, a YAML file or a dict, which is
+    not changed); each is checked for type and range, and a name no section holds is one line. A single string
+    given for texts or labels, a text that is not valid Unicode, a missing (None, NaN) or infinite label, a label
+    set (a list) among single labels and texts and labels of different lengths are refused with one line naming the
+    index (an ArgumentError: an AttentiveError and a ValueError).
     `terms` (`attentive.training.terms.LossTerm`) and `hooks` (`attentive.training.hooks.StepHook`) are added to the
     recipe's loss terms and step hooks; a resume must be given them again. `on_epoch(record)` is called after each
     epoch with its record (epoch, train_loss, train and dev accuracy, dev_macro_f1, seconds, lr); an exception it
-    raises stops training there."""
-    given = DataSource(dataset=dataset, texts=texts, labels=labels, dev_texts=dev_texts, dev_labels=dev_labels,
-                       train=train, dev=dev, test=test, text_column=text_column, label_column=label_column)
-    given.check()
-    data = given.load() if dataset is None else resolve_dataset(dataset, data_dir)
-    if dataset is None:  # the data report of texts and files read here, said as the CLI says it
+    raises stops training there. `source` (JSON) is kept in the checkpoint to tell a later resume where the data
+    came from."""
+    from .data.keywords import split_keywords
+
+    data_source, settings, recipe_settings = split_keywords(dataset, settings, given, out=out)
+    data = data_source.load()
+    if data_source.dataset is None:  # the data report of texts and files read here, said as the CLI says it
         import warnings
 
         from .errors import DataWarning
 
         for line in data.warnings:
             warnings.warn(f"{data.name}/{line}", DataWarning, stacklevel=2)
+    if settings.threads is not None:
+        from .util.threads import use_threads
+
+        use_threads(settings.threads, torch_needed=True)
     overrides = overrides_argument(overrides)
     # the run's one parse of its recipe, for this data (a resumed run reads its checkpoint's)
-    typed = None if resume else recipe_for_data(data, recipe, overrides, settings)
-    return train_dataset(data, typed, out, data_dir, device, show_progress, overwrite, resume, source, terms, hooks,
-                         on_epoch=on_epoch)
+    typed = None if settings.resume else recipe_for_data(data, recipe, overrides, recipe_settings)
+    return train_dataset(data, typed, settings, source=source, terms=terms, hooks=hooks, on_epoch=on_epoch)

@@ -56,6 +56,7 @@ class AttentiveClassifier(ClassifierMixin, BaseEstimator):
         from .data.registry import load_texts
         from .recipes.for_data import recipe_for_data
         from .training.pipeline import train
+        from .util.run_settings import RunSettings
 
         _check_dev_fraction(self.dev_fraction)
         labels = _labels(y)
@@ -82,7 +83,7 @@ class AttentiveClassifier(ClassifierMixin, BaseEstimator):
                                                   ("batch_size", self.batch_size)) if value is not None}
         overrides = [*overrides_argument(self.overrides), f"train.seed={self.seed_}"]
         recipe = recipe_for_data(data, self.recipe, overrides, settings)
-        self.model_ = train(data, recipe, device=self.device, show_progress=self.verbose)
+        self.model_ = train(data, recipe, RunSettings(device=self.device, show_progress=self.verbose))
         self._columns = [self.model_.labels.index(str(label)) for label in self.classes_]
         return self
 

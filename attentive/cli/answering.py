@@ -233,10 +233,13 @@ def predict(
     check_top_words_by(top_words_by)
     key = _answer_key(answer_key, input_file)
     if jobs > 1 or output is not None or resume:
-        _predict_to(run, texts, pair, input_file, aspect, jobs, threads, batch_size, on_error, warn,
-                    {"top_k": top_k, "threshold": threshold, "top_words_by": top_words_by,
-                     "abstain_below": abstain_below}, key, output, resume,
-                    overwrite, fp32=fp32)
+        from ..serving.parallel_predict import PredictRequest
+
+        options = {"top_k": top_k, "threshold": threshold, "top_words_by": top_words_by,
+                   "abstain_below": abstain_below}
+        request = PredictRequest(str(input_file) if input_file is not None else "text", aspect, jobs, threads,
+                                 batch_size, on_error, options, key, output, input_file, resume, overwrite)
+        _predict_to(run, texts, pair, request, warn, fp32=fp32)
     else:
         model = _load_any(run, threads, fp32)
         wanted = _wanted(model, texts, pair, input_file, aspect, key, threshold)
@@ -251,14 +254,15 @@ def predict(
         err.print(f"[yellow]{len(skipped)} line(s) skipped[/]")
 
 
-def _predict_to(run, texts, pair, input_file, aspect, jobs, threads, batch_size, on_error, warn, options, answer_key,
-                output, resume, overwrite, fp32: bool = False) -> None:
-    """predict with --jobs N (worker processes, attentive.serving.parallel_predict) or --output FILE (resumable);
-    `options`: predict's top_k and threshold; `fp32`: an export's model.onnx, not its int8 graph."""
+def _predict_to(run, texts, pair, request, warn, fp32: bool = False) -> None:
+    """predict with --jobs N (worker processes, attentive.serving.parallel_predict) or --output FILE (resumable), as
+    `request` (a `PredictRequest`) says, of the command-line `texts` and their `pair` texts or of its --input file;
+    `fp32`: an export's model.onnx, not its int8 graph."""
     from ..serving.parallel_predict import predict as predict_records
     from ..util.threads import oversubscription_warning, usable_cores
 
-    if resume and output is None:
+    jobs, threads = request.jobs, request.threads
+    if request.resume and request.output is None:
         raise AttentiveError("--resume continues an --output FILE: give --output FILE")
     if jobs > 1:
         model = _load_any(run, 1, fp32)  # this process reads and writes; the workers answer (the same graph)
@@ -272,11 +276,8 @@ def _predict_to(run, texts, pair, input_file, aspect, jobs, threads, batch_size,
             err.print(Text("warning: ", style="yellow") + Text(warning), soft_wrap=True)
     else:
         model = _load_any(run, threads, fp32)
-    records = _records(model, texts, pair, input_file, answer_key, options["threshold"])
-    predict_records(model, run, records, aspect, str(input_file) if input_file is not None else "text", jobs=jobs,
-                    threads=threads, batch_size=batch_size, on_error=on_error, warn=warn, options=options,
-                    answer_key=answer_key, output=output, input_file=input_file, resume=resume,
-                    overwrite=overwrite, header=getattr(records, "header", None))
+    records = _records(model, texts, pair, request.input_file, request.answer_key, request.options["threshold"])
+    predict_records(model, run, records, request, warn, header=getattr(records, "header", None))
 
 
 @app.command()

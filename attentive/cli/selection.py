@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..selection.limits import parse_budget, parse_size
+from ..util.run_settings import RunSettings
 from .app import _report_data, _use_threads, app, console, said_as_warnings
 from .options import (
     AspectColumn,
@@ -114,8 +115,8 @@ def cv(
                       f"{found.metrics['macro_f1']:.4f}  (best epoch {found.best_epoch})")
 
     data_source(dataset=dataset, train_file=train_file)  # none or both: one line, before anything is written
-    result = cross_validate(dataset, recipe, out, folds, set_, seed, jobs,
-                            threads, data_dir, device, overwrite, show_progress=False, train=train_file,
+    settings = RunSettings(out, data_dir, device, threads, overwrite, show_progress=False)
+    result = cross_validate(dataset, recipe, None, folds, set_, seed, jobs, settings=settings, train=train_file,
                             text_column=text_column, label_column=label_column, pair_column=pair_column,
                             aspect_column=aspect_column, on_fold=report)
     summary = result.summary
@@ -185,8 +186,8 @@ def tune(
                            + (f"  {row['note']}" if row["note"] else "")))
 
     with said_as_warnings(SmallDevWarning):  # a dev split too small to choose a trial on, said once
-        result = run_tune(data, recipe, out, budget, max_size, set_, trials, seed, None, data_dir, device,
-                          overwrite, on_trial=report)
+        result = run_tune(data, recipe, out, budget, max_size, set_, trials, seed, on_trial=report,
+                          settings=RunSettings(data_dir=data_dir, device=device, overwrite=overwrite))
     keys = sorted({key for row in result.trials for key in row["params"]})
     table = Table("trial", "state", "dev accuracy", "seconds", "size", *keys,
                   title=f"{data.name}: tuning {recipe}" + (f" ({len(set_)} settings fixed by --set)" if set_ else ""))

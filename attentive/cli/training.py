@@ -79,6 +79,7 @@ def train(
     from ..api import train as train_model
     from ..training.calibration import SmallDevWarning
     from ..training.distributed import is_main
+    from ..util.run_settings import RunSettings
 
     if compact and nproc > 1:
         raise AttentiveError("--compact distils and measures in this process: train with --nproc first, then run "
@@ -127,8 +128,8 @@ def train(
                       f"test {len(data.splits.get('test', []))}; labels {', '.join(data.labels)}")
     recorded = {key: str(value) if isinstance(value, Path) else value for key, value in source.items()}
     with said_as_warnings(SmallDevWarning):  # a dev split too small to choose on, said once training starts
-        model = train_model(data, recipe, out, set_, source["data_dir"], device, overwrite=overwrite,
-                            resume=resume is not None, source=recorded)
+        settings = RunSettings(out, source["data_dir"], device, overwrite=overwrite, resume=resume is not None)
+        model = train_model(data, recipe, overrides=set_, settings=settings, source=recorded)
     summary = model.config["training"]
     if is_main():
         best = f"micro-F1 {summary['dev_micro_f1']:.4f}" if "dev_micro_f1" in summary else \
@@ -255,7 +256,7 @@ def distill(
     data = load_data(dataset=dataset, train_file=train_file, dev_file=dev_file, test_file=test_file,
                      text_column=text_column, label_column=label_column, data_dir=data_dir)
     _report_data(data)
-    model = distill_student(teachers, data, out, student, how, unlabelled, set_, data_dir, device,
+    model = distill_student(teachers, data, out, student, how, unlabelled, set_, data_dir=data_dir, device=device,
                             overwrite=overwrite)
     summary, transfer = model.config["training"], model.config["distillation"]["transfer"]
     skipped = transfer["already_there"] + transfer["blank"]

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from ..data.example import Dataset, Example
-from ..data.source import resolve_dataset
+from ..data.source import DataSource, resolve_dataset
 from ..errors import AttentiveError
 from ..folders.output import check_contents, check_destination
 from ..folders.saved import CONFIG, TOKENIZER, WEIGHTS
@@ -39,6 +39,7 @@ from ..training.pipeline import TRAINING_RUN
 from ..training.pipeline import train as train_dataset
 from ..training.terms import SoftTargets
 from ..util.atomic import atomic_write_bytes
+from ..util.run_settings import RunSettings
 
 SOFT_LABELS_VERSION = 1  # bump when the computation of soft labels changes, so that old caches are not reused
 # A student's folder is a trained model's, written by `attentive distill`, which has no --resume: a killed
@@ -187,25 +188,41 @@ def transfer_set(data: Dataset, how: Distillation, unlabelled: Sequence[str] = (
     return Dataset(data.name, splits, data.labels, data.skipped, data.notes, data.warnings), counts
 
 
-def distill(teachers: Sequence[str | Path] | str | Path, dataset: str | Dataset, out: str | Path | None = None,
-            student: str | dict | Recipe = "default", how: Distillation | None = None,
-            unlabelled: str | Path | Sequence[str] | None = None, overrides: list[str] | None = None,
-            data_dir: str | Path | None = None, device: str | None = None, show_progress: bool = True,
-            overwrite: bool = False, **settings) -> Model:
-    """Train the `student` recipe (the compact default unless told otherwise; with `overrides` and keyword
-    `settings`, as in `attentive.train`) on `dataset` and its transfer texts with the `teachers`' soft labels (see the
-    module docstring); saved to `out` as any model, with what it was distilled from in its config.json."""
+def distill(teachers: Sequence[str | Path] | str | Path, dataset: str | Dataset | DataSource | None = None,
+            out: str | Path | None = None, student: str | dict | Recipe = "default", how: Distillation | None = None,
+            unlabelled: str | Path | Sequence[str] | None = None, overrides: list[str] | None = None, *,
+            settings: RunSettings | None = None, **given) -> Model:
+    """Train the `student` recipe (the compact default unless told otherwise; with `overrides` and the recipe's
+    keywords, as in `attentive.train`) on `dataset` and its transfer texts with the `teachers`' soft labels (see the
+    module docstring); saved to `out` as any model, with what it was distilled from in its config.json.
+
+    The data and the run's settings are given as to `attentive.train`: a dataset name, a `Dataset` or a
+    `DataSource`, or its fields as keywords (`train=`, `texts=`, ...); an `attentive.RunSettings` (`data_dir`,
+    `device`, `threads`, `overwrite`, `show_progress`), each of its fields also a keyword that wins over it, `out`
+    its `out`; every other keyword a setting of the student's recipe. `resume` is one line: a killed distillation
+    starts over (its soft labels are cached)."""
+    from ..data.keywords import split_keywords
+
+    source, settings, recipe_settings = split_keywords(dataset, settings, given, out=out)
+    if settings.resume:
+        raise AttentiveError("distill has no resume: a killed distillation starts over (its soft labels are cached)")
     teachers = [teachers] if isinstance(teachers, (str, Path)) else list(teachers)
     if not teachers:
         raise AttentiveError("distill needs at least one teacher model folder")
     how = how or Distillation()
+    out = settings.out_path
     if out is not None:
-        check_destination(Path(out), teachers)  # before any teacher is run: never over a teacher
-        if Path(out).is_dir():  # nor over what the folder holds (checked again once it is claimed)
-            check_contents(Path(out), DISTILL_RUN, overwrite)
-    data = resolve_dataset(dataset, data_dir)
-    extra = unlabelled_texts(unlabelled, data_dir) if isinstance(unlabelled, (str, Path)) else list(unlabelled or ())
-    recipe = recipe_for_data(data, student, overrides, settings)  # the run's one parse of its recipe
+        check_destination(out, teachers)  # before any teacher is run: never over a teacher
+        if out.is_dir():  # nor over what the folder holds (checked again once it is claimed)
+            check_contents(out, DISTILL_RUN, settings.overwrite)
+    if settings.threads is not None:
+        from ..util.threads import use_threads
+
+        use_threads(settings.threads, torch_needed=True)
+    data = source.load()
+    extra = unlabelled_texts(unlabelled, settings.data_dir) if isinstance(unlabelled, (str, Path)) \
+        else list(unlabelled or ())
+    recipe = recipe_for_data(data, student, overrides, recipe_settings)  # the run's one parse of its recipe
     train = recipe.train
     budget = train.max_updates * train.batch_size if train.max_updates else None
     transfer, counts = transfer_set(data, how, extra, budget)
@@ -213,5 +230,5 @@ def distill(teachers: Sequence[str | Path] | str | Path, dataset: str | Dataset,
     soft = soft_labels(teachers, texts, transfer.labels)
     term = SoftTargets(soft, how.temperature, how.soft_weight, how.loss)
     described = {"distillation": {**asdict(how), "teachers": [str(t) for t in teachers], "transfer": counts}}
-    return train_dataset(transfer, recipe, out, data_dir, device, show_progress, overwrite, terms=[term],
-                         described=described, reads=teachers, kind=DISTILL_RUN)
+    return train_dataset(transfer, recipe, settings, terms=[term], described=described, reads=teachers,
+                         kind=DISTILL_RUN)

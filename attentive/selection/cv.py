@@ -27,7 +27,7 @@ import io
 import json
 import os
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -40,12 +40,14 @@ from ..folders.manifest import Owner, remove_owned, writing_for
 from ..folders.output import OutputKind, check_contents, claim, is_hidden
 from ..recipes.for_data import recipe_for_data
 from ..recipes.types import Recipe
+from ..util.run_settings import RunSettings
 from .folds import Fold, check_fold_training, check_folds, fold_splits
 
 SUMMARY, OOF, ERRORS_CSV, ERRORS_HTML, FOLDS = "cv.json", "oof.jsonl", "label_errors.csv", "label_errors.html", "folds"
 MAX_FOLDS = 100
 HTML_ROWS = 200  # suspects shown, with their evidence and attention, on label_errors.html (the CSV lists them all)
 EVIDENCE_WORDS = 5  # the words of most evidence named above each suspect's evidence row
+CV_DATA = frozenset({"texts", "labels", "train", "text_column", "label_column", "pair_column", "aspect_column"})
 CV_FILES = frozenset({SUMMARY, OOF, ERRORS_CSV, ERRORS_HTML})
 CV_RUN = OutputKind(command="cv", output="a cross-validation", files=CV_FILES,
                     holds_output=lambda folder: (folder / SUMMARY).is_file(),
@@ -54,18 +56,30 @@ CV_RUN = OutputKind(command="cv", output="a cross-validation", files=CV_FILES,
 
 @dataclass
 class FoldJob:
-    """What one process needs to train and test one fold (picklable, for the worker processes)."""
+    """What one process needs to train and test one fold (picklable, for the worker processes): `settings.out` is
+    the fold's model folder, `settings.threads` the threads it computes with (None: as they are)."""
 
     fold: Fold
     data: Dataset
     recipe: Recipe
-    data_dir: str | Path | None
-    device: str | None
-    folder: Path
-    overwrite: bool
-    threads: int | None
-    show_progress: bool
+    settings: RunSettings
     owner: Owner | None = None  # the output folder the fold writes for (cv's OUT); None without one
+
+
+@dataclass(frozen=True)
+class CVRun:
+    """What one `cv` call cross-validates, and how: its rows and folds, the typed recipe (`name`: as the summary
+    names it), the folds' seed, the processes, the run's settings and the callback, passed as one to `_run`."""
+
+    data: Dataset
+    examples: list[Example]
+    splits: list[Fold]
+    recipe: Recipe
+    name: str
+    seed: int
+    jobs: int
+    settings: RunSettings
+    on_fold: Callable[[FoldResult, int], None] | None = None
 
 
 @dataclass
@@ -97,28 +111,34 @@ class CVResult:
     log_probabilities: np.ndarray | None = None
 
 
-def cv(dataset: str | Dataset | None = None, recipe: str | dict | Recipe = "default",
+def cv(dataset: str | Dataset | DataSource | None = None, recipe: str | dict | Recipe = "default",
        out: str | Path | None = None, folds: int = 10, overrides: list[str] | str | None = None, seed: int = 13,
-       jobs: int = 1, threads: int | None = None, data_dir: str | Path | None = None, device: str | None = None,
-       overwrite: bool = False, show_progress: bool = False, dev_fraction: float = 0.1, *,
-       texts: Sequence[str] | None = None, labels: Sequence | None = None, train: str | Path | None = None,
-       text_column: str = "text", label_column: str = "label", pair_column: str | None = None,
-       aspect_column: str | None = None, on_fold: Callable[[FoldResult, int], None] | None = None,
-       **settings) -> CVResult:
+       jobs: int = 1, dev_fraction: float = 0.1, *, settings: RunSettings | None = None,
+       on_fold: Callable[[FoldResult, int], None] | None = None, **given) -> CVResult:
     """Stratified `folds`-fold cross-validation of `recipe` over a training split (see the module's docstring).
 
     The data is one of: a named dataset or a `Dataset` (its train split; a named dataset without an official dev
-    split is read whole, no dev carved), `texts` and `labels`, or `train` (a CSV/TSV/JSONL file, read whole).
+    split is read whole, no dev carved), `texts=` and `labels=`, or `train=` (a CSV/TSV/JSONL file, read whole,
+    with `text_column=`, `label_column=`, `pair_column=`, `aspect_column=`), or a `DataSource` of them. The run goes
+    as `settings` says (an `attentive.RunSettings`: `data_dir`, `device`, `threads`, `overwrite`, `show_progress`,
+    default off), each of its fields also a keyword (`device="cpu"`) that wins over it; `out` is its `out`. Every
+    other keyword is a setting of the recipe (`epochs=3`), as in `attentive.train`.
     `seed` seeds the folds (scikit-learn's StratifiedKFold) and each fold's dev split (`dev_fraction` of the fold's
-    training rows); the networks' seed is the recipe's `train.seed`. `overrides` and keyword `settings` change the
+    training rows); the networks' seed is the recipe's `train.seed`. `overrides` and the recipe's keywords change the
     recipe as in `attentive.train`. With `out`, writes cv.json, oof.jsonl, label_errors.csv, label_errors.html and
     the fold models (folds/1 ... folds/K) there; without it the fold models live in a temporary folder and nothing
     is written. `jobs`: folds trained at once, each in its own process computing with `threads` threads (default
     1); with `jobs=1` the folds train in this process with `threads` (None: as it is). `on_fold(result, folds)` is
     called as each fold finishes. One class, a class with fewer rows than `folds`, `folds` < 2, rows without a
-    label, multi-label data, a fold left without training rows of two labels or a dev row, and `threads` that is
-    not None or an integer ≥ 1 are one line (AttentiveError)."""
+    label, multi-label data, a fold left without training rows of two labels or a dev row, `resume` (cv has none)
+    and `threads` that is not None or an integer ≥ 1 are one line (AttentiveError)."""
+    from ..data.keywords import split_keywords
     from ..util.checks import check_threads, overrides_argument
+
+    source, settings, recipe_settings = split_keywords(dataset, settings, given, CV_DATA, out)
+    if settings.resume:
+        raise AttentiveError("cv has no resume: a cross-validation starts over (give overwrite=True)")
+    threads = settings.threads
 
     if isinstance(folds, bool) or not isinstance(folds, int) or not 2 <= folds <= MAX_FOLDS:
         raise AttentiveError(f"folds: cross-validation needs between 2 and {MAX_FOLDS} folds (got {folds!r})")
@@ -127,7 +147,7 @@ def cv(dataset: str | Dataset | None = None, recipe: str | dict | Recipe = "defa
     check_threads(threads)
     if not 0 < dev_fraction < 1:
         raise AttentiveError(f"dev_fraction: give a fraction between 0 and 1 (got {dev_fraction!r})")
-    data = _rows(dataset, texts, labels, train, text_column, label_column, pair_column, aspect_column, data_dir)
+    data = source.load(dev_fraction=0.0)  # every row in train, no dev carved from it
     examples = list(data.splits["train"])
     if data.multi_label:
         raise AttentiveError(f"{data.name}: its labels are sets (multi-label data), which cross-validation does not "
@@ -135,45 +155,40 @@ def cv(dataset: str | Dataset | None = None, recipe: str | dict | Recipe = "defa
                              "instead (attentive train)")
     check_folds(data.name, [ex.label for ex in examples], folds)
     # the run's one parse of its recipe, before any fold trains; the summary names it as it was given
-    typed = recipe_for_data(data, recipe, overrides_argument(overrides), settings)
+    typed = recipe_for_data(data, recipe, overrides_argument(overrides), recipe_settings)
     name = recipe if isinstance(recipe, str) else typed.name
     splits = fold_splits([ex.label for ex in examples], folds, seed, dev_fraction)
     check_fold_training(data.name, [ex.label for ex in examples], splits)
-    if out is None:
+    run = CVRun(data, examples, splits, typed, name, seed, jobs, settings, on_fold)
+    if settings.out is None:
         with tempfile.TemporaryDirectory(prefix="attentive-cv-") as scratch:
-            return _run(data, examples, splits, typed, name, Path(scratch), None, seed, jobs, threads, data_dir,
-                        device, True, show_progress, on_fold)
-    out = Path(out)
-    with claim(out, CV_RUN, overwrite=overwrite) as folder:
-        return _run(data, examples, splits, typed, name, out / FOLDS, folder, seed, jobs, threads, data_dir, device,
-                    overwrite, show_progress, on_fold)
+            return _run(replace(run, settings=replace(settings, overwrite=True)), Path(scratch), None)
+    out = Path(settings.out)
+    with claim(out, CV_RUN, overwrite=settings.overwrite) as folder:
+        return _run(run, out / FOLDS, folder)
 
 
-def _rows(dataset, texts, labels, train, text_column, label_column, pair_column, aspect_column, data_dir) -> Dataset:
-    """The data to cross-validate, as a Dataset whose train split holds every row (no dev carved from it)."""
-    return DataSource(dataset=dataset, texts=texts, labels=labels, train=train, text_column=text_column,
-                      label_column=label_column, pair_column=pair_column, aspect_column=aspect_column,
-                      data_dir=data_dir).load(dev_fraction=0.0)
-
-
-def _run(data: Dataset, examples: list[Example], splits: list[Fold], recipe: Recipe, name: str, folds_dir: Path,
-         folder, seed: int, jobs: int, threads, data_dir, device, overwrite: bool, show_progress: bool,
-         on_fold) -> CVResult:
+def _run(run: CVRun, folds_dir: Path, folder) -> CVResult:
+    """Train and test every fold of `run` (their models in `folds_dir`), then rank the suspects; with `folder` (cv's
+    claimed OUT), write cv.json, oof.jsonl and the label-error files there."""
     from ..training.pipeline import TRAINING_RUN
 
+    data, examples, splits, settings, jobs = run.data, run.examples, run.splits, run.settings, run.jobs
     owner = folder.owner if folder is not None else None
     for fold in splits:  # a fold folder the run may not write fails now, not after the folds before it trained
         fold_folder = folds_dir / str(fold.number)
         if fold_folder.is_dir():
-            check_contents(fold_folder, replace(TRAINING_RUN, command="cv", alternatives=""), overwrite, owner)
-    jobs_ = [FoldJob(fold, _fold_data(data, examples, fold), recipe, data_dir, device,
-                     folds_dir / str(fold.number), overwrite, threads if jobs == 1 else threads or 1,
-                     show_progress and jobs == 1, owner) for fold in splits]
+            check_contents(fold_folder, replace(TRAINING_RUN, command="cv", alternatives=""), settings.overwrite,
+                           owner)
+    threads = settings.threads if jobs == 1 else settings.threads or 1
+    jobs_ = [FoldJob(fold, _fold_data(data, examples, fold), run.recipe,
+                     replace(settings, out=folds_dir / str(fold.number), threads=threads,
+                             show_progress=settings.progress(False) and jobs == 1), owner) for fold in splits]
     results = {}
     for result in _train_folds(jobs_, jobs):
         results[result.number] = result
-        if on_fold is not None:
-            on_fold(result, len(splits))
+        if run.on_fold is not None:
+            run.on_fold(result, len(splits))
     probabilities = np.zeros((len(examples), len(data.labels)), dtype=np.float64)
     log_probabilities = np.zeros_like(probabilities)
     fold_of = np.zeros(len(examples), dtype=np.int64)
@@ -187,7 +202,8 @@ def _run(data: Dataset, examples: list[Example], splits: list[Fold], recipe: Rec
     label_errors = [_error_row(rank, int(row), examples[row], data.labels, probabilities[row], int(suggested),
                                int(fold_of[row]), float(log_probabilities[row, given[row]]))
                     for rank, (row, suggested) in enumerate(suspects, 1)]
-    summary = _summary(data, examples, splits, results, probabilities, given, thresholds, label_errors, seed, name)
+    summary = _summary(data, examples, splits, results, probabilities, given, thresholds, label_errors, run.seed,
+                       run.name)
     result = CVResult(summary, list(data.labels), examples, probabilities, fold_of, splits, label_errors,
                       folder.path if folder is not None else None, log_probabilities=log_probabilities)
     if folder is not None:
@@ -250,11 +266,11 @@ def train_fold(job: FoldJob) -> FoldResult:
     from ..training.pipeline import train
     from ..util.threads import use_threads
 
-    if job.threads is not None:
-        use_threads(job.threads, torch_needed=True)
+    if job.settings.threads is not None:
+        use_threads(job.settings.threads, torch_needed=True)
     writing = writing_for(job.owner) if job.owner is not None else contextlib.nullcontext()
     with quiet_small_dev(), writing:  # a fold's dev is small by design, and cross-validation is what it advises
-        model = train(job.data, job.recipe, job.folder, job.data_dir, job.device, job.show_progress, job.overwrite)
+        model = train(job.data, job.recipe, job.settings)
     test = job.data.splits["test"]
     answered = infer(model.network, model.encode_examples(test), device=model.device, temperature=model.temperature)
     probabilities = answered.probabilities

@@ -30,7 +30,7 @@ import json
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..data.example import Dataset
@@ -44,6 +44,7 @@ from ..recipes.loader import entry, setting_key, with_settings
 from ..recipes.types import Recipe, SearchSpace
 from ..training.calibration import quiet_small_dev, warn_small_dev
 from ..training.pipeline import TRAINING_RUN
+from ..util.run_settings import RunSettings
 from .limits import human_size, parse_budget, parse_size
 from .study_file import check_study, damaged
 from .tune_report import setting_importances, tied_trials, trial_row, trial_table, tune_plot
@@ -51,6 +52,7 @@ from .tune_report import setting_importances, tied_trials, trial_row, trial_tabl
 STUDY, TABLE, PLOT, BEST, TRIALS = "study.db", "trials.json", "tune.png", "best", "trials"
 STUDY_NAME = "attentive-tune"
 TUNE = Spelling("a dataset name (or a Dataset)", None, "train= (a file)")  # tune takes no texts in memory
+TUNE_DATA = frozenset({"train", "dev", "text_column", "label_column", "pair_column", "aspect_column"})
 SQLITE_FILES = frozenset({STUDY, f"{STUDY}-journal", f"{STUDY}-wal", f"{STUDY}-shm"})
 MAX_TRIALS = 10_000  # trials a study holds at most (trial N trains in trials/N)
 TUNE_RUN = OutputKind(command="tune", output="a tuning study", files=frozenset({*SQLITE_FILES, TABLE, PLOT}),
@@ -83,56 +85,75 @@ class TooLarge(Exception):
     """A trial's model folder is larger than `max_size`."""
 
 
-def tune(dataset: str | Dataset | None = None, recipe: str | dict | Recipe = "default", out: str | Path | None = None,
-         budget: str | float = "10m", max_size: str | int | None = None, overrides: list[str] | str | None = None,
-         trials: int | None = None, seed: int = 0, threads: int | None = None, data_dir: str | Path | None = None,
-         device: str | None = None, overwrite: bool = False, show_progress: bool = False, *,
-         train: str | Path | None = None, dev: str | Path | None = None, text_column: str = "text",
-         label_column: str = "label", pair_column: str | None = None, aspect_column: str | None = None,
-         on_trial: Callable[[dict], None] | None = None, **settings) -> TuneResult:
+@dataclass(frozen=True)
+class TuneSearch:
+    """What one `tune` call searches, and how: the data, the recipe without its `tune:` section (`base`), the spaces
+    searched and the settings fixed, the budget in seconds, the size limit in bytes (None: none), the trials at most
+    (None: as many as the budget allows), the sampler's seed, the run's settings and the callback, passed as one to
+    the study and its trials."""
+
+    data: Dataset
+    base: Recipe
+    spaces: dict[str, SearchSpace]
+    fixed: dict
+    seconds: float
+    limit: int | None
+    max_trials: int | None
+    seed: int
+    settings: RunSettings
+    on_trial: Callable[[dict], None] | None = None
+
+
+def tune(dataset: str | Dataset | DataSource | None = None, recipe: str | dict | Recipe = "default",
+         out: str | Path | None = None, budget: str | float = "10m", max_size: str | int | None = None,
+         overrides: list[str] | str | None = None, trials: int | None = None, seed: int = 0, *,
+         settings: RunSettings | None = None, on_trial: Callable[[dict], None] | None = None,
+         **given) -> TuneResult:
     """Search the settings of `recipe` named in its `tune:` section (see the module's docstring) on `budget` (a
     time: "30s", "10m", "1h", or seconds), at most `trials` trials if given; the best dev accuracy wins.
 
-    The data is a named dataset or a `Dataset` (`dataset`), or your files (`train`, optionally `dev`: CSV, TSV or
-    JSONL). `overrides` ("section.key=value") and keyword `settings` change the recipe as in `attentive.train` and
-    fix those settings: they are not searched. `max_size` ("5MB", or bytes) prunes a trial whose model folder is
-    larger. `seed` seeds the sampler (the networks' seed is the recipe's `train.seed`). With `out`, the study
-    (study.db), the best model (best/), trials.json and tune.png are written there, and a study already there is
-    resumed (`overwrite`: start it over); without it, all lives in a temporary folder and only the result is kept.
+    The data is a named dataset or a `Dataset` (`dataset`), or your files (`train=`, optionally `dev=`: CSV, TSV or
+    JSONL, with `text_column=`, `label_column=`, `pair_column=`, `aspect_column=`), or a `DataSource` of them. The
+    run goes as `settings` says (an `attentive.RunSettings`: `data_dir`, `device`, `threads`, `overwrite`,
+    `show_progress`, default off), each of its fields also a keyword (`device="cpu"`) that wins over it; `out` is
+    its `out`. `overrides` ("section.key=value") and every other keyword (`epochs=3`) change the recipe as in
+    `attentive.train` and fix those settings: they are not searched. `max_size` ("5MB", or bytes) prunes a trial
+    whose model folder is larger. `seed` seeds the sampler (the networks' seed is the recipe's `train.seed`). With
+    `out`, the study (study.db), the best model (best/), trials.json and tune.png are written there, and a study
+    already there is resumed (`overwrite`: start it over); without it, all lives in a temporary folder and only the
+    result is kept.
     `on_trial(row)` is called as each trial ends with its row of the trial table. A recipe without a `tune:` section,
-    a bad space, a bad budget and no trial that completed (every model above `max_size`, say) are one line
-    (AttentiveError)."""
+    a bad space, a bad budget, `resume` (a study in `out` is resumed of itself) and no trial that completed (every
+    model above `max_size`, say) are one line (AttentiveError)."""
+    from ..data.keywords import split_keywords
     from ..util.checks import overrides_argument
 
+    source, settings, recipe_settings = split_keywords(dataset, settings, given, TUNE_DATA, out)
+    if settings.resume:
+        raise AttentiveError("tune has no resume: a study already in out is resumed (overwrite=True starts it over)")
     seconds = parse_budget(budget)
     limit = parse_size(max_size)
     if trials is not None and (isinstance(trials, bool) or not isinstance(trials, int) or trials < 1):
         raise AttentiveError(f"trials: give 1 or more (got {trials!r})")
-    data = _data(dataset, train, dev, text_column, label_column, pair_column, aspect_column, data_dir)
+    data = source.load(spelling=TUNE)
     overrides = overrides_argument(overrides)
-    typed = recipe_for_data(data, recipe, overrides, settings)  # the run's one parse of its recipe
+    typed = recipe_for_data(data, recipe, overrides, recipe_settings)  # the run's one parse of its recipe
     fixed_keys = [override.partition("=")[0].strip() for override in overrides]
-    fixed_keys += [".".join(setting_key(typed.as_dict(), name)) for name in settings]
+    fixed_keys += [".".join(setting_key(typed.as_dict(), name)) for name in recipe_settings]
     base, spaces, fixed = search_space(typed, fixed_keys)
-    if threads is not None:
+    if settings.threads is not None:
         from ..util.threads import use_threads
 
-        use_threads(threads, torch_needed=True)
-    if out is None:
+        use_threads(settings.threads, torch_needed=True)
+    search = TuneSearch(data, base, spaces, fixed, seconds, limit, trials, seed, settings, on_trial)
+    if settings.out is None:
         with tempfile.TemporaryDirectory(prefix="attentive-tune-") as scratch:
             with claim(Path(scratch), TUNE_RUN) as folder:
-                result = _study(data, base, spaces, fixed, folder, seconds, limit, trials, seed, data_dir, device,
-                                False, show_progress, on_trial)
+                result = _study(replace(search, settings=replace(settings, overwrite=False)), folder)
             result.out, result.written = None, []
             return result
-    with claim(Path(out), TUNE_RUN, overwrite=overwrite) as folder:
-        return _study(data, base, spaces, fixed, folder, seconds, limit, trials, seed, data_dir, device, overwrite,
-                      show_progress, on_trial)
-
-
-def _data(dataset, train, dev, text_column, label_column, pair_column, aspect_column, data_dir) -> Dataset:
-    return DataSource(dataset=dataset, train=train, dev=dev, text_column=text_column, label_column=label_column,
-                      pair_column=pair_column, aspect_column=aspect_column, data_dir=data_dir).load(spelling=TUNE)
+    with claim(Path(settings.out), TUNE_RUN, overwrite=settings.overwrite) as folder:
+        return _study(search, folder)
 
 
 def search_space(recipe: Recipe, fixed_keys: list[str]) -> tuple[Recipe, dict[str, SearchSpace], dict]:
@@ -212,11 +233,13 @@ def _quiet_optuna():
         optuna.logging.set_verbosity(before)
 
 
-def _study(data, base, spaces, fixed, folder, seconds, limit, max_trials, seed, data_dir, device, overwrite,
-           show_progress, on_trial) -> TuneResult:
+def _study(search: TuneSearch, folder) -> TuneResult:
+    """The search in the claimed output `folder`: its study opened (or resumed), its trials run, trials.json and
+    tune.png written, the best model loaded."""
+    data, base, spaces, fixed, limit = search.data, search.base, search.spaces, search.fixed, search.limit
     out, owner = folder.path, folder.owner
     warn_small_dev(data, "a tuning trial, an epoch or a temperature")  # once the folder is claimed; no trial says it
-    if overwrite:  # start over: only tune's own files go
+    if search.settings.overwrite:  # start over: only tune's own files go
         _remove_own(out, owner)
     check_study(out, STUDY)  # before SQLite opens it: what it holds, read only
     record(out, owner, live=SQLITE_FILES)  # SQLite writes these in place from here on
@@ -249,12 +272,11 @@ def _study(data, base, spaces, fixed, folder, seconds, limit, max_trials, seed, 
             start = len(study.trials)
             if start == 0:  # a new study tries the recipe's own settings first (where its spaces hold them)
                 study.enqueue_trial(own_settings(base, spaces))
-            study.sampler = TPESampler(seed=seed + start)
+            study.sampler = TPESampler(seed=search.seed + start)
             study.pruner = MedianPruner(n_startup_trials=3, n_warmup_steps=2)
-            interrupted = _search(study, data, base, spaces, trials_dir, seconds, limit, max_trials, data_dir,
-                                  device, show_progress, on_trial, out)
+            interrupted = _search(study, search, trials_dir, out)
             rows = trial_table(study)
-            importances = setting_importances(study, seed)
+            importances = setting_importances(study, search.seed)
             best = study.user_attrs.get("best")
         except DatabaseError as exc:
             raise damaged(out / STUDY, exc) from None
@@ -278,22 +300,22 @@ def _study(data, base, spaces, fixed, folder, seconds, limit, max_trials, seed, 
                       out, [out / STUDY, out / BEST, out / TABLE, out / PLOT], interrupted, fixed, tied)
 
 
-def _search(study, data, base, spaces, trials_dir, seconds, limit, max_trials, data_dir, device, show_progress,
-            on_trial, out) -> bool:
-    """Run trials until the budget is spent (or `max_trials` ran, or the study is full); True when Ctrl-C stopped
-    the search."""
+def _search(study, search: TuneSearch, trials_dir: Path, out: Path) -> bool:
+    """Run the trials of `search` in `study` until the budget is spent (or `max_trials` ran, or the study is full),
+    each in its folder under `trials_dir`, the best copied to `out`/best; True when Ctrl-C stopped the search."""
     import optuna
     from optuna.trial import TrialState
 
     from ..training.pipeline import train as train_dataset
 
+    seconds, limit, max_trials, on_trial = search.seconds, search.limit, search.max_trials, search.on_trial
     started, ran = time.monotonic(), 0
     while time.monotonic() - started < seconds and (max_trials is None or ran < max_trials):
         if len(study.trials) >= MAX_TRIALS:
             break
         trial = study.ask()
         ran += 1
-        params = {key: _suggest(trial, key, space) for key, space in spaces.items()}
+        params = {key: _suggest(trial, key, space) for key, space in search.spaces.items()}
         trial_folder = trials_dir / str(trial.number)
         began = time.perf_counter()
 
@@ -310,8 +332,9 @@ def _search(study, data, base, spaces, trials_dir, seconds, limit, max_trials, d
         state, value, note = TrialState.FAIL, None, None
         try:
             with quiet_small_dev():  # said once, when the search started
-                model = train_dataset(data, with_settings(base, params), trial_folder, data_dir, device,
-                                      show_progress, overwrite=True, on_epoch=on_epoch,
+                settings = replace(search.settings, out=trial_folder, overwrite=True,
+                                   show_progress=search.settings.progress(False))
+                model = train_dataset(search.data, with_settings(search.base, params), settings, on_epoch=on_epoch,
                                       described={"tuning": {"trial": trial.number, "params": params}})
             size = model_size(trial_folder)
             trial.set_user_attr("size", size)

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import AttentiveError
@@ -207,28 +208,51 @@ def _result(future) -> tuple[str, object]:
                              "output ends") from exc
 
 
-def predict(model, folder: Path, records: Iterable[tuple[int, dict] | BadLine], aspect_option: list[str],
-            source: str, *, jobs: int, threads: int | None, batch_size: int, on_error: str, warn, options: dict,
-            answer_key: str | None, output: Path | None = None, input_file: Path | None = None, resume: bool = False,
-            overwrite: bool = False, header: str | None = None) -> None:
-    """Answer the records (`input_lines.jsonl_records` or `command_line_records`) as `attentive predict` does (with
-    its `options`, top_k and threshold; each line's answer under `answer_key`, None for command-line texts), in
-    `jobs` processes (each computing with `threads` threads, 1 by default) when `jobs` > 1, writing to stdout or to
-    `output` (resumable, see the module's docstring); the first bad line under "stop" raises its error after every
-    answer before it is written. `header`: the output's first line (a CSV or TSV input's header with the answer's
-    columns), before every answer; such an output is written whole, never resumed."""
+@dataclass(frozen=True)
+class PredictRequest:
+    """How one `attentive predict --jobs N / --output FILE` run answers: `source`, what the texts came from (the
+    input file's name, or "text"), for messages; `aspect_option`, the --aspect values; `jobs` processes, each
+    computing with `threads` threads (None: 1); `batch_size` texts a network batch; `on_error`, "stop" or "skip" a
+    bad line; `options`, predict's answer options (top_k, threshold, top_words_by, abstain_below); `answer_key`, the
+    key of each --input line's answer (None for command-line texts); `output`, the file written (None: stdout),
+    `input_file` the --input file, `resume` and `overwrite` as the options say."""
+
+    source: str
+    aspect_option: Sequence[str] = ()
+    jobs: int = 1
+    threads: int | None = None
+    batch_size: int = 256
+    on_error: str = "stop"
+    options: dict = field(default_factory=dict)
+    answer_key: str | None = None
+    output: Path | None = None
+    input_file: Path | None = None
+    resume: bool = False
+    overwrite: bool = False
+
+
+def predict(model, folder: Path, records: Iterable[tuple[int, dict] | BadLine], request: PredictRequest, warn,
+            header: str | None = None) -> None:
+    """Answer the records (`input_lines.jsonl_records` or `command_line_records`) as `attentive predict` does, as
+    `request` says (with its `options`, top_k and threshold; each line's answer under `answer_key`), in `jobs`
+    processes (each computing with `threads` threads, 1 by default) when `jobs` > 1, writing to stdout or to
+    `output` (resumable, see the module's docstring); `warn(message)` is told of each bad line skipped; the first bad
+    line under "stop" raises its error after every answer before it is written. `header`: the output's first line
+    (a CSV or TSV input's header with the answer's columns), before every answer; such an output is written whole,
+    never resumed."""
+    output, resume, options, answer_key = request.output, request.resume, request.options, request.answer_key
     if resume and output is None:
         raise AttentiveError("--resume continues an --output FILE: give --output FILE")
     if resume and header is not None:
         raise AttentiveError("--resume continues JSON lines; a CSV or TSV input's output is written whole: drop "
                              "--resume and give --overwrite")
     if output is not None:
-        output = claim_output(output, input_file, folder, resume, overwrite)
+        output = claim_output(output, request.input_file, folder, resume, request.overwrite)
     sink, resumed = (StdoutSink(), None) if output is None else open_output(
-        output, input_file, model_identity(model, folder), resume, answer_format(model, answer_key, options))
+        output, request.input_file, model_identity(model, folder), resume, answer_format(model, answer_key, options))
     if header is not None:
         sink.write([header], 0)
-    stream = _skipping(batches(numbered_wanted(model, records, aspect_option, source), batch_size, on_error, warn),
-                       resumed, output)
-    run(stream, sink, jobs=jobs, model=model, folder=folder, threads=threads or 1,
-        options={"batch_size": batch_size, **options}, answer_key=answer_key)
+    wanted = numbered_wanted(model, records, list(request.aspect_option), request.source)
+    stream = _skipping(batches(wanted, request.batch_size, request.on_error, warn), resumed, output)
+    run(stream, sink, jobs=request.jobs, model=model, folder=folder, threads=request.threads or 1,
+        options={"batch_size": request.batch_size, **options}, answer_key=answer_key)

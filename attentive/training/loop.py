@@ -239,16 +239,42 @@ def accuracy_score(dev_ids: Sequence[Item], dev_gold: np.ndarray, device: str | 
     return score
 
 
-def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequence[int],
-        dev_ids: Sequence[Item], dev_labels: Sequence[int], cfg: Train, rng: np.random.Generator,
-        device: str | torch.device = "cpu", log_path: Path | None = None, show_progress: bool = True,
-        on_improve: Callable[[torch.nn.Module, dict], None] | None = None,
-        on_epoch_end: Callable[[TrainingState], None] | None = None,
-        resume: TrainingState | None = None, terms: Sequence[LossTerm] = (),
-        hooks: Sequence[StepHook] = (), class_weights: torch.Tensor | None = None,
-        dev_score: DevScore | None = None) -> History:
-    """Train `model` in place; at the end it holds the weights of the epoch with the best dev score: dev accuracy,
-    or what `dev_score` measures (a multi-label run: micro-F1; then `dev_labels` is not read).
+@dataclass(frozen=True)
+class FitData:
+    """What `fit` trains and chooses on: the encoded training texts and their label ids (`UNLABELLED` for a row
+    that has none), the encoded dev texts and theirs (not read where `FitConfig.dev_score` measures the dev split)."""
+
+    train_ids: Sequence[Item]
+    train_labels: Sequence[int]
+    dev_ids: Sequence[Item]
+    dev_labels: Sequence[int] = ()
+
+
+@dataclass
+class FitConfig:
+    """How `fit` trains: the recipe's `train` section, the seeded generator that draws the batches, the device, the
+    metrics log (`log_path`, None: none), the progress bar, the callbacks (`on_improve(network, record)` at each
+    better dev epoch, `on_epoch_end(state)` after each epoch), the checkpoint to continue (`resume`), the caller's
+    loss `terms` and step `hooks`, the per-class weights of the cross-entropy and the dev score (None: accuracy)."""
+
+    train: Train
+    rng: np.random.Generator
+    device: str | torch.device = "cpu"
+    log_path: Path | None = None
+    show_progress: bool = True
+    on_improve: Callable[[torch.nn.Module, dict], None] | None = None
+    on_epoch_end: Callable[[TrainingState], None] | None = None
+    resume: TrainingState | None = None
+    terms: Sequence[LossTerm] = ()
+    hooks: Sequence[StepHook] = ()
+    class_weights: torch.Tensor | None = None
+    dev_score: DevScore | None = None
+
+
+def fit(model: torch.nn.Module, data: FitData, config: FitConfig) -> History:
+    """Train `model` in place on `data` as `config` says (`FitData`, `FitConfig`: the settings named below are its
+    fields); at the end it holds the weights of the epoch with the best dev score: dev accuracy, or what `dev_score`
+    measures (a multi-label run: micro-F1; then `dev_labels` is not read).
 
     With `batches_per_epoch`, an "epoch" is that many batches drawn at random (with replacement) instead of one
     pass over the data (Ambartsoumian & Popowich 2018 §5: a fixed number of randomly sampled batches, the best dev
@@ -271,18 +297,20 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
     every hook's `evaluation` context: with `ema_epochs`, on the moving average of the weights. The checkpoint holds
     each term's and hook's state under its name.
     """
+    cfg, rng, device, resume = config.train, config.rng, config.device, config.resume
+    train_ids, train_labels = data.train_ids, data.train_labels
     model.to(device)
     optimizer = make_optimizer(model, cfg)
     labels = torch.as_tensor(np.asarray(train_labels), dtype=torch.long)
     history, best_state, stale, first = History(), None, 0, 1
-    terms = [*terms_from(cfg, class_weights), *terms]
+    terms = [*terms_from(cfg, config.class_weights), *config.terms]
     parallel = distributed.world_size() > 1
     if parallel:  # made before the hooks, which copy the weights: DDP gives every rank rank 0's first
         learner = _distributed_learner(model, train_ids, labels, terms, cfg, device)
     else:
         learner = FrozenPooling(model) if getattr(model, "frozen_below_head", False) else model  # pools each text once
     steps = distributed.shard_size(batches_per_pass(cfg, len(train_ids)))  # a rank's steps in an epoch
-    hooks = [*hooks_from(model, cfg, steps), *hooks]
+    hooks = [*hooks_from(model, cfg, steps), *config.hooks]
     parts = list(unique_names([*terms, *hooks]).values())
     epochs, patience = epoch_count(cfg, len(train_ids)), cfg.patience
     if resume is not None:
@@ -294,8 +322,8 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
         restore_part_states(parts, resume.states)
         first = resume.epoch + 1 if stale < patience else epochs + 1  # it had stopped early
     scorer = model if parallel else learner  # the dev pass runs on the network itself, on rank 0 alone
-    score_dev = dev_score or accuracy_score(dev_ids, np.asarray(dev_labels), device)
-    with _progress(show_progress) as progress:
+    score_dev = config.dev_score or accuracy_score(data.dev_ids, np.asarray(data.dev_labels), device)
+    with _progress(config.show_progress) as progress:
         for epoch in range(first, epochs + 1):
             batches = distributed.shard(pass_batches(train_ids, cfg, rng, train_labels))  # every rank draws them all
             best = "…" if history.best_dev_accuracy < 0 else f"{history.best_dev_accuracy:.4f}"
@@ -312,19 +340,20 @@ def fit(model: torch.nn.Module, train_ids: Sequence[Item], train_labels: Sequenc
                 history.epochs.append(record)
                 improved = score > history.best_dev_accuracy
                 progress.update(task, dev=f"{score:.4f}" + (" ★" if improved else ""))
-                if log_path is not None:
-                    append_record(log_path, record)
+                if config.log_path is not None:
+                    append_record(config.log_path, record)
                 if improved:
                     history.best_dev_accuracy, history.best_epoch, stale = score, epoch, 0
                     best_state = copy.deepcopy(model.state_dict())
-                    if on_improve is not None:
-                        on_improve(model, record)
+                    if config.on_improve is not None:
+                        config.on_improve(model, record)
                 else:
                     stale += 1
-            if on_epoch_end is not None:
-                on_epoch_end(TrainingState(epoch, history.epochs, history.best_epoch, history.best_dev_accuracy,
-                                           stale, model.state_dict(), best_state, optimizer.state_dict(),
-                                           capture_rng(rng), states=part_states(parts)))
+            if config.on_epoch_end is not None:
+                config.on_epoch_end(TrainingState(epoch, history.epochs, history.best_epoch,
+                                                  history.best_dev_accuracy, stale, model.state_dict(), best_state,
+                                                  optimizer.state_dict(), capture_rng(rng),
+                                                  states=part_states(parts)))
             if stale >= patience:
                 break
     if best_state is not None:

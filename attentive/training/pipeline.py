@@ -37,13 +37,14 @@ from ..recipes.types import Recipe, Train
 from ..runtime import is_exported
 from ..text.embeddings import WordVectors
 from ..text.sources import build_vocabulary, initial_vectors, vocabulary_report
+from ..util.run_settings import RunSettings
 from . import distributed
 from .calibration import fit_temperature, warn_small_dev
 from .checkpoint import FILES as CHECKPOINT_FILES
 from .checkpoint import FOLDER as CHECKPOINT
 from .checkpoint import TrainingState, read_checkpoint, remove_checkpoint, write_checkpoint
 from .hooks import StepHook
-from .loop import fit
+from .loop import FitConfig, FitData, fit
 from .multilabel import MicroF1, dev_scores
 from .prior import add_prior
 from .seed import seed_everything
@@ -244,28 +245,28 @@ class TrainingRun:
 
     data: Dataset
     recipe: Recipe | None  # None when resuming: the checkpoint's
-    out: Path | None
-    data_dir: str | Path | None
-    device: str | None
-    show_progress: bool
-    overwrite: bool
-    resume: bool
-    source: dict | None
-    terms: Sequence[LossTerm]
-    hooks: Sequence[StepHook]
-    described: dict | None
-    reads: Sequence[Path]
-    on_epoch: Callable[[dict], None] | None
-    kind: OutputKind
+    settings: RunSettings
+    source: dict | None = None
+    terms: Sequence[LossTerm] = ()
+    hooks: Sequence[StepHook] = ()
+    described: dict | None = None
+    reads: Sequence[Path] = ()
+    on_epoch: Callable[[dict], None] | None = None
+    kind: OutputKind = TRAINING_RUN
+
+    @property
+    def out(self) -> Path | None:
+        return self.settings.out_path
 
 
-def train(data: Dataset, recipe: Recipe | None, out: str | Path | None = None, data_dir: str | Path | None = None,
-          device: str | None = None, show_progress: bool = True, overwrite: bool = False, resume: bool = False,
-          source: dict | None = None, terms: Sequence[LossTerm] = (), hooks: Sequence[StepHook] = (),
-          described: dict | None = None, reads: Sequence[Path] = (), on_epoch: Callable[[dict], None] | None = None,
+def train(data: Dataset, recipe: Recipe | None, settings: RunSettings | None = None, *, source: dict | None = None,
+          terms: Sequence[LossTerm] = (), hooks: Sequence[StepHook] = (), described: dict | None = None,
+          reads: Sequence[Path] = (), on_epoch: Callable[[dict], None] | None = None,
           kind: OutputKind = TRAINING_RUN) -> Model:
     """Train `recipe` (typed, resolved for this data once by the caller: `recipes.for_data.recipe_for_data`) on the
-    data's train split, select the epoch on dev, save to `out` (if given).
+    data's train split, select the epoch on dev, save to `settings.out` (if given), as `settings` says
+    (attentive/util/run_settings.py: the folder, `data_dir`, the device, `overwrite`, `resume`, the progress bar;
+    its `threads` are the caller's to set).
 
     A folder that holds a model is refused unless `overwrite` (the old model stays until the new one's first epoch
     replaces it as a whole) or `resume` (continue from the folder's last checkpoint, with the recipe and vocabulary
@@ -287,9 +288,10 @@ def train(data: Dataset, recipe: Recipe | None, out: str | Path | None = None, d
     vocabulary and vectors first and the others build theirs from the same data once it is done (reading what it
     cached); only rank 0 claims `out` and writes the model, metrics.jsonl and checkpoints, the others write nothing;
     every rank returns the same weights."""
-    run = TrainingRun(data, recipe, Path(out) if out is not None else None, data_dir, device, show_progress, overwrite,
-                      resume, source, tuple(terms), tuple(hooks), described, tuple(reads), on_epoch, kind)
-    with distributed.session(distributed.local_device(pick_device(device))):
+    settings = settings or RunSettings()
+    run = TrainingRun(data, recipe, settings, source, tuple(terms), tuple(hooks), described, tuple(reads), on_epoch,
+                      kind)
+    with distributed.session(distributed.local_device(pick_device(settings.device))):
         return _train_claimed(run)
 
 
@@ -301,14 +303,16 @@ def _train_claimed(run: TrainingRun) -> Model:
     if unlabelled and not any(term.uses_unlabelled for term in run.terms):
         raise AttentiveError(f"{data.name}: {unlabelled} training rows have no label, and only a distillation term "
                              "learns from unlabelled texts (attentive distill)")
-    if not run.resume and data.multi_label:  # refused before the folder is claimed (a resumed run was checked)
+    settings = run.settings
+    if not settings.resume and data.multi_label:  # refused before the folder is claimed (a resumed run was checked)
         refuse_one_label_settings(run.recipe.train)
-    if run.resume and run.out is None:
+    if settings.resume and run.out is None:
         raise AttentiveError("resume needs the folder of the run to continue (--out / --resume RUN)")
     if run.out is None or not distributed.is_main():  # another rank than 0 reads a resumed run's checkpoint only
-        return _train(replace(run, show_progress=run.show_progress and distributed.is_main()), writes=False)
+        shown = settings.progress() and distributed.is_main()
+        return _train(replace(run, settings=replace(settings, show_progress=shown)), writes=False)
     # one writer, nothing of others replaced
-    with claim(run.out, run.kind, overwrite=run.overwrite, continuing=run.resume, inputs=run.reads):
+    with claim(run.out, run.kind, overwrite=settings.overwrite, continuing=settings.resume, inputs=run.reads):
         return _train(run)
 
 
@@ -316,9 +320,9 @@ def _train(run: TrainingRun, writes: bool = True) -> Model:
     """`train` once its output folder, if any, is claimed; with `writes` false (a rank other than 0 under
     torchrun), `run.out` is only read (a resumed run's checkpoint), never written."""
     data, terms = run.data, run.terms
-    device = distributed.local_device(pick_device(run.device))
+    device = distributed.local_device(pick_device(run.settings.device))
     with distributed.main_first():  # the other ranks read the vectors rank 0 cached
-        if run.resume:
+        if run.settings.resume:
             model, state = _resumed_model(data, run.out, device)
             rng = seed_everything(model.recipe.train.seed)
         else:
@@ -326,7 +330,7 @@ def _train(run: TrainingRun, writes: bool = True) -> Model:
             if not data.splits["train"] or not data.splits["dev"]:
                 raise AttentiveError(f"dataset {data.name!r} needs non-empty train and dev splits")
             check_class_weight(run.recipe.train.class_weight, data.labels)  # before the vocabulary and vectors
-            model, state = new_model(data, run.recipe, run.data_dir, device, rng), None
+            model, state = new_model(data, run.recipe, run.settings.data_dir, device, rng), None
             model.config.update(run.described or {})
         recipe = model.recipe  # as config.json holds it: its derived values resolved
     distributed.check_same(model.tokenizer.to_str(), "vocabulary")
@@ -382,10 +386,10 @@ def _train(run: TrainingRun, writes: bool = True) -> Model:
     for key in ("calibration", "prior", "faithfulness"):  # a resumed run's: fitted or measured again once it ends
         config.pop(key, None)
     train_items = model.encode_examples(train_examples)
-    history = fit(model.network, train_items, train_targets, dev_items, dev_targets,
-                  recipe.train, rng, device, log_path, run.show_progress, on_improve=save_best,
-                  on_epoch_end=epoch_end if out is not None or on_epoch is not None else None, resume=state,
-                  terms=terms, hooks=run.hooks, class_weights=weights, dev_score=selection)
+    history = fit(model.network, FitData(train_items, train_targets, dev_items, dev_targets),
+                  FitConfig(recipe.train, rng, device, log_path, run.settings.progress(), on_improve=save_best,
+                            on_epoch_end=epoch_end if out is not None or on_epoch is not None else None,
+                            resume=state, terms=terms, hooks=run.hooks, class_weights=weights, dev_score=selection))
     best = next((r for r in history.epochs if r["epoch"] == history.best_epoch), {})
     config["training"] = {"best_epoch": history.best_epoch, "dev_accuracy": history.best_dev_accuracy,
                           "dev_macro_f1": best.get("dev_macro_f1"),

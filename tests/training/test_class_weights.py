@@ -100,8 +100,8 @@ def test_the_pipeline_gives_fit_the_balanced_weights_of_the_training_labels(sst2
     class Stop(Exception):
         pass
 
-    def fake_fit(*args, class_weights=None, **kwargs):
-        seen["weights"] = class_weights
+    def fake_fit(network, data, config):
+        seen["weights"] = config.class_weights
         raise Stop
 
     monkeypatch.setattr(pipeline, "fit", fake_fit)
