@@ -30,6 +30,7 @@ import json
 import logging
 import warnings
 from pathlib import Path
+from typing import Protocol
 
 import torch
 from torch import nn
@@ -39,7 +40,6 @@ from .answer.types import BEFORE_EXPORT
 from .folders.config import BOUND_LABELS, BOUND_MODEL_ID
 from .folders.output import OutputKind, claim, read_config
 from .folders.saved import CONFIG, TOKENIZER, WEIGHTS
-from .model import Model
 from .models.folding import FoldedClassifier, fold
 from .models.linearised import linearised_evidence
 from .models.wide import CompactNgramChannel, NgramChannel, compacted
@@ -93,7 +93,19 @@ class ExportedNetwork(nn.Module):
         return (torch.softmax(logits, -1), attention.float()) + (() if evidence is None else (evidence,))
 
 
-def _example(model: Model) -> tuple[dict[str, torch.Tensor], dict[str, dict[int, str]]]:
+class Exportable(Protocol):
+    """What export reads of a trained model (`attentive.Model`): its network, tokenizer, config.json, typed recipe,
+    folder and the answer settings the graph's inputs and config.json follow."""
+
+    network: nn.Module
+    tokenizer: object
+    config: dict
+    recipe: object
+    folder: Path | None
+    labels: list[str]
+
+
+def _example(model: Exportable) -> tuple[dict[str, torch.Tensor], dict[str, dict[int, str]]]:
     """A ragged example batch (two texts, 5 and 3 tokens) with every input the model takes, and the dynamic axes."""
     vocab = model.config["vocab_size"]
     ids = torch.tensor([[5, 6, 7, 8, 9], [10, 11, 12, 0, 0]]) % vocab
@@ -114,7 +126,7 @@ def _example(model: Model) -> tuple[dict[str, torch.Tensor], dict[str, dict[int,
     return inputs, axes
 
 
-def export(model: Model, out: str | Path, int8: bool = False, overwrite: bool = False) -> Path:
+def export(model: Exportable, out: str | Path, int8: bool = False, overwrite: bool = False) -> Path:
     """Write the ONNX folder of `model` (and its int8 graph with `int8`); returns the folder. An earlier export
     there is replaced only with `overwrite`; see the module's docstring for what else `out` may hold."""
     out = Path(out)
@@ -144,7 +156,7 @@ def _quiet_tracing() -> None:
         warnings.filterwarnings("ignore", message=message, category=category)
 
 
-def _exported_files(model: Model, scratch: Path, int8: bool) -> dict[str, bytes]:
+def _exported_files(model: Exportable, scratch: Path, int8: bool) -> dict[str, bytes]:
     """The export's files, by name: the graphs are written (traced, quantised) in `scratch`."""
     inputs, axes = _example(model)
     network = model.network.cpu().eval()

@@ -99,6 +99,14 @@ class Model(Answerer):
         self.config["model_id"] = save_folder(Path(folder), self.network, self.tokenizer, self.config)
         return self.config["model_id"]
 
+    def export(self, out: str | Path, int8: bool = False, overwrite: bool = False) -> Path:
+        """Write the ONNX folder of this model (with its int8 graph too with `int8`) to `out`, as `attentive export`
+        does (attentive/export.py); returns the folder. Save the model first (`save`): an export names the model it
+        came from."""
+        from .export import export
+
+        return export(self, out, int8=int8, overwrite=overwrite)
+
     @property
     def is_pair(self) -> bool:
         return self.network.is_pair

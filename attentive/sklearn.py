@@ -14,6 +14,7 @@ import numbers
 import warnings
 from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -96,6 +97,18 @@ class AttentiveClassifier(ClassifierMixin, BaseEstimator):
         """The most probable label of each text."""
         check_is_fitted(self, "model_")
         return self.classes_[self.predict_proba(X).argmax(axis=1)]
+
+    def save(self, folder: str | Path) -> str:
+        """Save the fitted model as `attentive train` saves one (`attentive.load(folder)` reads it back, and every
+        command takes it); returns its model id."""
+        check_is_fitted(self, "model_")
+        return self.model_.save(folder)
+
+    def export(self, out: str | Path, int8: bool = False, overwrite: bool = False) -> Path:
+        """Export the fitted model to ONNX as `attentive export` does (with its int8 graph too with `int8`): the
+        folder `attentive serve` and `attentive.load` run without PyTorch. Save it first (`save`)."""
+        check_is_fitted(self, "model_")
+        return self.model_.export(out, int8=int8, overwrite=overwrite)
 
     def __sklearn_tags__(self):
         """scikit-learn >= 1.6: the input is strings (one text per sample), not a 2-D array of numbers."""
