@@ -215,7 +215,10 @@ def load_dataset(name: str, data_dir: str | Path | None = None, dev_fraction: fl
     """Load a named dataset (see `DATASETS`) with splits "train", "dev", "test"."""
     spec = DATASETS.get(name)
     if spec is None:
-        raise AttentiveError(f"unknown dataset {name!r}; known: {', '.join(sorted(DATASETS))}")
+        from ..util.spelling import did_you_mean
+
+        raise AttentiveError(f"unknown dataset {name!r}{did_you_mean(name, DATASETS)}; known: "
+                             f"{', '.join(sorted(DATASETS))}")
     root = None if spec.packaged else resolve_data_dir(data_dir)
     notes = [spec.note.format(seed=seed)] if spec.note else []
     return _assemble(name, spec.load(root, seed), dev_fraction, seed, notes)

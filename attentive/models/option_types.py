@@ -71,9 +71,13 @@ def one_of(choices) -> str:
     return " or ".join(names) if len(names) <= 2 else f"one of {', '.join(names)}"
 
 
-def left_out(taker: str, names) -> str:
-    """The end of "must be ..." for a key nothing reads: the keys `taker` (e.g. "pooler type 'lama'") takes."""
-    return f"left out ({taker} takes {', '.join(names) if names else 'no options'})"
+def left_out(taker: str, names, given: str | None = None) -> str:
+    """The end of "must be ..." for a key nothing reads: the keys `taker` (e.g. "pooler type 'lama'") takes, and the
+    one closest to the `given` key, where one is close."""
+    from ..util.spelling import did_you_mean
+
+    hint = did_you_mean(given, names or ()) if given is not None else ""
+    return f"left out{hint} ({taker} takes {', '.join(names) if names else 'no options'})"
 
 
 def part_sections() -> dict[str, dict[str, Callable | None]]:
@@ -126,7 +130,7 @@ def part_problems(recipe, shared: dict) -> list[tuple[str, str]]:
         for name, value in section.options.items():
             key = f"{family}.{name}"
             if options is not None and name not in options:
-                found.append((key, left_out(taker, options)))
+                found.append((key, left_out(taker, options, name)))
             elif (hint := shared.get(name, hints.get(name))) is not None and not accepts(hint, value):
                 found.append((key, describe(hint)))
             elif largest_integer(value) > MAX_SIZE:

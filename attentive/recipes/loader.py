@@ -156,7 +156,10 @@ def _read_recipe(name_or_path: str) -> tuple[dict, Path]:
     if not path.suffix:
         path = RECIPE_DIR / f"{name_or_path}.yaml"
     if not path.exists():
-        raise AttentiveError(f"unknown recipe {name_or_path!r}; known: {', '.join(available_recipes())}")
+        from ..util.spelling import did_you_mean
+
+        raise AttentiveError(f"unknown recipe {name_or_path!r}{did_you_mean(name_or_path, available_recipes())}; "
+                             f"known: {', '.join(available_recipes())}")
     try:
         with open(path, "rb") as handle:
             data = handle.read(RECIPE_CAP + 1)

@@ -323,5 +323,6 @@ def first_problem(error: ValidationError) -> tuple[str, str]:
     from ..models.option_types import describe, left_out
 
     if found["type"] == "extra_forbidden":
-        return ".".join(map(_key, found["loc"])), left_out(".".join(names), list(model.model_fields))
+        return ".".join(map(_key, found["loc"])), left_out(".".join(names), list(model.model_fields),
+                                                           str(found["loc"][-1]))
     return ".".join(names), field.description or describe(field.annotation, field.metadata)
