@@ -152,3 +152,16 @@ def test_a_damaged_abstain_entry_fails_at_load(tiny_run, tmp_path):
     (run / "config.json").write_text(json.dumps({**config, "abstain": {"below": 2}}))
     with pytest.raises(AttentiveError, match="'abstain' must be an object whose 'below' is a number from 0 to 1"):
         attentive.load(run)
+
+
+def test_an_export_keeps_the_threshold_and_its_runtime_abstains_by_it(tiny_run, tmp_path):
+    from attentive import runtime
+    from attentive.export import export
+
+    run = copy_of_tiny_run(tiny_run, tmp_path / "run")
+    assert main(["abstain", str(run), "--below", "1"]) == 0
+    exported = runtime.load(export(attentive.load(run), tmp_path / "onnx"))
+    assert exported.abstain_below == 1.0
+    assert all(p.label is None and p.abstained for p in exported.predict(TEXTS, top_k=0))
+    assert main(["abstain", str(tmp_path / "onnx"), "--below", "0"]) == 0  # set in the export's folder too
+    assert all(p.label is not None and p.abstained is None for p in runtime.load(tmp_path / "onnx").predict(TEXTS))
