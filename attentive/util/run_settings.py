@@ -7,7 +7,7 @@
 
 The data comes as a `Dataset` or an `attentive.data.source.DataSource`, the recipe's settings as a recipe and
 keywords; the keywords a caller gives each go to one of the three by name (`RUN_FIELDS` here, the DataSource's
-fields, the recipe's keys), attentive/data/source.py `split_keywords`.
+fields, the recipe's keys), attentive/data/keywords.py `split_keywords`.
 """
 from __future__ import annotations
 
