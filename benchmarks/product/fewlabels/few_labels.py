@@ -70,6 +70,7 @@ def main() -> None:
     parser.add_argument("--first-draw", type=int, default=0)
     parser.add_argument("--pool", type=int, default=2000)
     parser.add_argument("--methods", nargs="+", default=["tfidf_lr", "default", "few_labels"])
+    parser.add_argument("--variant", default="", help="a suffix of the result names: runs not to average together")
     args = parser.parse_args()
     commit_at_start()
     data = attentive.load_dataset(args.dataset)
@@ -78,14 +79,14 @@ def main() -> None:
         for seed in range(args.first_draw, args.first_draw + args.draws):
             labelled, pool = draw(data, k, seed, args.pool)
             base = {"kind": "few_labels", "dataset": args.dataset, "per_class": k, "seed": seed,
-                    "labelled": len(labelled), "pool": len(pool), "test_n": len(test)}
+                    "variant": args.variant, "labelled": len(labelled), "pool": len(pool), "test_n": len(test)}
             if "tfidf_lr" in args.methods:
                 accuracy, seconds = tfidf_lr(labelled, test)
-                write_result(f"few-tfidf_lr-{args.dataset}-k{k}-s{seed}",
+                write_result(f"few-tfidf_lr-{args.dataset}-k{k}{args.variant}-s{seed}",
                              {**base, "method": "tfidf_lr", "test_accuracy": accuracy, "train_seconds": seconds})
             if "default" in args.methods:
                 accuracy, seconds = default_alone(labelled, test, seed)
-                write_result(f"few-default-{args.dataset}-k{k}-s{seed}",
+                write_result(f"few-default-{args.dataset}-k{k}{args.variant}-s{seed}",
                              {**base, "method": "default", "test_accuracy": accuracy, "train_seconds": seconds})
             if "few_labels" in args.methods:
                 with tempfile.TemporaryDirectory(prefix="few-labels-") as scratch:
@@ -98,9 +99,9 @@ def main() -> None:
                     seconds = time.perf_counter() - began
                     size = sum(path.stat().st_size for path in result.exported.iterdir()
                                if path.name in ("model.int8.onnx", "tokenizer.json", "config.json"))
-                write_result(f"few-teacher-{args.dataset}-k{k}-s{seed}",
+                write_result(f"few-teacher-{args.dataset}-k{k}{args.variant}-s{seed}",
                              {**base, "method": "setfit_teacher", "test_accuracy": result.test["teacher"]})
-                write_result(f"few-student-{args.dataset}-k{k}-s{seed}",
+                write_result(f"few-student-{args.dataset}-k{k}{args.variant}-s{seed}",
                              {**base, "method": "student", "test_accuracy": result.test["student"],
                               "train_seconds": seconds, "agreement": result.agreement,
                               "held_out": result.held_out, "int8_bytes": size})

@@ -29,21 +29,22 @@ def few_labels_section(results: list[dict]) -> list[str]:
         return []
     cells = defaultdict(list)
     for run in runs:
-        cells[(run["dataset"], run["per_class"], run["method"])].append(run)
-    keys = sorted({(run["dataset"], run["per_class"]) for run in runs})
+        cells[(run["dataset"], (run["per_class"], run.get("pool")), run["method"])].append(run)
+    keys = sorted({(run["dataset"], (run["per_class"], run.get("pool"))) for run in runs})
     first = runs[0]
     lines = ["## Few labels", "",
-             "k labelled texts a class drawn (seeded) from the training split, the rest of it (up to 2,000 texts, "
-             "labels dropped) as the unlabelled pool, the full test split scored; the same draws for every method. "
+             "k labelled texts a class drawn (seeded) from the training split, the rest of it (the pool column: how "
+             "many of its texts, labels dropped) as the unlabelled pool, the full test split scored; the same draws "
+             "for every method. "
              "The SetFit teacher is the setfit package with its default settings over the MiniLM package, as "
              "`attentive train --few-labels` trains it; the compact student is the default distilled from it on the "
              "pool and exported int8. Test accuracy (%), mean ± std over the draws; training seconds on this "
              f"machine (`{first['command']}`, commit {first['git_commit']}).", "",
-             "| set | k a class | draws | " + " | ".join(name for _, name in METHODS) +
+             "| set | k a class | pool | draws | " + " | ".join(name for _, name in METHODS) +
              " | student agrees with teacher | student s | student int8 MB |",
-             "| --- | ---: | ---: | " + " | ".join("---:" for _ in METHODS) + " | ---: | ---: | ---: |"]
+             "| --- | ---: | ---: | ---: | " + " | ".join("---:" for _ in METHODS) + " | ---: | ---: | ---: |"]
     for dataset, k in keys:
-        row = [dataset, str(k), str(max(len(cells[(dataset, k, m)]) for m, _ in METHODS))]
+        row = [dataset, str(k[0]), f"{k[1]:,}", str(max(len(cells[(dataset, k, m)]) for m, _ in METHODS))]
         row += [_pct([r["test_accuracy"] for r in cells[(dataset, k, method)]]) for method, _ in METHODS]
         students = cells[(dataset, k, "student")]
         row.append(_pct([r["agreement"] for r in students]))
