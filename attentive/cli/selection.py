@@ -97,6 +97,9 @@ def cv(
     label_column: str = LabelColumn,
     pair_column: Optional[str] = PairColumn,
     aspect_column: Optional[str] = AspectColumn,
+    id_column: Optional[str] = typer.Option(None, "--id-column", help="your file's column naming each row, carried "
+                                            "into label_errors.csv and oof.jsonl beside the row's line (default: a "
+                                            "column named id, where there is one)"),
     overwrite: bool = typer.Option(False, "--overwrite", help="replace the cross-validation OUT holds, or write "
                                                             "beside other files (only cv's own are replaced)"),
     device: str = Device,
@@ -118,7 +121,7 @@ def cv(
     settings = RunSettings(out, data_dir, device, threads, overwrite, show_progress=False)
     result = cross_validate(dataset, recipe, None, folds, set_, seed, jobs, settings=settings, train=train_file,
                             text_column=text_column, label_column=label_column, pair_column=pair_column,
-                            aspect_column=aspect_column, on_fold=report)
+                            aspect_column=aspect_column, id_column=id_column, on_fold=report)
     summary = result.summary
     table = Table("fold", "train", "dev", "test", "best epoch", "accuracy", "macro-F1",
                   title=f"{summary['dataset']}: {summary['folds']}-fold cross-validation of {summary['recipe']}")
@@ -133,9 +136,10 @@ def cv(
     thresholds = ", ".join(f"{label} {t:.3f}" for label, t in errors["thresholds"].items())
     console.print(f"suspected label errors: {errors['suspects']} of {summary['n']} rows (thresholds: {thresholds})")
     if result.label_errors:
-        top = Table("rank", "row", "given", "suggested", "p(given)", "text")
+        top = Table("rank", "line" if train_file is not None else "row", "given", "suggested", "p(given)", "text")
         for row in result.label_errors[:5]:
-            top.add_row(str(row["rank"]), str(row["row"]), Text(row["given"]), Text(row["suggested"]),
+            where = row["line"] if train_file is not None else row["row"]
+            top.add_row(str(row["rank"]), str(where), Text(row["given"]), Text(row["suggested"]),
                         f"{row['self_confidence']:.3f}", Text(row["text"][:80]))
         console.print(top)
     console.print(f"written {', '.join(str(path) for path in result.written)}; fold models in {out / 'folds'}")

@@ -11,13 +11,19 @@ class Example:
 
     A multi-label text (a JSONL list of labels, or a label field split by `--label-separator`) has its labels in
     `labels`, a sorted tuple that may be empty (none of the labels applies), and `label` None; a single-label text has
-    `labels` None (attentive/data/label_sets.py)."""
+    `labels` None (attentive/data/label_sets.py).
+
+    A text read from the user's file knows where it came from: `line`, the line of the file its row starts on, and
+    `id`, the value of the file's id column (`id_column`, or a column named `id`), else None. Neither takes part in
+    comparing or hashing examples: two rows of the same text and label are equal wherever they stand."""
 
     text: str
     label: str | None = None
     aspect: str | None = None
     text_pair: str | None = None
     labels: tuple[str, ...] | None = None
+    line: int | None = field(default=None, compare=False)
+    id: str | None = field(default=None, compare=False)
 
     @property
     def is_labelled(self) -> bool:

@@ -25,6 +25,7 @@ from attentive.data.checks import (
 )
 from attentive.data.example import Dataset, Example
 from attentive.data.paths import resolve_data_dir
+from attentive.data.reading import DEFAULTS as READING_KEYS
 from attentive.data.reading import reading_of
 from attentive.data.splits import SPLITS, carve_dev
 from attentive.errors import AttentiveError
@@ -228,23 +229,18 @@ def load_files(
     train: str | Path,
     dev: str | Path | None = None,
     test: str | Path | None = None,
-    format: str | None = None,
-    text_column: str = "text",
-    label_column: str = "label",
-    aspect_column: str | None = None,
-    pair_column: str | None = None,
     dev_fraction: float = 0.1,
     seed: int = 13,
-    label_separator: str | None = None,
+    **columns,
 ) -> Dataset:
     """A Dataset from the user's CSV / TSV / JSONL files; dev is carved from train when not given, test may be absent.
-    With `label_separator` (or JSONL lists of labels) the texts are multi-label (attentive/data/label_sets.py)."""
-    columns = dict(format=format, text_column=text_column, label_column=label_column,
-                   aspect_column=aspect_column, pair_column=pair_column, label_separator=label_separator)
+    `columns`: how each file is read, `read_table`'s keywords (`format`, `text_column`, `label_column`,
+    `aspect_column`, `pair_column`, `label_separator`, `id_column`). With `label_separator` (or JSONL lists of labels)
+    the texts are multi-label (attentive/data/label_sets.py)."""
     files = {"train": train, "dev": dev, "test": test}
     loaded = {split: r.read_table(path, **columns) for split, path in files.items() if path is not None}
     dataset = _assemble(Path(train).name, loaded, dev_fraction, seed, [], report=True)
-    dataset.reading = reading_of(text_column, label_column, pair_column, aspect_column, label_separator)
+    dataset.reading = reading_of(**{key: columns.get(key) for key in READING_KEYS})
     return dataset
 
 

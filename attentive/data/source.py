@@ -47,6 +47,7 @@ class DataSource:
     aspect_column: str | None = None
     label_separator: str | None = None
     data_dir: str | Path | None = None
+    id_column: str | None = None
 
     def check(self, spelling: Spelling = PYTHON) -> None:
         """One line unless the data is given exactly one way."""
@@ -69,7 +70,7 @@ class DataSource:
             return registry.load_files(self.train, dev=self.dev, test=self.test, text_column=self.text_column,
                                        label_column=self.label_column, pair_column=self.pair_column,
                                        aspect_column=self.aspect_column, label_separator=self.label_separator,
-                                       dev_fraction=dev_fraction)
+                                       id_column=self.id_column, dev_fraction=dev_fraction)
         return registry.load_texts(self.texts, self.labels, self.dev_texts, self.dev_labels, dev_fraction=dev_fraction)
 
 

@@ -47,7 +47,8 @@ SUMMARY, OOF, ERRORS_CSV, ERRORS_HTML, FOLDS = "cv.json", "oof.jsonl", "label_er
 MAX_FOLDS = 100
 HTML_ROWS = 200  # suspects shown, with their evidence and attention, on label_errors.html (the CSV lists them all)
 EVIDENCE_WORDS = 5  # the words of most evidence named above each suspect's evidence row
-CV_DATA = frozenset({"texts", "labels", "train", "text_column", "label_column", "pair_column", "aspect_column"})
+CV_DATA = frozenset({"texts", "labels", "train", "text_column", "label_column", "pair_column", "aspect_column",
+                     "id_column"})
 CV_FILES = frozenset({SUMMARY, OOF, ERRORS_CSV, ERRORS_HTML})
 CV_RUN = OutputKind(command="cv", output="a cross-validation", files=CV_FILES,
                     holds_output=lambda folder: (folder / SUMMARY).is_file(),
@@ -96,7 +97,9 @@ class FoldResult:
 class CVResult:
     """What `cv` found: `summary` (cv.json's content), `probabilities` (every row's out-of-fold probabilities, rows
     x `labels`), `fold_of` (each row's test fold, from 1), `folds` (each fold's row indices), `label_errors` (the
-    suspected rows, most suspect first, as label_errors.csv lists them), `examples` (the rows), `out` and
+    suspected rows, most suspect first, as label_errors.csv lists them: `row`, the row's index in `examples`, and
+    for a file, `line`, the line of the file it starts on, and `id`, its id column's value), `examples` (the rows,
+    each with its `line` and `id`), `out` and
     `log_probabilities` (the logarithms of `probabilities`, computed from the logits: what ranks the suspects)."""
 
     summary: dict
@@ -119,7 +122,8 @@ def cv(dataset: str | Dataset | DataSource | None = None, recipe: str | dict | R
 
     The data is one of: a named dataset or a `Dataset` (its train split; a named dataset without an official dev
     split is read whole, no dev carved), `texts=` and `labels=`, or `train=` (a CSV/TSV/JSONL file, read whole,
-    with `text_column=`, `label_column=`, `pair_column=`, `aspect_column=`), or a `DataSource` of them. The run goes
+    with `text_column=`, `label_column=`, `pair_column=`, `aspect_column=`, and `id_column=`, the column naming each
+    row in the reports, by default one named `id` where the file has it), or a `DataSource` of them. The run goes
     as `settings` says (an `attentive.RunSettings`: `data_dir`, `device`, `threads`, `overwrite`, `show_progress`,
     default off), each of its fields also a keyword (`device="cpu"`) that wins over it; `out` is its `out`. Every
     other keyword is a setting of the recipe (`epochs=3`), as in `attentive.train`.
@@ -316,7 +320,8 @@ def label_issues(probabilities: np.ndarray, given: np.ndarray,
 def _error_row(rank: int, row: int, example: Example, labels: list[str], probabilities: np.ndarray, suggested: int,
                fold: int, log_self_confidence: float) -> dict:
     given = labels.index(example.label)
-    return {"rank": rank, "row": row, "fold": fold, "given": example.label, "suggested": labels[suggested],
+    return {"rank": rank, "row": row, "line": example.line, "id": example.id, "fold": fold, "given": example.label,
+            "suggested": labels[suggested],
             "self_confidence": float(probabilities[given]), "log_self_confidence": log_self_confidence,
             "probabilities": {label: float(p) for label, p in zip(labels, probabilities)}, "text": example.text,
             **({"text_pair": example.text_pair} if example.text_pair is not None else {}),
@@ -354,7 +359,8 @@ def _summary(data, examples, splits, results, probabilities, given, thresholds, 
 def _oof_lines(examples, labels, probabilities, fold_of) -> bytes:
     lines = []
     for row, (example, probs) in enumerate(zip(examples, probabilities)):
-        record = {"row": row, "text": example.text, "label": example.label,
+        record = {"row": row, "line": example.line, **({"id": example.id} if example.id is not None else {}),
+                  "text": example.text, "label": example.label,
                   "probabilities": {label: round(float(p), 6) for label, p in zip(labels, probs)},
                   "fold": int(fold_of[row])}
         if example.text_pair is not None:
@@ -366,16 +372,25 @@ def _oof_lines(examples, labels, probabilities, fold_of) -> bytes:
 
 
 def _errors_csv(rows: list[dict], labels: list[str], examples: list[Example]) -> bytes:
+    """label_errors.csv: a suspect a line, with where it is in the user's file (`line`, and `id` where the rows have
+    ids; `row` is its index among the rows read, blank lines and dropped rows not counted)."""
     extra = [key for key in ("text_pair", "aspect") if any(getattr(ex, key) is not None for ex in examples)]
+    ids = ["id"] if any(ex.id is not None for ex in examples) else []
     buffer = io.StringIO()
     writer = csv.writer(buffer)
-    writer.writerow(["rank", "row", "fold", "given", "suggested", "self_confidence",
+    writer.writerow(["rank", "line", *ids, "row", "fold", "given", "suggested", "self_confidence",
                      *(f"p_{label}" for label in labels), "text", *extra])
     for row in rows:
-        writer.writerow([row["rank"], row["row"], row["fold"], row["given"], row["suggested"],
+        where = [_blank(row["line"]), *(_blank(row["id"]) for _ in ids)]
+        writer.writerow([row["rank"], *where, row["row"], row["fold"], row["given"], row["suggested"],
                          f"{row['self_confidence']:.6f}", *(f"{row['probabilities'][label]:.6f}" for label in labels),
                          row["text"], *(row.get(key, "") for key in extra)])
     return buffer.getvalue().encode("utf-8")
+
+
+def _blank(value) -> str:
+    """A CSV field of `value`, empty for None (rows given in memory have no line and no id)."""
+    return "" if value is None else str(value)
 
 
 def _explanations(rows: list[dict], examples: list[Example], folds_dir: Path) -> list:
@@ -408,7 +423,7 @@ def errors_html(rows: list[dict], explanations: list, name: str, suspects: int, 
     for row, explanation in zip(rows, explanations):
         probs = ", ".join(f"{html.escape(label)} {p:.3f}" for label, p in row["probabilities"].items())
         parts = [f"<h3>{row['rank']}. given <em>{html.escape(row['given'])}</em>, suggested "
-                 f"<em>{html.escape(row['suggested'])}</em> (row {row['row']}, fold {row['fold']})</h3>",
+                 f"<em>{html.escape(row['suggested'])}</em> ({html.escape(_where(row))}fold {row['fold']})</h3>",
                  f"<div class='probs'>out-of-fold probabilities: {probs}</div>"]
         for key in ("aspect", "text_pair"):
             if key in row:
@@ -432,6 +447,14 @@ def errors_html(rows: list[dict], explanations: list, name: str, suspects: int, 
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
             f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>{intro}{legend()}{''.join(blocks)}"
             "</body></html>\n")
+
+
+def _where(row: dict) -> str:
+    """Where a suspect is, for its heading: its file's line and id where it has them, else its row index."""
+    parts = [f"line {row['line']}" if row.get("line") is not None else f"row {row['row']}"]
+    if row.get("id") is not None:
+        parts.append(f"id {row['id']}")
+    return ", ".join(parts) + ", "
 
 
 def _remove_stale_folds(folds_dir: Path, folds: int, owner: Owner) -> None:

@@ -213,17 +213,20 @@ def read_table(
     aspect_column: str | None = None,
     pair_column: str | None = None,
     label_separator: str | None = None,
+    id_column: str | None = None,
 ) -> Rows:
     """Read one CSV / TSV / JSONL file into Examples (`label_column=None` for unlabelled text). With
-    `label_separator`, every label field is a set of labels cut at it (multi-label); a JSONL list always is."""
+    `label_separator`, every label field is a set of labels cut at it (multi-label); a JSONL list always is.
+    Each Example keeps the line its row starts on (`line`) and its id (`id`): the value of `id_column`, which every
+    row must have, or without one, of a column named `id` where a row has one (a text, a number or a boolean)."""
     path = check_file(path)
     _check_distinct_columns(path, {"text": text_column, "label": label_column, "aspect": aspect_column,
-                                   "pair": pair_column})
+                                   "pair": pair_column, "id": id_column})
     format = (format or detect_format(path)).lower()
     rows = {"csv": _csv_rows, "tsv": _tsv_rows, "jsonl": jsonl_rows}.get(format)
     if rows is None:
         raise DataError(path, f"unknown format {format!r}; use csv, tsv or jsonl")
-    columns = [c for c in (text_column, label_column, aspect_column, pair_column) if c]
+    columns = [c for c in (text_column, label_column, aspect_column, pair_column, id_column) if c]
     result, first_line, first_kind = Rows([], Counter()), {}, None  # first_kind: (line, a list?) of the first label
     for number, row, span in rows(path, columns):
         result.multiline += span > 1
@@ -251,9 +254,23 @@ def read_table(
             first_line.setdefault(label, number)
         aspect = _value(path, row, aspect_column, number) if aspect_column else None
         pair = _value(path, row, pair_column, number) if pair_column else None
-        result.examples.append(Example(text=text, label=label, aspect=aspect, text_pair=pair, labels=labels))
+        result.examples.append(Example(text=text, label=label, aspect=aspect, text_pair=pair, labels=labels,
+                                       line=number, id=_row_id(path, row, id_column, columns, number)))
     check_label_numbers(path, first_line)
     return result
+
+
+def _row_id(path: Path, row: Mapping, id_column: str | None, columns: list[str], number: int) -> str | None:
+    """Row `number`'s id: its `id_column` value (a DataError where missing, as any named column's), or without one
+    its `id` field where it has one that is a text, a number or a boolean and no other role reads it; else None."""
+    if id_column:
+        return _value(path, row, id_column, number)
+    if "id" in columns or not isinstance(row.get("id"), (str, int, float)):
+        return None
+    try:
+        return _value(path, row, "id", number)
+    except DataError:  # NaN, or a string that is not valid Unicode: an optional id is left out, not refused
+        return None
 
 
 def _same_kind(path: Path, column: str, first: tuple[int, bool] | None, number: int,
