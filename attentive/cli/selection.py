@@ -160,6 +160,9 @@ def tune(
     recipe: str = retold(Recipe, "a recipe name or a YAML file; its tune: section is the search space"),
     set_: list[str] = retold(Overrides, "fix a recipe entry (not searched): section.key=value"),
     trials: Optional[int] = typer.Option(None, "--trials", min=1, help="at most this many trials in this call"),
+    compact: bool = typer.Option(False, "--compact", help="then export the best model int8 into OUT/best-int8 (the "
+                                                          "model to serve) and compare the two side by side, as "
+                                                          "train --compact does"),
     seed: int = typer.Option(0, "--seed", help="seeds the sampler (the networks': --set train.seed=N)"),
     text_column: str = TextColumn,
     label_column: str = LabelColumn,
@@ -178,6 +181,8 @@ def tune(
     from ..training.calibration import SmallDevWarning
 
     _use_threads(threads)
+    if compact:  # the folders --compact writes are checked before the search: a refusal costs no trial
+        compacting = _check_compact(out, recipe, set_, overwrite)
     data = load_data(dataset=dataset, train_file=train_file, dev_file=dev_file, text_column=text_column,
                      label_column=label_column, pair_column=pair_column, aspect_column=aspect_column,
                      data_dir=data_dir)
@@ -212,6 +217,30 @@ def tune(
         console.print("stopped by Ctrl-C: the best so far is kept")
     console.print(f"best model in {out / 'best'}; trial table {out / 'trials.json'}, plot {out / 'tune.png'}, "
                   f"study {out / 'study.db'} (run again with the same --out to resume)")
+    if compact:
+        from ..folders.manifest import writing_for
+        from .training import _compact
+
+        owner, replacing = compacting
+        with writing_for(owner):  # written for OUT, as OUT/best is: tune's folder rule knows them as its own
+            _compact(result.model, data, replacing, data_dir, device, threads, "best")
+
+
+def _check_compact(out: Path, recipe: str, set_: list[str], overwrite: bool):
+    """`tune --compact`: the folders it writes for OUT/best refused now where they are not its to write (the
+    folder rule); returns (the owner they are written for, whether they may be replaced: with --overwrite, or where
+    they hold only what an earlier `tune --compact` of OUT wrote)."""
+    from ..distill.compact import check_deployable_folders, holds_only_own
+    from ..folders.manifest import Owner, writing_for
+    from ..recipes.loader import load_recipe
+    from ..selection.tune import BEST
+
+    typed = load_recipe(recipe, list(set_))
+    owner = Owner.of("tune", out)
+    replacing = overwrite or holds_only_own(out / BEST, typed, owner)
+    with writing_for(owner):
+        check_deployable_folders(out / BEST, typed, replacing)
+    return owner, replacing
 
 
 def _tuned_value(value) -> str:

@@ -79,6 +79,17 @@ def check_deployable_folders(out: str | Path, recipe: Recipe, overwrite: bool) -
             check_contents(folder, kinds[command], overwrite)
 
 
+def holds_only_own(out: str | Path, recipe: Recipe, owner) -> bool:
+    """Whether each folder `--compact` writes for `out` is missing or holds only files `owner` wrote there (its
+    manifest says so, content unchanged): `tune --compact` replaces its own export of the best model without
+    --overwrite, as it replaces OUT/best."""
+    from ..folders.manifest import foreign_entries
+    from ..folders.output import is_hidden
+
+    return all(not folder.is_dir() or not foreign_entries(folder, owner, is_hidden)
+               for folder, _ in deployable_folders(out, recipe))
+
+
 def make_deployable(trained: Model, data: Dataset, overwrite: bool = False, data_dir=None,
                     device: str | None = None, show_progress: bool = True) -> tuple[Path | None, Path]:
     """The int8 export of the `trained` model (saved in OUT) into OUT-int8 when it is compact; else the compact

@@ -57,7 +57,10 @@ SQLITE_FILES = frozenset({STUDY, f"{STUDY}-journal", f"{STUDY}-wal", f"{STUDY}-s
 MAX_TRIALS = 10_000  # trials a study holds at most (trial N trains in trials/N)
 TUNE_RUN = OutputKind(command="tune", output="a tuning study", files=frozenset({*SQLITE_FILES, TABLE, PLOT}),
                       holds_output=lambda folder: (folder / STUDY).is_file(),
-                      folders={BEST: TRAINING_RUN.files, TRIALS: frozenset(str(k) for k in range(MAX_TRIALS))},
+                      folders={BEST: TRAINING_RUN.files, TRIALS: frozenset(str(k) for k in range(MAX_TRIALS)),
+                               # `tune --compact`'s: the best model's int8 export (a student distilled first where
+                               # it reads context), written for OUT (attentive/distill/compact.py)
+                               **dict.fromkeys((f"{BEST}-int8", f"{BEST}-student", f"{BEST}-student-int8"))},
                       replacing_needs_overwrite=False)  # a study there is resumed; --overwrite starts over
 
 

@@ -251,3 +251,24 @@ def test_a_new_study_tries_the_recipe_s_own_settings_first(sst2_small, tmp_path)
               "head.dropout": {"uniform": [0.0, 0.9]}}
     spaces = {key: SearchSpace.model_validate(space) for key, space in spaces.items()}
     assert own_settings(recipe, spaces) == {"pooler.heads": 3, "head.dropout": recipe.head.dropout}
+
+
+def test_compact_exports_the_best_model_int8_and_compares_the_two(sst2_small, tmp_path, capsys):
+    paths = _write(sst2_small, tmp_path)
+    out = tmp_path / "out"
+    args = ["tune", "--train", str(paths["train"]), "--dev", str(paths["dev"]), "--out", str(out), "--budget", "60s",
+            "--trials", "1", "--compact", *_set(TINY)]
+    (out / "best-int8").mkdir(parents=True)
+    (out / "best-int8" / "mine.txt").write_text("mine")  # not tune's to write: refused before the search
+    assert main(args) == 2
+    assert "did not write" in capsys.readouterr().err and not (out / "study.db").exists()
+    (out / "best-int8" / "mine.txt").unlink()
+    assert main(args) == 0
+    printed = capsys.readouterr().out.replace("\n", " ")
+    assert (out / "best-int8" / "model.int8.onnx").is_file() and (out / "best" / "model.safetensors").is_file()
+    assert "dev accuracy" in printed and "texts/s" in printed and "the int8:" in printed and "of the best" in printed
+    assert attentive.load(out / "best-int8").predict(["a fine film"])[0].label in ("negative", "positive")
+    # resumed: its own export of the best model is replaced without --overwrite, as OUT/best is
+    assert main(args) == 0
+    assert len(json.loads((out / "trials.json").read_text())["trials"]) == 2
+    assert (out / "best-int8" / "model.int8.onnx").is_file()
