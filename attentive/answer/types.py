@@ -46,11 +46,14 @@ class Prediction:
 
     def as_dict(self) -> dict:
         """label, probabilities and top words (and the aspect); a multi-label answer also `labels`, its label set; an
-        answer under an abstain threshold also `abstained` (true: "none of these", its label null)."""
+        answer under an abstain threshold also `abstained` (true: "none of these", its label null). The JSON every
+        answer is written as (predict's lines and tables, /predict, /explain): probabilities to 6 significant digits
+        (`answer_probability`), top words' weights to 4 decimals; `self.probabilities` keeps them whole."""
         aspect = {"aspect": self.aspect} if self.aspect is not None else {}
         labels = {"labels": self.labels} if self.labels is not None else {}
         labels.update({"abstained": self.abstained} if self.abstained is not None else {})
-        return {**aspect, "label": self.label, **labels, "probabilities": self.probabilities,
+        return {**aspect, "label": self.label, **labels,
+                "probabilities": {label: answer_probability(p) for label, p in self.probabilities.items()},
                 "top_words": [[word, round(weight, 4)] for word, weight in self.top_words]}
 
 
@@ -186,8 +189,17 @@ class Explanation:
         return total / total.sum()
 
 
+def answer_probability(p: float) -> float:
+    """A probability as answers give it: to 6 significant digits (0.987654321 is 0.987654, 3.14159e-07 is
+    3.14159e-07): a small probability keeps its size rather than becoming 0, the order of two answers' probabilities
+    holds wherever they differ in those digits, and an answer's probabilities still sum to 1 within 1e-5 (each is off
+    by at most 5e-7 of itself)."""
+    return float(f"{float(p):.6g}")
+
+
 def _rounded(value) -> float | None:
-    return None if value is None else round(float(value), 5)
+    """An evidence value or margin as answers give it: 5 decimals (a value that rounds to 0 is 0, not -0)."""
+    return None if value is None else round(float(value), 5) + 0.0
 
 
 BEFORE_EXPORT = "pytorch before export"  # `measured_on` of the training record an export keeps (attentive/export.py)
