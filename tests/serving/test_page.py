@@ -2,7 +2,8 @@
 pieces, the n-gram channel) served with an API key: whole words (a word split into pieces is one), signed evidence
 on the diverging scale, the channels' margin split, the faithfulness line, and "check it yourself": a click on a word
 asks /predict for the text without it and shows the new probabilities beside the old, a second click puts it back,
-several words can be taken out; a screenshot is saved. The same clicks on the model's ONNX export, whose /explain
+several words can be taken out; Ctrl+Enter and Cmd+Enter explain as the button does; the probabilities are shown
+largest first, each with its bar; a screenshot is saved. The same clicks on the model's ONNX export, whose /explain
 answer has no evidence."""
 from __future__ import annotations
 
@@ -74,6 +75,28 @@ def click_and_wait(page, word: str, removed: bool = True):
         page.wait_for_function("document.querySelectorAll('#probabilities .new').length === 0")
 
 
+def explains_by_keys_and_ranks_the_probabilities_with_bars(page):
+    """Ctrl+Enter and Cmd+Enter (Meta) in the text explain it, as the button does, adding no line break; the answer's
+    probabilities are shown largest first, each with a bar as wide as its share of the bar's track."""
+    for keys, text in (("Control+Enter", "a gorgeous , witty film"), ("Meta+Enter", "a dull , tedious mess")):
+        page.fill("#text", text)
+        page.press("#text", keys)
+        page.wait_for_function("text => [...document.querySelectorAll('.evidence .word')]"
+                               ".map(w => w.textContent).join(' ') === text", arg=text)
+        assert page.input_value("#text") == text
+        rows = page.locator("#probabilities .probability")
+        shown = [(rows.nth(i).get_attribute("data-label"), float(rows.nth(i).get_attribute("data-probability")))
+                 for i in range(rows.count())]
+        assert len(shown) == 2 and [p for _, p in shown] == sorted((p for _, p in shown), reverse=True), shown
+        assert page.inner_text("#label").startswith(shown[0][0])
+        for i, (label, p) in enumerate(shown):
+            assert rows.nth(i).locator(".name").inner_text() == label
+            assert rows.nth(i).locator(".value").inner_text() == f"{p:.3f}"
+            share = rows.nth(i).locator(".fill").evaluate(
+                "e => e.getBoundingClientRect().width / e.parentElement.getBoundingClientRect().width")
+            assert share == pytest.approx(p, abs=0.01), (label, p, share)
+
+
 def test_the_page_shows_whole_words_signed_evidence_and_checks_a_click(run, tmp_path):
     from playwright.sync_api import sync_playwright
 
@@ -129,6 +152,7 @@ def test_the_page_shows_whole_words_signed_evidence_and_checks_a_click(run, tmp_
             click_and_wait(page, "yucks", removed=False)
             assert len(sent) == requests and probabilities(page) == (old, {})
             assert page.locator("#result .word.removed").count() == 0
+            explains_by_keys_and_ranks_the_probabilities_with_bars(page)
             browser.close()
     finally:
         process.terminate()
