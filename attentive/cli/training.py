@@ -76,9 +76,6 @@ def train(
                                                                                    "num_iterations)"),
 ):
     """Train a recipe on a dataset; the best dev epoch is kept and saved to OUT, with a checkpoint after every epoch."""
-    from ..api import train as train_model
-    from ..training.calibration import SmallDevWarning
-    from ..training.distributed import is_main
     from ..util.run_settings import RunSettings
 
     if compact and nproc > 1:
@@ -95,7 +92,7 @@ def train(
         args = [part for flag, value in options if value is not None for part in (flag, str(value))]
         args += data_arguments(source)
         raise typer.Exit(_launch_torchrun(nproc, ["train", *args, *(["--overwrite"] if overwrite else [])]))
-    _use_threads(threads)
+    _use_threads(threads, torch_needed=False)  # PyTorch's threads are set once the data is read (below)
     if resume is not None:
         out = _check_resume(resume, out, set_, source)
     elif out is None:
@@ -109,6 +106,13 @@ def train(
         set_ = [*set_, f"train.seed={seed}"]
     data = load_data(**source)
     _report_data(data)
+    # PyTorch (a few seconds to import) only now: a missing file or a bad column is said at once
+    from ..api import train as train_model
+    from ..training.calibration import SmallDevWarning
+    from ..training.distributed import is_main
+    from ..util.threads import use_threads
+
+    use_threads(threads, torch_needed=True)
     if few_labels:
         from .fewlabels import train_few_labels
 

@@ -5,8 +5,6 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 
-from sklearn.model_selection import train_test_split
-
 from attentive.data.example import Example
 
 SPLITS = ("train", "dev", "test")
@@ -19,6 +17,8 @@ def carve_dev(examples: Sequence[Example], fraction: float = 0.1,
     Stratification needs every label at least twice; where that fails (tiny or unlabelled data) the split is a plain
     seeded shuffle. `fraction <= 0` or fewer than 2 examples gives an empty dev set.
     """
+    from sklearn.model_selection import train_test_split  # a second to import: not before a file is read
+
     examples = list(examples)
     if fraction <= 0 or len(examples) < 2:
         return examples, []
