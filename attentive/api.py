@@ -68,11 +68,11 @@ def load(folder: str | Path, device: str | None = None):
     `predict_proba`, `explain` and `evaluate` alike."""
     from .runtime import is_exported
 
+    check_folder(folder)
     if is_exported(folder):
         from .runtime import load as load_exported
 
         return load_exported(folder)
-    check_folder(folder)
     network, tokenizer, config, recipe = load_folder(folder)
     model = Model(network, tokenizer, config, device, recipe=recipe)
     model.folder = Path(folder)

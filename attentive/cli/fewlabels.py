@@ -7,7 +7,7 @@ from typing import Optional
 import typer
 
 from .app import _use_threads, app, console
-from .options import Threads
+from .options import LabelColumn, TextColumn, Threads
 
 
 def train_few_labels(data, out: Path, unlabelled: str | None, overwrite: bool, compact: bool, seed: int,
@@ -46,14 +46,14 @@ def suggest(
     unlabelled: Path = typer.Option(..., "--unlabelled", help="the texts to choose from: CSV, TSV, JSONL or .txt"),
     n: int = typer.Option(50, "--n", min=1, help="how many texts to suggest"),
     output: Path = typer.Option(..., "--output", help="where to write them, in the pool's own format"),
-    text_column: str = typer.Option("text", "--text-column", help="the pool's text column (CSV/TSV header or JSONL "
-                                                                  "key)"),
-    label_column: str = typer.Option("label", "--label-column", help="the empty column added for your labels"),
+    text_column: str = TextColumn,
+    label_column: str = LabelColumn,
     overwrite: bool = typer.Option(False, "--overwrite", help="replace the --output file"),
     threads: Optional[int] = Threads,
 ):
     """Write the unlabelled texts whose labels would help the model most (the least certain, kept diverse), with its
-    guess and the words pulling each way, ready to label in a spreadsheet and add to the training file."""
+    guess and the words pulling each way, ready to label in a spreadsheet (an empty --label-column to fill in) and
+    add to the training file."""
     from ..fewlabels.suggest import rank_for_labelling, read_pool, suggestions_file
     from ..fewlabels.teacher import FewLabelTeacher, is_teacher
     from ..folders.output_file import claim_file

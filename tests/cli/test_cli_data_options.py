@@ -42,8 +42,8 @@ def test_every_command_takes_the_shared_options():
         assert any(option is value or the_same_but_help(option, value) for value in shared), (command, name)
         seen.add((command, option.param_decls[0]))
     takers = {command for command, flag in seen if flag == "--text-column"}
-    assert takers == {"train", "distill", "evaluate", "analyze", "cv", "tune"}
-    assert {command for command, flag in seen if flag == "--data-dir"} == takers | {"datasets"}
+    assert takers == {"train", "distill", "evaluate", "analyze", "cv", "tune", "suggest"}
+    assert {command for command, flag in seen if flag == "--data-dir"} == takers - {"suggest"} | {"datasets"}
     for flag in DATA_FLAGS:  # a data option's parameter has one name everywhere (data_source reads it by it)
         assert len({name for command, name, option in shared_parameters() if option.param_decls[0] == flag}) == 1
 

@@ -36,6 +36,7 @@ COMMANDS = {
     "export": ["export", "RUN", "--out", "OUT"],
     "serve": ["serve", "RUN", "--port", "0"],
     "abstain": ["abstain", "RUN", "--below", "0.1"],
+    "suggest": ["suggest", "RUN", "--unlabelled", "POOL", "--output", "OUT/suggested.csv"],
 }
 
 
@@ -72,7 +73,10 @@ CASES = [
 @pytest.mark.parametrize("command,option,value", CASES)
 def test_an_option_out_of_range_is_one_line_naming_it(run, tmp_path, capsys, command, option, value):
     out = tmp_path / "out"
-    args = [str(run) if arg == "RUN" else arg.replace("OUT", str(out)) for arg in COMMANDS[command]]
+    pool = tmp_path / "pool.csv"
+    pool.write_text("text\na fine film\na dull film\n")
+    args = [str(run) if arg == "RUN" else str(pool) if arg == "POOL" else arg.replace("OUT", str(out))
+            for arg in COMMANDS[command]]
     capsys.readouterr()
     status = main([*args, option, value])
     captured = capsys.readouterr()
