@@ -120,6 +120,7 @@ def run_encoder(words: Sequence[str]) -> np.ndarray:
     import torch
 
     from ..models.pretrained import PretrainedEncoder, pretrained_config, pretrained_tokenizer
+    from .sources import vectors_step
 
     tokenizer = pretrained_tokenizer(32)
     with torch.random.fork_rng(devices=[]):  # its weights are drawn before they are read: leave training's seed be
@@ -143,6 +144,7 @@ def run_encoder(words: Sequence[str]) -> np.ndarray:
             inner[torch.arange(len(rows)), mask.sum(1) - 1] = False  # [SEP]
             inner = inner.unsqueeze(-1).float()
             out[rows] = ((states * inner).sum(1) / inner.sum(1).clamp(min=1)).numpy()
+            vectors_step(min(start + BATCH, len(order)), len(order))
     return out
 
 

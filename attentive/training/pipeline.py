@@ -36,7 +36,7 @@ from ..recipes.loader import recipe_from_config
 from ..recipes.types import Recipe, Train
 from ..runtime import is_exported
 from ..text.embeddings import WordVectors
-from ..text.sources import build_vocabulary, initial_vectors, vocabulary_report
+from ..text.sources import build_vocabulary, initial_vectors, vectors_progress, vocabulary_report
 from ..util.run_settings import RunSettings
 from . import distributed
 from .calibration import fit_temperature, warn_small_dev
@@ -330,7 +330,8 @@ def _train(run: TrainingRun, writes: bool = True) -> Model:
             if not data.splits["train"] or not data.splits["dev"]:
                 raise AttentiveError(f"dataset {data.name!r} needs non-empty train and dev splits")
             check_class_weight(run.recipe.train.class_weight, data.labels)  # before the vocabulary and vectors
-            model, state = new_model(data, run.recipe, run.settings.data_dir, device, rng), None
+            with vectors_progress(run.settings.progress()):  # a line while the vectors are built, before epoch 1
+                model, state = new_model(data, run.recipe, run.settings.data_dir, device, rng), None
             model.config.update(run.described or {})
         recipe = model.recipe  # as config.json holds it: its derived values resolved
     distributed.check_same(model.tokenizer.to_str(), "vocabulary")
