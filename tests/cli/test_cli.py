@@ -36,7 +36,10 @@ def test_train_evaluate_predict(run_dir, files, tmp_path, capsys):
     assert main(["predict", str(run_dir), "a gorgeous film", "dull , dull , dull"]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert len(lines) == 2 and all(line["label"] in ("negative", "positive") for line in lines)
-    assert set(lines[0]["probabilities"]) == {"negative", "positive"} and lines[0]["top_words"]
+    assert set(lines[0]["probabilities"]) == {"negative", "positive"}
+    # top words: the words of evidence above 0 for the label (a model at chance may have none: its bias decides)
+    assert all(isinstance(line["top_words"], list) and all(value > 0 for _, value in line["top_words"])
+               for line in lines)
 
 
 def test_predict_streams_a_jsonl_file_keeping_its_fields(run_dir, tmp_path, capsys):

@@ -175,7 +175,7 @@ def test_the_folder_rule(sst2_small, tmp_path, capsys):
 @pytest.mark.parametrize("rows, folds, message", [
     ([("good", "pos")] * 12, 3, "two classes"),
     ([("good", "pos")] * 12 + [("bad", "neg")] * 2, 3, "'neg' has 2 rows, fewer than the 3 folds"),
-    ([("good", "pos")] * 12 + [("bad", "neg")] * 12, 1, "at least 2|between 2 and"),
+    ([("good", "pos")] * 12 + [("bad", "neg")] * 12, 1, "at least 2|between 2 and|greater than or equal to 2"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, rows, folds, message):
     train = tmp_path / "train.tsv"
