@@ -155,11 +155,11 @@ def test_loading_nothing_is_one_line():
 
 
 def test_unknown_recipe_keys_are_errors_naming_them():
-    with pytest.raises(AttentiveError,
-                       match="--set train.epoch=3: train.epoch must be left out .train takes optimizer, "):
+    with pytest.raises(AttentiveError, match=r"--set train.epoch=3: train.epoch must be left out \(did you mean "
+                                             r"'epochs'\?\) \(train takes optimizer, "):
         load_recipe("lama_ctx", ["train.epoch=3"])
-    with pytest.raises(AttentiveError,
-                       match="tokenizer.min_freq must be left out .tokenizer takes type, min_frequency, "):
+    with pytest.raises(AttentiveError, match=r"tokenizer.min_freq must be left out \(did you mean 'min_frequency'\?\) "
+                                             r"\(tokenizer takes type, min_frequency, "):
         load_recipe({**load_recipe("lama_ctx").as_dict(), "tokenizer": {"min_freq": 2}})
 
 

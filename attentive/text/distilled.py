@@ -120,7 +120,7 @@ def run_encoder(words: Sequence[str]) -> np.ndarray:
     import torch
 
     from ..models.pretrained import PretrainedEncoder, pretrained_config, pretrained_tokenizer
-    from .sources import vectors_step
+    from .progress import vectors_step
 
     tokenizer = pretrained_tokenizer(32)
     with torch.random.fork_rng(devices=[]):  # its weights are drawn before they are read: leave training's seed be

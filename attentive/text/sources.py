@@ -12,10 +12,8 @@ texts use (attentive.text.tokenizer).
 """
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import hashlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +22,7 @@ from tokenizers import Tokenizer
 from ..errors import AttentiveError
 from .distilled import encoder_pieces
 from .embeddings import WordVectors, load_glove, random_matrix, train_word2vec
+from .progress import building
 from .tokenizer import PAD, PAD_ID, UNK, UNK_ID, build_tokenizer, is_piece, token_counts, word_counts
 
 SOURCES = ("word2vec", "glove", "distilled", "random")
@@ -64,55 +63,13 @@ def build_vocabulary(recipe, texts: list[str]) -> Tokenizer:
                            prune=tok.prune_pieces)
 
 
-_SHOWN: contextvars.ContextVar[bool] = contextvars.ContextVar("attentive_vectors_progress", default=False)
-_STEP: contextvars.ContextVar[Callable[[int, int], None] | None] = contextvars.ContextVar("attentive_vectors_step",
-                                                                                          default=None)
-
-
-@contextlib.contextmanager
-def vectors_progress(show: bool) -> Iterator[None]:
-    """Within this block, `initial_vectors` shows a progress line while it builds the vectors where `show` (as the
-    training loop shows its bar, attentive/training/loop.py): the sources and the vocabulary's size, the time spent,
-    and a bar of the words encoded where they are computed word by word (the distilled vectors' encoder)."""
-    token = _SHOWN.set(show)
-    try:
-        yield
-    finally:
-        _SHOWN.reset(token)
-
-
-def vectors_step(done: int, total: int) -> None:
-    """Tell the progress line that `done` of `total` words are encoded (nothing where none is shown)."""
-    step = _STEP.get()
-    if step is not None:
-        step(done, total)
-
-
-@contextlib.contextmanager
-def _building(what: str) -> Iterator[None]:
-    """The progress line of `vectors_progress`, while the block runs (nothing unless shown)."""
-    if not _SHOWN.get():
-        yield
-        return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-    with Progress(SpinnerColumn(), TextColumn(f"[bold]{what}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), transient=False) as progress:
-        task = progress.add_task(what, total=None)
-        token = _STEP.set(lambda done, total: progress.update(task, completed=done, total=total))
-        try:
-            yield
-        finally:
-            _STEP.reset(token)
-
-
 def initial_vectors(recipe, tokenizer: Tokenizer, texts: list[str], dataset_name: str,
                     corpus_extra: Callable[[str], list[str]], rng: np.random.Generator) -> WordVectors:
     """The initial embedding table of every source the recipe names, rescaled and concatenated (a progress line
     while they are built, within `vectors_progress(True)`)."""
     emb = recipe.embedder
     names = source_names(emb.vectors)
-    with _building(f"word vectors ({' + '.join(names)}) for {tokenizer.get_vocab_size():,} entries"):
+    with building(f"word vectors ({' + '.join(names)}) for {tokenizer.get_vocab_size():,} entries"):
         parts = [one_source(name, recipe, tokenizer, texts, dataset_name, corpus_extra, rng) for name in names]
     if emb.scale:
         for part in parts:

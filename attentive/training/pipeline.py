@@ -36,7 +36,8 @@ from ..recipes.loader import recipe_from_config
 from ..recipes.types import Recipe, Train
 from ..runtime import is_exported
 from ..text.embeddings import WordVectors
-from ..text.sources import build_vocabulary, initial_vectors, vectors_progress, vocabulary_report
+from ..text.progress import vectors_progress
+from ..text.sources import build_vocabulary, initial_vectors, vocabulary_report
 from ..util.run_settings import RunSettings
 from . import distributed
 from .calibration import fit_temperature, warn_small_dev

@@ -10,7 +10,8 @@ from rich.console import Console
 
 from attentive.recipes.loader import load_recipe
 from attentive.text import sources
-from attentive.text.sources import build_vocabulary, initial_vectors, vectors_progress, vectors_step
+from attentive.text.progress import vectors_progress, vectors_step
+from attentive.text.sources import build_vocabulary, initial_vectors
 
 TEXTS = ["a fine film", "a dull film", "fine acting , dull plot"] * 4
 
