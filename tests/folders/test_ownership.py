@@ -86,6 +86,7 @@ def test_the_commands_own_names_with_other_content_are_refused(run, capsys, comm
     shutil.rmtree(out.parent)
 
 
+@pytest.mark.slow  # trains and analyzes
 @pytest.mark.parametrize("command", ["train", "export", "analyze"])
 def test_with_overwrite_only_the_commands_files_change(run, tmp_path, capsys, command):
     args, names = commands(run)[command]
