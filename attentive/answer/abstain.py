@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 import numbers
-from pathlib import Path
 
 import numpy as np
 
@@ -117,22 +116,3 @@ def choose(model, texts: list[str], labels: list[str], out_of_scope: list[str], 
     gold = np.array([model.labels.index(label) for label in labels])
     return {"below": below, "chosen_on": {"target_recall": float(recall),
                                           **abstain_metrics(inside, gold, outside, below)}}
-
-
-def save_abstain(folder: str | Path, record: dict | None) -> None:
-    """Keep `record` (None: remove it) as config.json's `abstain` in the model folder `folder` (saved or exported),
-    written with the folder's manifest as one; nothing else of the folder changes."""
-    from ..folders.manifest import owner_of, with_manifest
-    from ..folders.reading import read_json_in_folder
-    from ..folders.saved import CONFIG
-    from ..util.atomic import atomic_write_files, json_text
-
-    folder = Path(folder)
-    config = read_json_in_folder(folder, CONFIG)
-    if record is None:
-        config.pop(ABSTAIN, None)
-    else:
-        abstain_of({**config, ABSTAIN: record}, folder / CONFIG)
-        config[ABSTAIN] = record
-    data = (json_text(config, folder / CONFIG) + "\n").encode("utf-8")
-    atomic_write_files(folder, with_manifest(folder, {CONFIG: data}, owner_of(folder, ABSTAIN)))

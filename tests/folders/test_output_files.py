@@ -39,6 +39,7 @@ PATH_OPTIONS = {
     ("tune", "--data-dir"): "input",
     ("datasets", "--data-dir"): "input",
     ("demo", "--out"): "output-folder",
+    ("suggest", "RUN"): "input", ("suggest", "--unlabelled"): "input", ("suggest", "--output"): "output-file",
 }
 
 # How each output-file option is given on a command line: {run}, {data} (a labelled TSV), {target} are filled in.
@@ -47,6 +48,7 @@ OUTPUT_FILE_COMMANDS = {
     ("predict", "--output"): ["predict", "{run}", "a gorgeous film", "--output", "{target}"],
     ("explain", "--html"): ["explain", "{run}", "a gorgeous film", "--html", "{target}"],
     ("explain", "--png"): ["explain", "{run}", "a gorgeous film", "--png", "{target}"],
+    ("suggest", "--output"): ["suggest", "{run}", "--unlabelled", "{data}", "--output", "{target}"],
 }
 
 

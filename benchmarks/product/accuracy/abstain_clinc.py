@@ -24,8 +24,8 @@ from pathlib import Path
 import numpy as np
 
 import attentive
+from attentive import load_dataset
 from attentive.answer.abstain import abstain_metrics, choose_threshold
-from attentive.data.registry import load_dataset
 from benchmarks.harness.baselines import TFIDF_C_GRID, logistic_regression, tfidf_vectorizer
 from benchmarks.harness.common import REPO_ROOT, write_result
 
