@@ -99,7 +99,8 @@ def test_the_png_has_one_scale_for_all_heads_a_colourbar_each_and_the_evidence(b
     plt.close(figure)
 
 
-def test_the_terminal_marks_words_without_colour_when_not_a_tty(backends):
+def test_the_terminal_marks_words_without_colour_when_not_a_tty(backends, monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)  # a pipe's width, unless $COLUMNS says another
     from rich.console import Console
 
     from attentive.cli.app import Terminal

@@ -84,8 +84,9 @@ def test_the_api_shows_whole_words_with_their_pieces_summed(model):
     top = dict(e.prediction.top_words)
     assert set(top) <= set(TEXT.split()) and len(top) == 5
     [prediction] = model.predict(TEXT, top_k=7)
-    assert [w for w, _ in prediction.top_words] == [w for w, _ in e.prediction.top_words] + \
-        [w for w, _ in prediction.top_words[5:]] and set(dict(prediction.top_words)) == set(TEXT.split())
+    assert [w for w, _ in prediction.top_words][:5] == [w for w, _ in e.prediction.top_words]  # one ranking
+    assert set(dict(prediction.top_words)) <= set(TEXT.split())  # whole words, of evidence above 0
+    assert all(value > 0 for _, value in prediction.top_words)
 
 
 def test_the_exported_runtime_gives_the_same_words_and_weights(model, tmp_path):
@@ -119,7 +120,7 @@ def test_the_cli_table_words_html_png_and_json_show_whole_words(run, tmp_path, c
         assert f" {piece} " not in out and f">{piece}<" not in html and f">{piece} " not in html
     assert main(["predict", str(run), TEXT, "--top-k", "7"]) == 0
     [answer] = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
-    assert {word for word, _ in answer["top_words"]} == set(TEXT.split())
+    assert answer["top_words"] and {word for word, _ in answer["top_words"]} <= set(TEXT.split())  # whole words
 
 
 @pytest.mark.slow  # starts a server process
@@ -137,7 +138,7 @@ def test_the_server_answers_with_whole_words(run):
     assert explained["words"] == TEXT.split()
     assert all(len(head) == len(explained["words"]) for head in explained["attention"])
     assert len(explained["summed"]) == len(explained["words"]) and abs(sum(explained["summed"]) - 1) < 1e-3
-    assert explained["top_words"] == predicted["top_words"] and len(predicted["top_words"]) == 7  # all it asked
+    assert explained["top_words"] == predicted["top_words"] and 0 < len(predicted["top_words"]) <= 7  # above 0
     assert {word for word, _ in predicted["top_words"]} <= set(TEXT.split())
     assert "answer.words" in page  # the page draws the answer's words, whole as they come
 

@@ -44,7 +44,7 @@ def test_predict_explain_info_health_and_metrics(server):
     assert explained["words"] == ["a", "gorgeous", ",", "witty", "film"] and len(explained["top_words"]) == 2
     assert abs(sum(explained["summed"]) - 1) < 1e-3 and len(explained["attention"]) == 3  # the tiny recipe's heads
     assert len(explained["evidence"]) == 5 and set(explained["channels"]) == {"attention", "ngrams"}
-    assert explained["channels"]["attention"]["method"] == "gradient_x_input"  # a biGRU: no exact split
+    assert explained["channels"]["attention"]["method"] == "linearised"  # its share of the linearised evidence
     ngrams = explained["channels"]["ngrams"]
     assert ngrams["method"] == "exact" and abs(sum(ngrams["evidence"]) - ngrams["margin"]) < 1e-3
     info = httpx.get(f"{server}/info").json()

@@ -28,7 +28,7 @@ from ..helpers import free_port, tiny_overrides
 pytestmark = pytest.mark.slow  # torchrun processes
 
 OVERRIDES = tiny_overrides("lama_ctx")
-MODEL_FOLDER = {*MODEL_FILES, LOG}
+MODEL_FOLDER = {*MODEL_FILES, LOG, ".attentive-manifest.json"}  # the three files, the log and their manifest
 TIMEOUT = 240  # seconds: a hang fails the test instead of the suite
 
 # Run by torchrun in each rank: train through the public API (rank 0 writes OUT, the other ranks write nothing),
