@@ -6,8 +6,8 @@ from typing import Optional
 
 import typer
 
-from .app import _use_threads, app, console
-from .options import LabelColumn, TextColumn, Threads
+from .app import _use_threads, app, console, err
+from .options import ModelLabelColumn, ModelTextColumn, Threads
 
 
 def train_few_labels(data, out: Path, unlabelled: str | None, overwrite: bool, compact: bool, seed: int,
@@ -46,14 +46,15 @@ def suggest(
     unlabelled: Path = typer.Option(..., "--unlabelled", help="the texts to choose from: CSV, TSV, JSONL or .txt"),
     n: int = typer.Option(50, "--n", min=1, help="how many texts to suggest"),
     output: Path = typer.Option(..., "--output", help="where to write them, in the pool's own format"),
-    text_column: str = TextColumn,
-    label_column: str = LabelColumn,
+    text_column: Optional[str] = ModelTextColumn,
+    label_column: Optional[str] = ModelLabelColumn,
     overwrite: bool = typer.Option(False, "--overwrite", help="replace the --output file"),
     threads: Optional[int] = Threads,
 ):
     """Write the unlabelled texts whose labels would help the model most (the least certain, kept diverse), with its
     guess and the words pulling each way, ready to label in a spreadsheet (an empty --label-column to fill in) and
     add to the training file."""
+    from ..data.reading import reading_for
     from ..fewlabels.suggest import rank_for_labelling, read_pool, suggestions_file
     from ..fewlabels.teacher import FewLabelTeacher, is_teacher
     from ..folders.output_file import claim_file
@@ -62,8 +63,14 @@ def suggest(
 
     _use_threads(threads)
     target = claim_file(output, option="--output", overwrite=overwrite, inputs=[unlabelled], models=[run])
-    pool = read_pool(unlabelled, text_column)
     model = FewLabelTeacher.load(run) if is_teacher(run) else open_model(run, threads)
+    reading = reading_for(getattr(model, "config", {}), text_column=text_column, label_column=label_column)
+    text_column, label_column = reading["text_column"], reading["label_column"] or "label"
+    pool = read_pool(unlabelled, text_column)
+    if pool.blank:
+        lines = ", ".join(map(str, pool.blank[:10])) + (" ..." if len(pool.blank) > 10 else "")
+        err.print(f"{unlabelled}: {len(pool.blank)} rows with no text left out (line {lines})", markup=False,
+                  soft_wrap=True)
     chosen = rank_for_labelling(model, pool.texts, n)
     atomic_write_bytes(target, suggestions_file(pool, chosen, label_column))
     console.print(f"{len(chosen)} of {len(pool.texts)} texts to label next, least certain first, written to {target}"

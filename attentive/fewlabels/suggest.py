@@ -122,10 +122,12 @@ class Pool:
     rows: list
     header: list[str] = field(default_factory=list)
     bom: bool = False
+    blank: list[int] = field(default_factory=list)  # the lines of rows with no text, left out
 
 
 def read_pool(path: str | Path, text_column: str = "text") -> Pool:
-    """The pool file (see the module's docstring); a row without its text is an error naming the line."""
+    """The pool file (see the module's docstring): a line that is not a row of it is an error naming the line; a row
+    whose text is blank is left out, its line kept in `blank`."""
     from ..util.user_files import check_file
 
     path = check_file(Path(path))
@@ -142,7 +144,7 @@ def read_pool(path: str | Path, text_column: str = "text") -> Pool:
         lines = [line.strip() for line in content.splitlines()]
         texts = [line for line in lines if line]
         return Pool(path, "text", texts, texts)
-    records, texts = [], []
+    records, texts, blank = [], [], []
     for number, line in enumerate(content.splitlines(), 1):
         if not line.strip():
             continue
@@ -152,9 +154,12 @@ def read_pool(path: str | Path, text_column: str = "text") -> Pool:
             raise DataError(path, f"not JSON ({exc.msg})", number) from None
         if not isinstance(record, dict) or not isinstance(record.get(text_column), str):
             raise DataError(path, f"no {text_column!r} text in this line", number)
+        if not record[text_column].strip():
+            blank.append(number)
+            continue
         records.append(record)
         texts.append(record[text_column])
-    return Pool(path, "jsonl", texts, records)
+    return Pool(path, "jsonl", texts, records, blank=blank)
 
 
 def _table(path: Path, content: str, delimiter: str, text_column: str, bom: bool) -> Pool:
@@ -163,15 +168,18 @@ def _table(path: Path, content: str, delimiter: str, text_column: str, bom: bool
     if header is None or text_column not in header:
         raise DataError(path, f"no column {text_column!r} in the header (give --text-column)", 1)
     where = header.index(text_column)
-    rows, texts = [], []
+    rows, texts, blank = [], [], []
     for row in reader:
         if not any(field.strip() for field in row):
             continue
         if len(row) != len(header):
             raise DataError(path, f"{len(row)} fields where the header has {len(header)}", reader.line_num)
+        if not row[where].strip():
+            blank.append(reader.line_num)
+            continue
         rows.append(row)
         texts.append(row[where])
-    return Pool(path, "tsv" if delimiter == "\t" else "csv", texts, rows, header, bom)
+    return Pool(path, "tsv" if delimiter == "\t" else "csv", texts, rows, header, bom, blank)
 
 
 def suggestions_file(pool: Pool, suggestions: list[Suggestion], label_column: str = "label") -> bytes:

@@ -50,7 +50,7 @@ def test_every_command_takes_the_shared_options():
 
 def test_a_column_option_says_the_same_in_every_command():
     commands = typer.main.get_command(app).commands
-    with_model = {"evaluate", "analyze"}  # read a file as the model does: its own columns by default
+    with_model = {"evaluate", "analyze", "suggest"}  # read a file as the model does: its own columns by default
     for flag in ("--text-column", "--label-column", "--pair-column", "--aspect-column", "--label-separator",
                  "--data-dir", "--dev", "--test", "--threads", "--device"):
         for group in (with_model, set(commands) - with_model):

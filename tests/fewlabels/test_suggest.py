@@ -68,3 +68,12 @@ def test_a_pool_without_its_text_column_is_one_line(tmp_path):
     pool.write_text("id,body\n1,x\n")
     with pytest.raises(AttentiveError, match="pool.csv:1: no column 'message' in the header"):
         read_pool(pool, "message")
+
+
+def test_a_row_without_text_is_left_out_and_its_line_kept(tmp_path):
+    pool = tmp_path / "pool.csv"
+    pool.write_text("id,text\n1,a fine film\n2,\n3,a dull film\n")
+    read = read_pool(pool)
+    assert read.texts == ["a fine film", "a dull film"] and read.blank == [3]
+    chosen = rank_for_labelling(Table({"a fine film": 0.9, "a dull film": 0.2}), read.texts, 2)
+    assert {row["id"] for row in csv.DictReader(io.StringIO(suggestions_file(read, chosen).decode()))} == {"1", "3"}
