@@ -135,13 +135,16 @@ def part_problems(recipe, shared: dict) -> list[tuple[str, str]]:
                 found.append((key, describe(hint)))
             elif largest_integer(value) > MAX_SIZE:
                 found.append((key, f"at most {MAX_SIZE:,} (a size no part allocates more of)"))
+            elif largest_integer(value, magnitude=True) > MAX_SIZE:  # no option of a part reads a number that low
+                found.append((key, f"at least {-MAX_SIZE:,}"))
     return found
 
 
-def largest_integer(value) -> int:
-    """The largest integer in an option's value (itself, or the items of a list or tuple); 0 where it holds none."""
+def largest_integer(value, magnitude: bool = False) -> int:
+    """The largest integer in an option's value (itself, or the items of a list or tuple), or with `magnitude` the
+    largest absolute value of one; 0 where it holds none."""
     if isinstance(value, int) and not isinstance(value, bool):
-        return value
+        return abs(value) if magnitude else value
     if isinstance(value, (list, tuple)):
-        return max((largest_integer(item) for item in value), default=0)
+        return max((largest_integer(item, magnitude) for item in value), default=0)
     return 0

@@ -159,3 +159,9 @@ def test_the_cli_refuses_a_bad_choice_before_writing_anything(tmp_path, capsys):
     assert main(["train", "--train", str(missing), "--out", str(tmp_path / "model"),
                  "--set", "train.optimizer=foo"]) == 2  # the data is read first: the file's own error
     assert "DOES_NOT_EXIST" in capsys.readouterr().err
+
+
+def test_a_part_option_of_a_huge_negative_integer_is_one_line():
+    with pytest.raises(AttentiveError, match=r"pooler.score_scale must be at least -16,777,216, "
+                                             r"not -9223372036854775809"):
+        load_recipe("default", ["pooler.score_scale=-9223372036854775809"])
