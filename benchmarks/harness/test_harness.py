@@ -313,12 +313,12 @@ def _link_problems(path: Path) -> list[str]:
     return problems
 
 
-def test_the_repositorys_benchmarks_md_is_under_60_kb_and_renders_as_committed(tmp_path):
+def test_the_repositorys_benchmarks_md_is_under_70_kb_and_renders_as_committed(tmp_path):
     output = tmp_path / "BENCHMARKS.md"
 
     text = render.render(common.RESULTS_DIR, output)
 
-    assert output.stat().st_size < 60_000, output.stat().st_size
+    assert output.stat().st_size < 70_000, output.stat().st_size
     assert "## Skipped results" not in text and "APPENDIX" not in text
     assert text == (common.REPO_ROOT / "BENCHMARKS.md").read_text(encoding="utf-8")
 
