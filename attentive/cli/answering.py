@@ -153,7 +153,8 @@ def _answer_key(answer_key: str | None, input_file) -> str | None:
     return answer_key
 
 
-def _records(model, texts, pair, input_file, answer_key: str | None = None, threshold: float | None = None):
+def _records(model, texts, pair, input_file, answer_key: str | None = None, threshold: float | None = None,
+             every_probability: bool = False):
     """The records to answer: an --input file's lines, or the texts given (with their --pair texts); refused where
     the model has no use for --pair or --threshold. An --input file is read in its format (CSV, TSV, a text a line,
     else JSON lines: attentive/serving/input_tables.py), a table's by the model's columns; its records carry the
@@ -167,15 +168,16 @@ def _records(model, texts, pair, input_file, answer_key: str | None = None, thre
         raise AttentiveError("--threshold replaces a multi-label model's threshold of every label; this model gives "
                              "one label per text: drop --threshold")
     if input_file is not None:
-        return file_records(input_file, model, answer_key)
+        return file_records(input_file, model, answer_key, every_probability=every_probability)
     return command_line_records(texts, pair)
 
 
-def _wanted(model, texts, pair, input_file, aspect, answer_key: str | None = None, threshold: float | None = None):
+def _wanted(model, texts, pair, input_file, aspect, answer_key: str | None = None, threshold: float | None = None,
+            every_probability: bool = False):
     from ..serving.input_lines import with_aspects
     from ..serving.input_tables import HeadedRecords
 
-    records = _records(model, texts, pair, input_file, answer_key, threshold)
+    records = _records(model, texts, pair, input_file, answer_key, threshold, every_probability)
     return HeadedRecords(with_aspects(model, records, aspect, str(input_file) if input_file is not None else "text"),
                          getattr(records, "header", None))
 
@@ -214,6 +216,9 @@ def predict(
                                                        '"abstained": true) where the most probable label\'s '
                                                        "probability is below P (default: the model's own, chosen by "
                                                        "`attentive abstain`; 0: never)"),
+    probabilities: bool = typer.Option(False, "--probabilities", help="a CSV or TSV --input: add a column of each "
+                                                                     "label's probability (JSON answers hold them "
+                                                                     "all anyway)"),
     fp32: bool = Fp32,
     threads: Optional[int] = Threads,
 ):
@@ -238,11 +243,12 @@ def predict(
         options = {"top_k": top_k, "threshold": threshold, "top_words_by": top_words_by,
                    "abstain_below": abstain_below}
         request = PredictRequest(str(input_file) if input_file is not None else "text", aspect, jobs, threads,
-                                 batch_size, on_error, options, key, output, input_file, resume, overwrite)
+                                 batch_size, on_error, options, key, output, input_file, resume, overwrite,
+                                 probabilities)
         _predict_to(run, texts, pair, request, warn, fp32=fp32)
     else:
         model = _load_any(run, threads, fp32)
-        wanted = _wanted(model, texts, pair, input_file, aspect, key, threshold)
+        wanted = _wanted(model, texts, pair, input_file, aspect, key, threshold, probabilities)
         if wanted.header is not None:  # a CSV or TSV input's header, with the answer's columns
             print(wanted.header, flush=True)
         answers = answered_in_batches(model, wanted,
@@ -276,7 +282,8 @@ def _predict_to(run, texts, pair, request, warn, fp32: bool = False) -> None:
             err.print(Text("warning: ", style="yellow") + Text(warning), soft_wrap=True)
     else:
         model = _load_any(run, threads, fp32)
-    records = _records(model, texts, pair, request.input_file, request.answer_key, request.options["threshold"])
+    records = _records(model, texts, pair, request.input_file, request.answer_key, request.options["threshold"],
+                       request.every_probability)
     predict_records(model, run, records, request, warn, header=getattr(records, "header", None))
 
 

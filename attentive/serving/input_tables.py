@@ -33,9 +33,11 @@ def input_format(path: str | Path) -> str:
     return "text" if suffix in TEXT_SUFFIXES else "jsonl"
 
 
-def answer_columns(key: str, aspects: bool) -> list[str]:
-    """The columns a table's answer adds, named after the answer's key (--answer-key, "prediction")."""
-    return [key, f"{key}_probability", f"{key}_top_words", *([f"{key}_aspect"] if aspects else [])]
+def answer_columns(key: str, aspects: bool, labels: tuple[str, ...] = ()) -> list[str]:
+    """The columns a table's answer adds, named after the answer's key (--answer-key, "prediction"): the label, its
+    probability, the top words, the aspect (aspect models), and with `labels` each label's probability."""
+    return [key, f"{key}_probability", f"{key}_top_words", *([f"{key}_aspect"] if aspects else []),
+            *(f"{key}_p_{label}" for label in labels)]
 
 
 @dataclass
@@ -47,6 +49,7 @@ class Table:
     added: list[str]
     bom: bool
     crlf: bool
+    labels: tuple[str, ...] = ()  # the labels whose probabilities get a column each (predict --probabilities)
 
     def header_line(self) -> str:
         return ("\ufeff" if self.bom else "") + self._line(self.header + self.added)
@@ -57,8 +60,9 @@ class Table:
         probability = max(answer["probabilities"].values()) if answer["probabilities"] else ""
         words = " ".join(word for word, _ in answer.get("top_words", []))
         values = [label, f"{probability:.6g}" if probability != "" else "", words]
-        if len(self.added) > 3:
+        if len(self.added) - len(self.labels) > 3:
             values.append(answer.get("aspect") or "")
+        values += [f"{answer['probabilities'].get(name, 0.0):.6g}" for name in self.labels]
         if self.delimiter == "\t":  # TSV has no quoting: an answer's own tab or line break becomes a space
             values = [" ".join(value.split()) for value in values]
         return self._line(fields + values)
@@ -92,8 +96,8 @@ def _first_bytes(path: Path) -> bytes:
         return b""  # the reader says what is wrong with it
 
 
-def table_records(path: Path, columns: dict[str, str | None], answer_key: str,
-                  aspects: bool) -> tuple[Table, Iterator[tuple[int, Record] | BadLine]]:
+def table_records(path: Path, columns: dict[str, str | None], answer_key: str, aspects: bool,
+                  labels: tuple[str, ...] = ()) -> tuple[Table, Iterator[tuple[int, Record] | BadLine]]:
     """The table of a CSV or TSV file and its rows as records: `columns` maps each field predict reads ("text",
     "text_pair", "aspect") to its column (None: not read); the text column (and the pair column, where given) must
     be in the header, and no column may have an answer column's name. A row without a text, or with another number
@@ -115,12 +119,12 @@ def table_records(path: Path, columns: dict[str, str | None], answer_key: str,
         if column is not None and field != "aspect" and column not in header:
             raise AttentiveError(f"{where}: no column {column!r} in the header (found: "
                                  f"{', '.join(map(repr, header)) or 'none'}): give --text-column")
-    added = answer_columns(answer_key, aspects)
+    added = answer_columns(answer_key, aspects, labels)
     clash = sorted(set(added) & set(header))
     if clash:
         raise AttentiveError(f"{where}: the file has a column {clash[0]!r}, where the answer goes: choose another "
                              "--answer-key")
-    table = Table(delimiter, header, added, bom, crlf)
+    table = Table(delimiter, header, added, bom, crlf, tuple(labels))
     positions = {field: header.index(column) for field, column in columns.items()
                  if column is not None and column in header}
 
@@ -176,10 +180,12 @@ class HeadedRecords:
         return iter(self.records)
 
 
-def file_records(path: Path, model, answer_key: str | None, text_column: str | None = None) -> HeadedRecords:
+def file_records(path: Path, model, answer_key: str | None, text_column: str | None = None,
+                 every_probability: bool = False) -> HeadedRecords:
     """The records of `predict --input FILE` (or `explain --input`) in FILE's format (`input_format`): a table's
     read with the model's columns (attentive/data/reading.py; `text_column` where given), its output's header line
-    with them; a text file's lines; else JSON lines (`input_lines.jsonl_records`)."""
+    with them (and a column of each label's probability with `every_probability`); a text file's lines; else JSON
+    lines (`input_lines.jsonl_records`), whose answers hold every probability anyway."""
     from ..data.reading import model_reading
     from .input_lines import ANSWER_KEY, jsonl_records
 
@@ -195,5 +201,6 @@ def file_records(path: Path, model, answer_key: str | None, text_column: str | N
     columns = {"text": text_column or reading["text_column"],
                "text_pair": reading["pair_column"] or "text_pair" if model.is_pair else None,
                "aspect": (reading["aspect_column"] or "aspect") if model.uses_aspect else None}
-    table, records = table_records(path, columns, answer_key or ANSWER_KEY, model.uses_aspect)
+    table, records = table_records(path, columns, answer_key or ANSWER_KEY, model.uses_aspect,
+                                   tuple(model.labels) if every_probability else ())
     return HeadedRecords(records, table.header_line())

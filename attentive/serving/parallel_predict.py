@@ -229,6 +229,7 @@ class PredictRequest:
     input_file: Path | None = None
     resume: bool = False
     overwrite: bool = False
+    every_probability: bool = False  # a CSV or TSV --input: a column of each label's probability
 
 
 def predict(model, folder: Path, records: Iterable[tuple[int, dict] | BadLine], request: PredictRequest, warn,
