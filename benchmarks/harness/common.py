@@ -234,3 +234,21 @@ def write_json(path: str | Path, obj) -> None:
     except ValueError as error:
         raise ValueError(f"{path}: {error}") from None
     write_text(path, text + "\n")
+
+
+def made_result(name: str, seed: int, accuracy: float, **extra) -> dict:
+    """A hand-made result of the schema above, for the benchmarks' own tests: a neural run on IMDB with `accuracy` on
+    test; `extra` fields added or replaced."""
+    metrics = {"accuracy": accuracy, "macro_f1": accuracy - 0.01, "n": 100}
+    return {
+        "name": name, "command": f"python -m benchmarks.x --seed {seed}", "git_commit": "abc1234",
+        "machine": {"cpu_model": "AMD EPYC 7B13 64-Core Processor", "cpu_cores": 2, "cuda_device": None},
+        "date": "2025-01-01T00:00:00+00:00", "kind": "model", "recipe": "lama_ctx", "dataset": "imdb",
+        "seed": seed, "wall_time_s": 100.0, "dev": {"accuracy": 0.9}, "test": metrics,
+        "epoch_times_s": [100.0, 120.0], **extra,
+    }
+
+
+def write_made(directory, result: dict) -> None:
+    """`result` as a loose result file in `directory`."""
+    (directory / f"{result['name']}.json").write_text(json.dumps(result), encoding="utf-8")

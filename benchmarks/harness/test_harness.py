@@ -11,31 +11,16 @@ import pytest
 from attentive import Dataset, Example
 from benchmarks import render
 from benchmarks.harness import baselines, common, results_io
+from benchmarks.harness.common import made_result, write_made
 from benchmarks.harness.formatting import fmt_mean_std
 from tests.import_graph import find_circle, module_imports
-
-
-def _result(name: str, seed: int, accuracy: float, **extra) -> dict:
-    """A hand-made result file as the benchmark scripts write it."""
-    metrics = {"accuracy": accuracy, "macro_f1": accuracy - 0.01, "n": 100}
-    return {
-        "name": name, "command": f"python -m benchmarks.x --seed {seed}", "git_commit": "abc1234",
-        "machine": {"cpu_model": "AMD EPYC 7B13 64-Core Processor", "cpu_cores": 2, "cuda_device": None},
-        "date": "2025-01-01T00:00:00+00:00", "kind": "model", "recipe": "lama_ctx", "dataset": "imdb",
-        "seed": seed, "wall_time_s": 100.0, "dev": {"accuracy": 0.9}, "test": metrics,
-        "epoch_times_s": [100.0, 120.0], **extra,
-    }
-
-
-def _write(directory, result: dict) -> None:
-    (directory / f"{result['name']}.json").write_text(json.dumps(result), encoding="utf-8")
 
 
 def test_render_shows_mean_and_std_over_seeds(tmp_path):
     results = tmp_path / "results"
     results.mkdir()
-    _write(results, _result("lama_ctx-imdb-s0", 0, 0.90, paper_reference=0.9095))
-    _write(results, _result("lama_ctx-imdb-s1", 1, 0.92))
+    write_made(results, made_result("lama_ctx-imdb-s0", 0, 0.90, paper_reference=0.9095))
+    write_made(results, made_result("lama_ctx-imdb-s1", 1, 0.92))
     output = tmp_path / "BENCHMARKS.md"
 
     text = render.render(results, output)
@@ -51,8 +36,8 @@ def test_render_shows_mean_and_std_over_seeds(tmp_path):
 def test_render_target_not_reached_and_comparison(tmp_path):
     results = tmp_path / "results"
     results.mkdir()
-    _write(results, _result("lama_ctx-imdb-s0", 0, 0.80, epoch_times_s=[300.0]))
-    _write(results, {**_result("tfidf_lr-imdb-s0", 0, 0.90), "kind": "baseline", "recipe": None,
+    write_made(results, made_result("lama_ctx-imdb-s0", 0, 0.80, epoch_times_s=[300.0]))
+    write_made(results, {**made_result("tfidf_lr-imdb-s0", 0, 0.90), "kind": "baseline", "recipe": None,
                      "model": "tfidf_lr", "epoch_times_s": None})
     (results / "broken.json").write_text("{not json", encoding="utf-8")
 
@@ -64,9 +49,9 @@ def test_render_target_not_reached_and_comparison(tmp_path):
 
 
 def test_results_are_packed_one_family_a_file_and_read_back_alike(tmp_path):
-    _write(tmp_path, _result("lama_ctx-imdb-s0", 0, 0.90))
-    _write(tmp_path, {**_result("tfidf_lr-imdb-s0", 0, 0.90), "kind": "baseline", "model": "tfidf_lr"})
-    _write(tmp_path, {"name": "scaling", "kind": "scaling", "rows": []})
+    write_made(tmp_path, made_result("lama_ctx-imdb-s0", 0, 0.90))
+    write_made(tmp_path, {**made_result("tfidf_lr-imdb-s0", 0, 0.90), "kind": "baseline", "model": "tfidf_lr"})
+    write_made(tmp_path, {"name": "scaling", "kind": "scaling", "rows": []})
     loose, _ = results_io.load_results(tmp_path)
 
     written = results_io.pack(tmp_path)
@@ -237,7 +222,7 @@ def test_a_run_made_under_another_name_with_the_same_settings_counts_as_that_var
     from benchmarks.harness import run
     from benchmarks.harness.results_io import load_results
 
-    as_run = {**_result("lama_ctx-r8-gpu-L1000-scale5-s0", 0, 0.97), "dataset": "r8", "variant": "gpu-L1000-scale5"}
+    as_run = {**made_result("lama_ctx-r8-gpu-L1000-scale5-s0", 0, 0.97), "dataset": "r8", "variant": "gpu-L1000-scale5"}
     (tmp_path / "lama_ctx-r8-gpu-L1000-scale5-s0.json").write_text(json.dumps(as_run), encoding="utf-8")
     (loaded,), _ = load_results(tmp_path)
     assert loaded["variant"] == "L1000" and loaded["variant_as_run"] == "gpu-L1000-scale5"

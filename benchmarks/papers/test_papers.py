@@ -1,17 +1,7 @@
 """Fast tests of the benchmark helpers: result writing, the TF-IDF baseline's dev selection, and rendering."""
 from __future__ import annotations
 
-
-def _result(name: str, seed: int, accuracy: float, **extra) -> dict:
-    """A hand-made result file as the benchmark scripts write it."""
-    metrics = {"accuracy": accuracy, "macro_f1": accuracy - 0.01, "n": 100}
-    return {
-        "name": name, "command": f"python -m benchmarks.x --seed {seed}", "git_commit": "abc1234",
-        "machine": {"cpu_model": "AMD EPYC 7B13 64-Core Processor", "cpu_cores": 2, "cuda_device": None},
-        "date": "2025-01-01T00:00:00+00:00", "kind": "model", "recipe": "lama_ctx", "dataset": "imdb",
-        "seed": seed, "wall_time_s": 100.0, "dev": {"accuracy": 0.9}, "test": metrics,
-        "epoch_times_s": [100.0, 120.0], **extra,
-    }
+from benchmarks.harness.common import made_result
 
 
 def test_ssan_table_has_the_paper_shape_and_checks_its_claims():
@@ -23,9 +13,9 @@ def test_ssan_table_has_the_paper_shape_and_checks_its_claims():
     for name, value in accuracy.items():
         for dataset in render_ssan.DATASETS:
             for seed in (0, 1):
-                results.append({**_result(f"{name}-{dataset}-s{seed}", seed, value + 0.01 * seed),
+                results.append({**made_result(f"{name}-{dataset}-s{seed}", seed, value + 0.01 * seed),
                                 "recipe": name, "dataset": dataset})
-    results.append({**_result("ssan_rpr-opener-adam-s0", 0, 0.99), "recipe": "ssan_rpr", "dataset": "opener",
+    results.append({**made_result("ssan_rpr-opener-adam-s0", 0, 0.99), "recipe": "ssan_rpr", "dataset": "opener",
                     "variant": "adam"})  # a variant stays out of the table
     lines = render_ssan.ssan_section(results)
     text = "\n".join(lines)
@@ -41,7 +31,7 @@ def test_ssan_table_has_the_paper_shape_and_checks_its_claims():
     assert "above every baseline: holds" in text
     assert render_ssan.ssan_section([]) == []
     assert "300-d word2vec" not in text
-    word2vec = results + [{**_result("ssan-opener-w2v300-s0", 0, 0.8), "recipe": "ssan", "dataset": "opener",
+    word2vec = results + [{**made_result("ssan-opener-w2v300-s0", 0, 0.8), "recipe": "ssan", "dataset": "opener",
                            "variant": "w2v300"}]
     second = "\n".join(render_ssan.ssan_section(word2vec)).split("300-d word2vec")[1]
     assert "| 1-Layer SSAN | — | — | 80.0 | — | — | — | — | 1 |" in second
@@ -53,7 +43,7 @@ def test_ssan_table_takes_the_barnes_dropout_dev_chose_per_dataset():
     from benchmarks.papers.ssan import render_ssan
 
     def run(recipe, dataset, seed, dev, test, variant=""):
-        result = {**_result(f"{recipe}-{dataset}-s{seed}", seed, test), "recipe": recipe, "dataset": dataset,
+        result = {**made_result(f"{recipe}-{dataset}-s{seed}", seed, test), "recipe": recipe, "dataset": dataset,
                   "dev": {"accuracy": dev}}
         return {**result, "variant": variant} if variant else result
 
@@ -79,7 +69,7 @@ def test_pruned_section_sets_the_pruned_head_beside_the_full_one_with_its_parame
     from benchmarks.papers.lin2017.render_pruned import pruned_section
 
     def run(recipe, seed, accuracy, params):
-        result = _result(f"{recipe}-sst2-penalty0-s{seed}", seed, accuracy, recipe=recipe, dataset="sst2",
+        result = made_result(f"{recipe}-sst2-penalty0-s{seed}", seed, accuracy, recipe=recipe, dataset="sst2",
                          variant="penalty0", params=params, overrides=["train.regulariser.weight=0"])
         result["test"]["labels"] = ["0", "1"]
         return result
@@ -99,7 +89,7 @@ def test_lama_table_takes_the_dev_chosen_variant_and_names_baselines_above_lama_
 
     def run(recipe, dataset, seed, test, dev, variant=None, kind="model"):
         name = "-".join([recipe, dataset] + ([variant] if variant else []) + [f"s{seed}"])
-        result = {**_result(name, seed, test), "recipe": recipe, "dataset": dataset, "kind": kind,
+        result = {**made_result(name, seed, test), "recipe": recipe, "dataset": dataset, "kind": kind,
                   "dev": {"accuracy": dev}}
         return {**result, "variant": variant} if variant else result
 

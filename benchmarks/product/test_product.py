@@ -1,37 +1,20 @@
 """Fast tests of the benchmark helpers: result writing, the TF-IDF baseline's dev selection, and rendering."""
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from benchmarks import render
 from benchmarks.harness import results_io
-
-
-def _result(name: str, seed: int, accuracy: float, **extra) -> dict:
-    """A hand-made result file as the benchmark scripts write it."""
-    metrics = {"accuracy": accuracy, "macro_f1": accuracy - 0.01, "n": 100}
-    return {
-        "name": name, "command": f"python -m benchmarks.x --seed {seed}", "git_commit": "abc1234",
-        "machine": {"cpu_model": "AMD EPYC 7B13 64-Core Processor", "cpu_cores": 2, "cuda_device": None},
-        "date": "2025-01-01T00:00:00+00:00", "kind": "model", "recipe": "lama_ctx", "dataset": "imdb",
-        "seed": seed, "wall_time_s": 100.0, "dev": {"accuracy": 0.9}, "test": metrics,
-        "epoch_times_s": [100.0, 120.0], **extra,
-    }
-
-
-def _write(directory, result: dict) -> None:
-    (directory / f"{result['name']}.json").write_text(json.dumps(result), encoding="utf-8")
+from benchmarks.harness.common import made_result, write_made
 
 
 def test_targets_use_the_variant_dev_selected_among_those_with_most_seeds():
     results = [
-        _result("a-s0", 0, 0.99, variant="sweep", dev={"accuracy": 0.99}),  # one seed only: a sweep try
-        _result("b-s0", 0, 0.80, variant="b", dev={"accuracy": 0.91}),
-        _result("b-s1", 1, 0.82, variant="b", dev={"accuracy": 0.93}),
-        _result("c-s0", 0, 0.95, variant="c", dev={"accuracy": 0.90}),
-        _result("c-s1", 1, 0.97, variant="c", dev={"accuracy": 0.90}),
+        made_result("a-s0", 0, 0.99, variant="sweep", dev={"accuracy": 0.99}),  # one seed only: a sweep try
+        made_result("b-s0", 0, 0.80, variant="b", dev={"accuracy": 0.91}),
+        made_result("b-s1", 1, 0.82, variant="b", dev={"accuracy": 0.93}),
+        made_result("c-s0", 0, 0.95, variant="c", dev={"accuracy": 0.90}),
+        made_result("c-s1", 1, 0.97, variant="c", dev={"accuracy": 0.90}),
     ]
     variant, runs = results_io.selected_runs(results, "imdb", "lama_ctx")
     assert variant == "b" and [r["name"] for r in runs] == ["b-s0", "b-s1"]  # test accuracy plays no part
@@ -40,9 +23,9 @@ def test_targets_use_the_variant_dev_selected_among_those_with_most_seeds():
 def test_the_default_models_targets_check_the_default_as_it_ships_not_an_experiment_on_it():
     from benchmarks.product.accuracy.render_targets import Target, target_measure
 
-    results = [_result(f"default-s{seed}", seed, 0.80, recipe="default", variant="defaults", dev={"accuracy": 0.80})
+    results = [made_result(f"default-s{seed}", seed, 0.80, recipe="default", variant="defaults", dev={"accuracy": 0.80})
                for seed in (0, 1, 2)]
-    results += [_result(f"wide-s{seed}", seed, 0.90, recipe="default", variant="wide", dev={"accuracy": 0.85})
+    results += [made_result(f"wide-s{seed}", seed, 0.90, recipe="default", variant="wide", dev={"accuracy": 0.85})
                 for seed in (0, 1, 2)]  # a `--set` experiment that dev would select
     free = Target("imdb", "default", "test_accuracy", 0.85, "any variant")
     assert target_measure(results, free) == ("wide", pytest.approx(0.90))
@@ -53,14 +36,14 @@ def test_the_default_models_targets_check_the_default_as_it_ships_not_an_experim
 def test_defaults_table_opens_benchmarks_and_sets_the_default_beside_the_better_baseline(tmp_path):
     from benchmarks.product.accuracy.render_defaults import defaults_section
 
-    results = [_result("default-sst2-defaults-s0", 0, 0.84, recipe="default", dataset="sst2", variant="defaults"),
-               _result("default-sst2-defaults-s1", 1, 0.82, recipe="default", dataset="sst2", variant="defaults"),
-               _result("default-sst2-tuned-s0", 0, 0.99, recipe="default", dataset="sst2", variant="tuned"),
-               {**_result("tfidf_lr-sst2-s0", 0, 0.81, dataset="sst2", kind="baseline"), "recipe": None,
+    results = [made_result("default-sst2-defaults-s0", 0, 0.84, recipe="default", dataset="sst2", variant="defaults"),
+               made_result("default-sst2-defaults-s1", 1, 0.82, recipe="default", dataset="sst2", variant="defaults"),
+               made_result("default-sst2-tuned-s0", 0, 0.99, recipe="default", dataset="sst2", variant="tuned"),
+               {**made_result("tfidf_lr-sst2-s0", 0, 0.81, dataset="sst2", kind="baseline"), "recipe": None,
                 "model": "tfidf_lr"},
-               {**_result("fasttext-sst2-s0", 0, 0.85, dataset="sst2", kind="baseline"), "recipe": None,
+               {**made_result("fasttext-sst2-s0", 0, 0.85, dataset="sst2", kind="baseline"), "recipe": None,
                 "model": "fasttext"},
-               {**_result("model2vec-sst2-s0", 0, 0.80, dataset="sst2", kind="baseline"), "recipe": None,
+               {**made_result("model2vec-sst2-s0", 0, 0.80, dataset="sst2", kind="baseline"), "recipe": None,
                 "model": "model2vec"}]
     lines = defaults_section(results)
     [row] = [line for line in lines if line.startswith("| sst2 ")]
@@ -69,7 +52,7 @@ def test_defaults_table_opens_benchmarks_and_sets_the_default_beside_the_better_
     assert cells[2:4] == ["—", "—"]  # no run of `documents`, nor of `opinion`, the default until commit a798496
     assert cells[4:7] == ["81.00", "85.00", "80.00 (1)"] and cells[8] == "-2.00"  # below the best peer, fastText
     for result in results:
-        _write(tmp_path, result)
+        write_made(tmp_path, result)
     text = render.render(tmp_path, tmp_path / "B.md")
     assert text.index("## The default model against the baselines") < text.index("## Targets")
 
@@ -78,12 +61,12 @@ def test_the_defaults_table_shows_documents_and_where_it_is_within_half_a_point_
     from benchmarks.product.accuracy.render_defaults import defaults_section
 
     def run(recipe, dataset, seed, test, variant=None):
-        return _result(f"{recipe}-{dataset}-s{seed}", seed, test, recipe=recipe, dataset=dataset, variant=variant)
+        return made_result(f"{recipe}-{dataset}-s{seed}", seed, test, recipe=recipe, dataset=dataset, variant=variant)
 
     results = [run("default", "imdb", seed, 0.893, "defaults") for seed in range(3)]
     results += [run("documents", "imdb", seed, 0.905 + 0.001 * seed) for seed in range(3)]
     results += [run("documents", "news", seed, 0.900) for seed in range(3)]
-    results += [{**_result(f"tfidf_lr-{name}-s0", 0, test, dataset=name, kind="baseline"), "recipe": None,
+    results += [{**made_result(f"tfidf_lr-{name}-s0", 0, test, dataset=name, kind="baseline"), "recipe": None,
                  "model": "tfidf_lr"} for name, test in (("imdb", 0.9044), ("news", 0.9096))]
     lines = defaults_section(results)
     [row] = [line for line in lines if line.startswith("| imdb ")]
@@ -102,7 +85,7 @@ def test_the_gated_row_shows_the_family_variant_best_on_dev_over_three_seeds():
     from benchmarks.product.accuracy.render_defaults import GATED_FAMILY, gated_variant
 
     def run(variant, seed, dev):
-        return {**_result(f"lama_pair-sick-{variant}-s{seed}", seed, 0.7, recipe="lama_pair", dataset="sick",
+        return {**made_result(f"lama_pair-sick-{variant}-s{seed}", seed, 0.7, recipe="lama_pair", dataset="sick",
                           variant=variant), "dev": {"accuracy": dev}}
 
     results = ([run(GATED_FAMILY, seed, 0.76) for seed in range(3)]
@@ -116,17 +99,17 @@ def test_the_gated_row_shows_the_family_variant_best_on_dev_over_three_seeds():
 def test_the_summary_picks_each_tasks_model_on_dev_never_on_test(tmp_path):
     def run(recipe, seed, dev, test, variant=None, **extra):
         name = "-".join([recipe, "r8"] + ([variant] if variant else []) + [f"s{seed}"])
-        result = {**_result(name, seed, test, recipe=recipe, dataset="r8", dev={"accuracy": dev}), **extra}
+        result = {**made_result(name, seed, test, recipe=recipe, dataset="r8", dev={"accuracy": dev}), **extra}
         result["test"]["labels"] = [str(i) for i in range(8)]
         return {**result, "variant": variant} if variant else result
 
     results = [run("lama_ctx", s, 0.96, 0.95 + 0.01 * s, "L1000", params=3_400_000) for s in range(3)]
     results += [run("cnn", s, 0.95, 0.99) for s in range(3)]  # best test, worse dev: not chosen
     results += [run("san", 0, 0.99, 0.99)]  # one seed: a sweep try does not compete
-    results += [{**_result("tfidf_lr-r8-s0", 0, 0.97, dataset="r8", kind="baseline", dev={"accuracy": 0.94}),
+    results += [{**made_result("tfidf_lr-r8-s0", 0, 0.97, dataset="r8", kind="baseline", dev={"accuracy": 0.94}),
                  "recipe": None, "model": "tfidf_lr", "epoch_times_s": None}]
     for result in results:
-        _write(tmp_path, result)
+        write_made(tmp_path, result)
     text = render.render(tmp_path, tmp_path / "B.md")
 
     [row] = [line for line in text.splitlines() if line.startswith("| r8 | 8 |")]
@@ -144,7 +127,7 @@ def test_the_summary_sets_no_run_of_an_older_dev_split_beside_the_current_ones()
     from benchmarks.product.accuracy.render_summary import summary_section
 
     def run(recipe, seed, dev, date):
-        return {**_result(f"{recipe}-imdb-s{seed}", seed, 0.9, date=date), "recipe": recipe,
+        return {**made_result(f"{recipe}-imdb-s{seed}", seed, 0.9, date=date), "recipe": recipe,
                 "dev": {"accuracy": dev}}
 
     before, after = "2025-01-01T00:00:00+00:00", DEV_SPLIT_SINCE["imdb"]
