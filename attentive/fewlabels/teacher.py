@@ -27,6 +27,7 @@ import numpy as np
 
 from ..errors import AttentiveError
 from ..folders.output import OutputKind, claim
+from ..util.checks import check_integer
 
 FORMAT = "attentive-teacher-1"
 BODY, HEAD, CARD = "body", "head.json", "teacher.json"
@@ -53,9 +54,7 @@ class TeacherSettings:
 
     def __post_init__(self):
         for name in ("iterations", "epochs", "batch_size"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise AttentiveError(f"teacher {name}: give an integer of 1 or more (got {value!r})")
+            check_integer(getattr(self, name), f"teacher.{name}", 1)
 
 
 class FewLabelTeacher:

@@ -85,7 +85,9 @@ def texts_argument(texts, name: str = "texts") -> str | list[str]:
     return texts
 
 
-def _integer(value, name: str, least: int) -> int:
+def check_integer(value, name: str, least: int) -> int:
+    """`value` as an int, where it is an integer (not a bool) of at least `least`; else an ArgumentError naming
+    `name`."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < least:
         raise ArgumentError(f"{name}={value!r}: must be an integer ≥ {least}")
     return int(value)
@@ -94,8 +96,8 @@ def _integer(value, name: str, least: int) -> int:
 def check_call(batch_size: int = 128, top_k: int = 5, threshold: float | None = None) -> None:
     """ArgumentError unless `batch_size` is an integer ≥ 1, `top_k` an integer ≥ 0 and `threshold` None or a number
     in [0, 1]."""
-    _integer(batch_size, "batch_size", 1)
-    _integer(top_k, "top_k", 0)
+    check_integer(batch_size, "batch_size", 1)
+    check_integer(top_k, "top_k", 0)
     if threshold is not None and (isinstance(threshold, bool) or not isinstance(threshold, numbers.Real)
                                   or not 0 <= threshold <= 1):
         raise ArgumentError(f"threshold={threshold!r}: must be None or a number from 0 to 1")
@@ -103,7 +105,7 @@ def check_call(batch_size: int = 128, top_k: int = 5, threshold: float | None = 
 
 def check_threads(threads) -> int | None:
     """`threads` (None: the default), or an ArgumentError unless it is an integer ≥ 1, as the CLI's --threads."""
-    return None if threads is None else _integer(threads, "threads", 1)
+    return None if threads is None else check_integer(threads, "threads", 1)
 
 
 def check_folder(folder) -> None:

@@ -77,3 +77,11 @@ def test_a_row_without_text_is_left_out_and_its_line_kept(tmp_path):
     assert read.texts == ["a fine film", "a dull film"] and read.blank == [3]
     chosen = rank_for_labelling(Table({"a fine film": 0.9, "a dull film": 0.2}), read.texts, 2)
     assert {row["id"] for row in csv.DictReader(io.StringIO(suggestions_file(read, chosen).decode()))} == {"1", "3"}
+
+
+@pytest.mark.parametrize("setting", [{"iterations": 0}, {"epochs": True}, {"batch_size": 1.5}])
+def test_the_teachers_settings_are_integers_of_one_or_more(setting):
+    from attentive.fewlabels.teacher import TeacherSettings
+
+    with pytest.raises(AttentiveError, match=rf"teacher.{next(iter(setting))}=.*: must be an integer ≥ 1"):
+        TeacherSettings(**setting)
