@@ -32,7 +32,16 @@ from pathlib import Path
 from ..answer.inputs import listed
 from ..errors import AttentiveError
 from ..util.atomic import COMMITTED, STAGING, atomic_write_files
-from .manifest import MANIFEST, Owner, foreign_entries, owner_of, owns_file, with_manifest, writing_for
+from .manifest import (
+    MANIFEST,
+    Owner,
+    foreign_entries,
+    owner_of,
+    owns_file,
+    read_manifest,
+    with_manifest,
+    writing_for,
+)
 from .reading import read_json_in_folder
 
 try:
@@ -51,9 +60,9 @@ class OutputKind:
 
     `files`: the names of the files it writes (the only names it ever replaces or removes); `folders`: subfolders
     it writes, each with the names of the files it writes in it (None: whatever names, checked by the manifest
-    alone); `holds_output(folder)`: whether a folder holds an
-    earlier output of this kind; `clash(folder)`: the name of another kind of output this command must never write
-    over, even with overwrite (an export over a trained model's config.json), or None."""
+    alone); `holds_output(folder)`: whether a folder holds an earlier output of this kind; `clash(folder)`: the name
+    of another kind of output this command must never write over, even with overwrite (an export over a trained
+    model's config.json), or None."""
 
     command: str
     output: str
@@ -63,10 +72,6 @@ class OutputKind:
     replacing_needs_overwrite: bool = True
     alternatives: str = ""  # other ways out of "already holds", e.g. ", --resume to continue its training"
     clash: Callable[[Path], str | None] = lambda folder: None
-
-    def writes(self, name: str) -> bool:
-        """Whether an entry of the output folder has a name this command (or any attentive write) puts there."""
-        return name in self.files or name in self.folders or is_hidden(name)
 
 
 def is_hidden(name: str) -> bool:
@@ -95,7 +100,8 @@ class OutputFolder:
         """Replace the command's `files` in the folder as one set, then remove `remove` (files an earlier output of
         this kind wrote that this one does not; only those the manifest shows it wrote). Only names of the kind's own
         files are accepted."""
-        remove = [name for name in remove if name not in files and owns_file(self.path, name, self.owner)]
+        entries = read_manifest(self.path)
+        remove = [name for name in remove if name not in files and owns_file(self.path, name, self.owner, entries)]
         foreign = sorted(name for name in (*files, *remove) if name not in self.kind.files)
         if foreign:
             raise ValueError(f"attentive {self.kind.command} does not write {listed(foreign)}")
@@ -177,8 +183,9 @@ def check_contents(out: Path, kind: OutputKind, overwrite: bool, owner: Owner | 
                                  f"({listed(strangers, 3)}), and it writes its {name}/ folder there: move them, or "
                                  "give another output folder")
         _refuse_foreign(folder, _foreign(folder, owner), kind, overwrite)
+    entries = read_manifest(out)
     foreign = [name for name in os.listdir(out) if not is_hidden(name) and name not in kind.folders
-               and not (name in kind.files and owns_file(out, name, owner))]
+               and not (name in kind.files and owns_file(out, name, owner, entries))]
     earlier = kind.holds_output(out) and not kind.files.intersection(foreign)  # the command's own, unchanged
     if earlier and kind.replacing_needs_overwrite and not overwrite:
         raise AttentiveError(f"{out} already holds {kind.output}: give --overwrite to replace it{kind.alternatives}, "
