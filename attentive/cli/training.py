@@ -193,12 +193,10 @@ def _compact(model, data, overwrite: bool, data_dir, device: str, threads: int |
 def _check_output_folder(out: Path, overwrite: bool) -> None:
     """The checks training makes of its output folder when it claims it (attentive/folders/output.py), made by the
     launcher of a data-parallel run, so that a folder rank 0 would refuse is refused before any rank starts."""
-    from ..folders.output import check_contents, check_destination
+    from ..folders.output import check_claimable
     from ..training.pipeline import TRAINING_RUN
 
-    check_destination(out)
-    if out.is_dir():
-        check_contents(out, TRAINING_RUN, overwrite)
+    check_claimable(out, TRAINING_RUN, overwrite)
 
 
 def _launch_torchrun(nproc: int, args: list[str]) -> int:

@@ -26,7 +26,7 @@ import numpy as np
 from ..data.example import Dataset, Example
 from ..data.source import DataSource, resolve_dataset
 from ..errors import AttentiveError
-from ..folders.output import check_contents, check_destination
+from ..folders.output import check_claimable
 from ..folders.saved import CONFIG, TOKENIZER, WEIGHTS
 from ..model import Model
 from ..recipes.for_data import recipe_for_data
@@ -211,10 +211,8 @@ def distill(teachers: Sequence[str | Path] | str | Path, dataset: str | Dataset 
         raise AttentiveError("distill needs at least one teacher model folder")
     how = how or Distillation()
     out = settings.out_path
-    if out is not None:
-        check_destination(out, teachers)  # before any teacher is run: never over a teacher
-        if out.is_dir():  # nor over what the folder holds (checked again once it is claimed)
-            check_contents(out, DISTILL_RUN, settings.overwrite)
+    if out is not None:  # before any teacher is run: never over a teacher, nor over what the folder holds
+        check_claimable(out, DISTILL_RUN, settings.overwrite, teachers)
     if settings.threads is not None:
         from ..util.threads import use_threads
 

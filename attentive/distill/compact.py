@@ -69,14 +69,12 @@ def check_deployable_folders(out: str | Path, recipe: Recipe, overwrite: bool) -
     """Refuse, before training, a folder `--compact` would write that is not its to write (the folder rule,
     attentive/folders/output.py), so that a refusal leaves nothing behind."""
     from ..export import EXPORT
-    from ..folders.output import check_contents, check_destination
+    from ..folders.output import check_claimable
     from . import DISTILL_RUN
 
     kinds = {"export": EXPORT, "distill": DISTILL_RUN}
     for folder, command in deployable_folders(out, recipe):
-        check_destination(folder, [out])
-        if folder.is_dir():
-            check_contents(folder, kinds[command], overwrite)
+        check_claimable(folder, kinds[command], overwrite, [out])
 
 
 def holds_only_own(out: str | Path, recipe: Recipe, owner) -> bool:

@@ -69,13 +69,11 @@ def check_folders(run: FewLabelRun) -> None:
     """Every folder the run writes is refused now, before the teacher trains, if it is not the run's to write."""
     from ..distill import DISTILL_RUN
     from ..export import EXPORT
-    from ..folders.output import check_contents, check_destination
+    from ..folders.output import check_claimable
 
     kinds = {"teacher": TEACHER, "student": DISTILL_RUN, "exported": EXPORT}
     for role, folder in folders(run.out, run.compact).items():
-        check_destination(folder)
-        if folder.is_dir():
-            check_contents(folder, kinds[role], run.overwrite)
+        check_claimable(folder, kinds[role], run.overwrite)
 
 
 def split_pool(pool: Sequence[str], labelled: set[str], seed: int) -> tuple[list[str], list[str]]:

@@ -139,6 +139,16 @@ def claim(out: str | Path, kind: OutputKind, *, overwrite: bool = False, continu
         raise
 
 
+def check_claimable(out: str | Path, kind: OutputKind, overwrite: bool = False,
+                    inputs: Iterable[str | Path | None] = ()) -> None:
+    """The checks `claim` makes of `out`, made now without claiming it: for a command that must refuse a folder it
+    will write later (after training, a teacher, a search) before that work starts."""
+    out = Path(out)
+    check_destination(out, inputs)
+    if out.is_dir():
+        check_contents(out, kind, overwrite)
+
+
 def check_destination(out: Path, inputs: Iterable[str | Path | None] = ()) -> None:
     """`out` must be a folder (or not exist yet), and neither the working directory nor the input model, nor hold
     either of them: no overwrite makes those right."""
