@@ -36,9 +36,9 @@ from benchmarks.product.accuracy.render_multilabel import multilabel_section
 from benchmarks.product.accuracy.render_practitioner import practitioner_section
 from benchmarks.product.accuracy.render_summary import summary_section
 from benchmarks.product.accuracy.render_targets import TARGETS, Target, targets_section
-from benchmarks.product.deploy.render_deployable import deployable_section
-from benchmarks.product.deploy.render_frontier import frontier_section
-from benchmarks.product.deploy.render_shipped import shipped_section
+from benchmarks.product.deploy.deployable import deployable_section
+from benchmarks.product.deploy.frontier import frontier_section
+from benchmarks.product.deploy.shipped import shipped_section
 from benchmarks.product.fewlabels.render_few_labels import few_labels_section
 from benchmarks.product.scale.render_scaling import scaling_section
 

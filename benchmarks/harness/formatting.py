@@ -64,3 +64,18 @@ def fmt_times(times: dict[str, float | None]) -> str:
     """Mean times of one group on each machine it ran on (``52m 10s / 47.1 s``): a mean over a CPU and a GPU
     together would describe neither."""
     return " / ".join(fmt_seconds(seconds) for seconds in times.values()) or NONE
+
+
+def md_row(cells: Sequence[str]) -> str:
+    """One markdown table row."""
+    return "| " + " | ".join(cells) + " |"
+
+
+def md_head(columns: Sequence[str], align: str) -> list[str]:
+    """A markdown table's head: the column names, then each column's alignment (`align`: one `l` or `r` a column)."""
+    return [md_row(columns), md_row(["---:" if side == "r" else "---" for side in align])]
+
+
+def fmt_summary(summary: dict, digits: int = 2) -> str:
+    """A stored ``{"mean", "std"}`` of fractions in percent: ``mean ± std``."""
+    return f"{100 * summary['mean']:.{digits}f} ± {100 * summary['std']:.{digits}f}"

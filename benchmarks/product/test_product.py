@@ -138,7 +138,7 @@ def test_the_summary_sets_no_run_of_an_older_dev_split_beside_the_current_ones()
 
 
 def test_the_deployable_verdict_gives_document_sets_their_own_size_bound():
-    from benchmarks.product.deploy.render_deployable import _verdict
+    from benchmarks.product.deploy.deployable import verdict as _verdict
 
     def system(accuracy, int8_mb=1.0, docs_per_s=100.0):
         return {"accuracy": {"mean": accuracy}, "int8_mb": int8_mb, "docs_per_s": docs_per_s}
@@ -159,7 +159,7 @@ def test_the_deployable_verdict_gives_document_sets_their_own_size_bound():
 
 
 def test_interleaved_timing_takes_each_systems_passes_in_turn():
-    from benchmarks.product.deploy.deploy_speed import interleaved_docs_per_second
+    from benchmarks.product.deploy.deployable import interleaved_docs_per_second
 
     calls = []
     systems = {name: (lambda batch, name=name: calls.append((name, len(batch)))) for name in ("ours", "peer")}
@@ -170,7 +170,7 @@ def test_interleaved_timing_takes_each_systems_passes_in_turn():
 
 
 def test_the_shipped_table_checks_each_dataset_against_issue_45s_bounds():
-    from benchmarks.product.deploy.render_shipped import shipped_section
+    from benchmarks.product.deploy.shipped import shipped_section
 
     def run(dataset, int8_mb, predict, linear, p50=0.15, fast=1000.0):
         ours = {"test_accuracy": 0.9, "int8_test_accuracy": 0.9, "int8_mb": int8_mb, "predict_docs_per_s": predict,
@@ -193,7 +193,7 @@ def test_the_shipped_table_checks_each_dataset_against_issue_45s_bounds():
 
 
 def test_the_frontier_marks_the_points_no_other_beats_and_computes_its_rule_from_dev():
-    from benchmarks.product.deploy.render_frontier import OPINION_SETS, TOPIC_SETS, frontier_section, on_frontier
+    from benchmarks.product.deploy.frontier import OPINION_SETS, TOPIC_SETS, frontier_section, on_frontier
 
     found = {"fast": {"test": [0.80], "speed": 100.0}, "slow": {"test": [0.90], "speed": 10.0},
              "beaten": {"test": [0.79], "speed": 50.0}, "tied": {"test": [0.80], "speed": 100.0}}
@@ -230,19 +230,3 @@ def test_the_frontier_marks_the_points_no_other_beats_and_computes_its_rule_from
     results = [{**r, "dev": {"accuracy": 0.845}} if r.get("variant") == "bigru32" else r for r in results]
     assert frontier_section(results)[-2].endswith("It becomes a named recipe.")
     assert frontier_section([{"kind": "shipped"}]) == []
-
-
-def test_the_frontier_is_drawn_one_panel_a_dataset(tmp_path):
-    from benchmarks.product.deploy.frontier import plot
-
-    def model(recipe, variant, dataset, test):
-        return {"kind": "model", "recipe": recipe, "variant": variant, "dataset": dataset, "seed": 0,
-                "dev": {"accuracy": test}, "test": {"accuracy": test}}
-
-    peers = {peer: {"docs_per_s": 2000.0, "int8_mb": 1.0} for peer in ("tfidf_lr", "fasttext", "model2vec")}
-    timed = {"kind": "frontier", "dataset": "sst2", "candidates": {"default": ["default", "defaults"]},
-             "systems": {"default": {"predict_docs_per_s": 3000.0, "int8_mb": 1.0}, **peers}}
-    plot([timed, model("default", "defaults", "sst2", 0.83), model("tfidf_lr", None, "sst2", 0.81)], tmp_path / "f.png")
-    assert (tmp_path / "f.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-
-

@@ -1,25 +1,17 @@
-"""The deployable table (issues 33 and 45): on one dataset, `opinion` (the biGRU model, the default until commit
-a798496; the "default" system of the results), the compact default distilled from it (the "student" system), the same
-recipe trained alone ("student_alone": the default as `attentive train` trains it), TF-IDF + LR, fastText and
-model2vec side by side: test accuracy over seeds (and by the share of words training never showed), folder sizes,
-batched texts/s, p50 of one text (of `predict`, with top words, and of `predict_proba`), training time.
+"""The deployable table: on one dataset, `opinion` (the biGRU model, the default until commit a798496; the "default"
+system of the results), the compact default distilled from it ("student"), the same recipe trained alone
+("student_alone": the default as `attentive train` trains it), TF-IDF + LR, fastText and model2vec side by side: test
+accuracy over seeds (and by the share of words training never showed), folder sizes, batched texts/s, p50 of one text
+(of `predict`, with top words, and of `predict_proba`), training time. The table itself: `deployable_section`.
 
-    python -m benchmarks.product.deploy.deployable --dataset sst2 --seeds 0 1 2 [--runs runs/deployable] [--student
-    default]
+    python -m benchmarks.product.deploy.deployable --dataset sst2 --seeds 0 1 2 [--runs runs/deployable] [--retime]
 
-Per seed: the teacher, `opinion`, is trained (or read back from RUNS/DATASET/default-sSEED, the folder name of its days
-as the default), the student distilled from it (`attentive.distill`, the student's seed and augmentation seed = SEED),
-the student recipe trained alone on the hard labels (`attentive train`, seed SEED), and TF-IDF + LR, fastText and
-model2vec tuned on dev (benchmarks/harness/baselines.py). Then, in this one process on a quiet machine, the seed-0
-models are
-timed on the first `--n` test texts: batched texts/s with 2 threads (calls of 128 texts; ONNX Runtime int8 for ours,
-whose batches run on two lanes: attentive/runtime/lanes.py), p50 of one sentence with 1 thread. Writes
-results/deployable-DATASET[-VARIANT].json, `"kind": "deployable"`, with per system the keys `accuracy` (test),
-`int8_mb`, `docs_per_s`, `p50_ms` (and for ours `predict_docs_per_s`, `predict_p50_ms`), `train_s`, `by_unseen`
-(benchmarks/harness/unseen_words.py), `by_length` (quartiles of the test texts' words and the split at their mean) and
-`dev_accuracy` (what a student family is chosen by). Nothing else may run beside it. `--retime` measures the speeds of
-an earlier run again from its saved models (on a quiet machine), keeping its accuracies and the command that scored them
-(`scored_by`).
+Per seed: the teacher `opinion` is trained (or read back from RUNS/DATASET/default-sSEED), the student distilled from
+it (`attentive.distill` at its defaults, seed SEED), the student recipe trained alone, and the peers tuned on dev
+(benchmarks/harness/baselines.py). Then, in this one process on a quiet machine, the seed-0 models are timed on the
+first `--n` test texts (`timings`). Writes results/deployable-DATASET.json, `"kind": "deployable"`. `--retime`
+measures the speeds of an earlier run again from its saved models, keeping its accuracies and the command that scored
+them (`scored_by`). Nothing else may run beside it.
 """
 from __future__ import annotations
 
@@ -28,30 +20,38 @@ import json
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 import attentive
 from attentive import runtime
-from attentive.distill import Augmentation, Distillation, distill
+from attentive.distill import Distillation, distill
 from attentive.export import export
 from benchmarks.harness import model2vec_peer
-from benchmarks.harness.baselines import run_fasttext, run_model2vec, run_tfidf_lr, split_xy
-from benchmarks.harness.common import RESULTS_DIR, commit_at_start, write_result
-from benchmarks.harness.unseen_words import accuracy_by_unseen, unseen_shares
-from benchmarks.product.deploy.deploy_speed import (
-    SENTENCE,
+from benchmarks.harness.baselines import (
     fasttext_text,
-    interleaved_docs_per_second,
-    latency_ms,
-    train_peers,
+    logistic_regression,
+    run_fasttext,
+    run_model2vec,
+    run_tfidf_lr,
+    split_xy,
+    tfidf_vectorizer,
 )
+from benchmarks.harness.common import DOCUMENT_SETS, RESULTS_DIR, commit_at_start, write_result
+from benchmarks.harness.formatting import md_head, md_row
+from benchmarks.harness.results_io import in_defaults_order, machine_short
+from benchmarks.harness.unseen_words import accuracy_by_unseen, unseen_shares
 
-# The systems of one run: our default model, its distilled student, the same student trained alone on the hard labels
-# (no teacher: issue 45, item 5), and the peers, each tuned on dev.
-SYSTEMS = ("default", "student", "student_alone", "tfidf_lr", "fasttext", "model2vec")
 TEACHER = "opinion"  # the recipe of the "default" system: the default until commit a798496
+# The systems as the runs name them (before commit a798496 `default` was the biGRU model, now `opinion`, and
+# `student` the compact model, now `default`), and as the table labels them today.
+SYSTEMS = {"default": "opinion (the teacher)", "student": "default, distilled", "student_alone":
+           "default, alone (shipped)", "tfidf_lr": "TF-IDF + LR", "fasttext": "fastText", "model2vec": "model2vec"}
+PEERS = ("tfidf_lr", "fasttext", "model2vec")
+SENTENCE = "the film starts slowly , but the performances are warm and the final act is moving and quietly funny ."
+PASSES = 15  # timed passes over the texts of each system, taken in turn, after one untimed pass
 
 
 def trained(folder: Path, make) -> tuple[attentive.Model, float]:
@@ -61,12 +61,6 @@ def trained(folder: Path, make) -> tuple[attentive.Model, float]:
         make(folder)
         (folder / "train_seconds.txt").write_text(f"{time.perf_counter() - start:.1f}\n")
     return attentive.load(folder, device="cpu"), float((folder / "train_seconds.txt").read_text())
-
-
-def teacher_folder(teacher: Path | str | None, runs: Path, seed: int) -> Path:
-    """The teacher of one seed's student, which the table times as its "default" row: `--teacher`-sSEED, else the
-    run's own default model (one rule for the run and its `--retime`)."""
-    return Path(f"{teacher}-s{seed}") if teacher else runs / f"default-s{seed}"
 
 
 def summary(values: list[float]) -> dict:
@@ -80,14 +74,19 @@ def model_predicted(model, texts: list[str]) -> list[str]:
 
 
 def bucket_summary(per_seed: list[list[dict]]) -> list[dict]:
-    """Accuracy buckets (by unseen words, by length) over the seeds: per bucket what the first seed says of it (its
-    name, its texts, its lengths) and the mean ± std of its accuracy."""
+    """Accuracy buckets (by unseen words, by length) over the seeds: per bucket the first seed's row with the mean ±
+    std of its accuracy."""
     buckets = {}
     for found in per_seed:
         for row in found:
             buckets.setdefault(row["bucket"], {**row, "values": []})["values"].append(row["accuracy"])
     return [{**{key: value for key, value in row.items() if key != "values"}, "accuracy": summary(row["values"])}
             for row in buckets.values()]
+
+
+def folders_of(runs: Path, seed: int) -> tuple[Path, Path, Path]:
+    """One seed's teacher, student and student-alone folders (named as before the compact model became `default`)."""
+    return runs / f"default-s{seed}", runs / f"student-s{seed}", runs / f"student-alone-s{seed}"
 
 
 def folder_mb(folder: Path, names: tuple[str, ...]) -> float:
@@ -99,20 +98,6 @@ def main(argv=None) -> int:
     parser.add_argument("--dataset", required=True)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--runs", type=Path, default=Path("runs/deployable"))
-    parser.add_argument("--student", default="default", help="the student recipe")
-    parser.add_argument("--set", dest="overrides", nargs="*", default=[], help="student recipe overrides")
-    parser.add_argument("--variant", default=None, help="names a student other than the shipped one")
-    parser.add_argument("--soft-weight", type=float, default=1.0, help="0 with --augment 0: the student trained "
-                                                                       "alone on the hard labels")
-    parser.add_argument("--augment", type=int, default=8, help="augmented copies of each training text")
-    parser.add_argument("--loss", default="mse", help="mse or kl (the distillation loss)")
-    parser.add_argument("--unlabelled", default=None, help="unlabelled in-domain texts the students also learn on "
-                                                          "(a JSONL file or a dataset name, as `attentive distill`)")
-    parser.add_argument("--ensemble", action="store_true", help="each student learns from the default models of all "
-                                                                "the seeds (their averaged probabilities)")
-    parser.add_argument("--teacher", type=Path, default=None, help="teachers other than the default models: "
-                                                                  "TEACHER-sSEED, one per seed (e.g. runs/class-"
-                                                                  "weights/r8/sampler); reported as the default row")
     parser.add_argument("--n", type=int, default=5000)
     parser.add_argument("--repeats", type=int, default=300)
     parser.add_argument("--retime", action="store_true", help="measure the speeds of the earlier run again (its "
@@ -124,76 +109,55 @@ def main(argv=None) -> int:
     data = attentive.api.resolve_dataset(args.dataset)
     test_texts, test_gold = split_xy(data, "test")
     runs = args.runs / data.name
-    accuracy = {name: [] for name in SYSTEMS}
-    dev_accuracy = {name: [] for name in accuracy}
-    train_s = {name: [] for name in accuracy}
-    by_unseen = {name: [] for name in accuracy}  # per seed, the accuracy by the share of words training never showed
-    by_length = {name: [] for name in accuracy}  # per seed, the accuracy by length (as `attentive evaluate` gives it)
+    found = {name: {"accuracy": [], "dev_accuracy": [], "train_s": [], "by_unseen": [], "by_length": []}
+             for name in SYSTEMS}
     test_unseen = unseen_shares(split_xy(data, "train")[0], test_texts)  # the same for every system and seed
-    copies_made = []  # augmented copies of each training text, per seed: fewer than --augment on large data
+    copies_made = []  # augmented copies of each training text, per seed: fewer than 8 on large data
     folders = {}  # the first seed's models, timed
-    if args.ensemble:  # every seed's default model first: each student learns from them all
-        for seed in args.seeds:
-            trained(runs / f"default-s{seed}", lambda out, seed=seed: attentive.train(
-                data, TEACHER, out, [f"train.seed={seed}"], show_progress=False))
     for seed in args.seeds:
-        teacher_dir = teacher_folder(args.teacher, runs, seed)
+        teacher_dir, student_dir, alone_dir = folders_of(runs, seed)
         teacher, seconds = trained(teacher_dir, lambda out: attentive.train(
             data, TEACHER, out, [f"train.seed={seed}"], show_progress=False))
-        student_dir = runs / f"{args.variant or args.student}-s{seed}"
         student, student_seconds = trained(student_dir, lambda out: distill(
-            [runs / f"default-s{s}" for s in args.seeds] if args.ensemble else [teacher_dir], data, out, args.student,
-            Distillation(soft_weight=args.soft_weight, loss=args.loss, augmentation=Augmentation(copies=args.augment),
-                         seed=seed),
-            unlabelled=args.unlabelled, overrides=[f"train.seed={seed}", *args.overrides], show_progress=False))
-        copies_made.append(student.config["distillation"]["transfer"].get("copies", args.augment))
-        alone_dir = runs / f"{args.variant or args.student}-alone-s{seed}"
+            [teacher_dir], data, out, "default", Distillation(seed=seed), overrides=[f"train.seed={seed}"],
+            show_progress=False))
+        copies_made.append(student.config["distillation"]["transfer"].get("copies", 8))
         alone, alone_seconds = trained(alone_dir, lambda out: attentive.train(
-            data, args.student, out, [f"train.seed={seed}", *args.overrides], show_progress=False))
+            data, "default", out, [f"train.seed={seed}"], show_progress=False))
         ours = {"default": (teacher, seconds, teacher_dir), "student": (student, student_seconds, student_dir),
                 "student_alone": (alone, alone_seconds, alone_dir)}
         for name, (model, spent, folder) in ours.items():
             predicted = model_predicted(model, test_texts)
             correct = np.array(predicted) == np.array(test_gold)
-            accuracy[name].append(round(float(correct.mean()), 4))
-            by_unseen[name].append(accuracy_by_unseen(test_unseen, correct))
-            by_length[name].append(attentive.compute_metrics(test_gold, predicted, data.labels,
-                                                             texts=test_texts)["by_length"])
-            dev_accuracy[name].append(round(model.config["training"]["dev_accuracy"], 4))
-            train_s[name].append(spent)
+            metrics = attentive.compute_metrics(test_gold, predicted, data.labels, texts=test_texts)
+            for key, value in (("accuracy", round(float(correct.mean()), 4)),
+                               ("dev_accuracy", round(model.config["training"]["dev_accuracy"], 4)),
+                               ("train_s", spent), ("by_unseen", accuracy_by_unseen(test_unseen, correct)),
+                               ("by_length", metrics["by_length"])):
+                found[name][key].append(value)
             folders.setdefault(name, folder)
         for name, run in (("tfidf_lr", run_tfidf_lr), ("fasttext", run_fasttext), ("model2vec", run_model2vec)):
             start = time.perf_counter()
             scores = run(data, seed=seed)
-            train_s[name].append(round(time.perf_counter() - start, 1))
-            accuracy[name].append(round(scores["test"]["accuracy"], 4))
-            dev_accuracy[name].append(round(scores["dev"]["accuracy"], 4))
-            by_unseen[name].append(scores["test"]["by_unseen"])
-            by_length[name].append(scores["test"]["by_length"])
-        print(f"seed {seed}: " + ", ".join(f"{name} {values[-1]:.4f}" for name, values in accuracy.items()), flush=True)
+            for key, value in (("train_s", round(time.perf_counter() - start, 1)),
+                               ("accuracy", round(scores["test"]["accuracy"], 4)),
+                               ("dev_accuracy", round(scores["dev"]["accuracy"], 4)),
+                               ("by_unseen", scores["test"]["by_unseen"]), ("by_length", scores["test"]["by_length"])):
+                found[name][key].append(value)
+        print(f"seed {seed}: " + ", ".join(f"{name} {f['accuracy'][-1]:.4f}" for name, f in found.items()), flush=True)
     texts = test_texts[: args.n]
     measured, sizes = timings(folders, data, texts, args.repeats)
-    systems = {}
-    for name in accuracy:
-        systems[name] = {**measured[name], **sizes[name], "accuracy": summary(accuracy[name]),
-                         "dev_accuracy": summary(dev_accuracy[name]), "by_unseen": bucket_summary(by_unseen[name]),
-                         "by_length": {part: bucket_summary([found[part] for found in by_length[name]])
-                                       for part in ("quartiles", "mean")},
-                         "train_s": round(statistics.fmean(train_s[name]), 1)}
-    payload = {"kind": "deployable", "dataset": data.name, "seeds": args.seeds, "student": args.student,
-               "student_overrides": args.overrides, "variant": args.variant, "soft_weight": args.soft_weight,
-               "augment": args.augment, "copies_made": copies_made, "loss": args.loss, "unlabelled": args.unlabelled,
-               "ensemble": args.ensemble,
-               "n_texts": len(texts),
-               "teacher": str(args.teacher) if args.teacher else None,
+    systems = {name: {**measured[name], **sizes[name], "accuracy": summary(f["accuracy"]),
+                      "dev_accuracy": summary(f["dev_accuracy"]), "by_unseen": bucket_summary(f["by_unseen"]),
+                      "by_length": {part: bucket_summary([b[part] for b in f["by_length"]])
+                                    for part in ("quartiles", "mean")},
+                      "train_s": round(statistics.fmean(f["train_s"]), 1)} for name, f in found.items()}
+    payload = {"kind": "deployable", "dataset": data.name, "seeds": args.seeds, "student": "default",
+               "student_overrides": [], "variant": None, "soft_weight": 1.0, "augment": 8, "copies_made": copies_made,
+               "loss": "mse", "unlabelled": None, "ensemble": False, "n_texts": len(texts), "teacher": None,
                "selected_on": "dev (epochs, C, fastText's grid); never test", "systems": systems}
-    path = write_result(result_name(data.name, args.variant), payload)
-    show(systems, path)
+    show(systems, write_result(f"deployable-{data.name}", payload))
     return 0
-
-
-def result_name(dataset: str, variant: str | None) -> str:
-    return f"deployable-{dataset}" + (f"-{variant}" if variant else "")
 
 
 def show(systems: dict, path: Path) -> None:
@@ -205,33 +169,83 @@ def show(systems: dict, path: Path) -> None:
     print(path)
 
 
+def p50_ms(answer: Callable[[str], object], repeats: int) -> float:
+    """The median milliseconds of `answer(SENTENCE)` over `repeats` calls, after 10 warm-ups."""
+    for _ in range(10):
+        answer(SENTENCE)
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        answer(SENTENCE)
+        times.append((time.perf_counter() - start) * 1000)
+    return round(statistics.median(times), 3)
+
+
+def one_pass(answer_batch: Callable[[list[str]], object], texts: list[str]) -> float:
+    """Texts a second of one pass of `answer_batch` over `texts` in batches of 128."""
+    start = time.perf_counter()
+    for i in range(0, len(texts), 128):
+        answer_batch(texts[i:i + 128])
+    return len(texts) / (time.perf_counter() - start)
+
+
+def interleaved_docs_per_second(answer_batches: dict[str, Callable[[list[str]], object]], texts: list[str],
+                                passes: int = PASSES) -> dict[str, float]:
+    """Each system's median texts/s: after one untimed pass of each, `passes` rounds in which each system makes one
+    pass in turn. Timed one after the other, two systems meet different stretches of a shared machine's speed
+    (benchmarks/DECISIONS.md, "The default as deployed"); taken in turn, their ratio sees the same stretches."""
+    for answer_batch in answer_batches.values():
+        one_pass(answer_batch, texts)
+    found: dict[str, list[float]] = {name: [] for name in answer_batches}
+    for _ in range(passes):
+        for name, answer_batch in answer_batches.items():
+            found[name].append(one_pass(answer_batch, texts))
+    return {name: round(statistics.median(values), 1) for name, values in found.items()}
+
+
+def train_peers(train_texts: list[str], train_labels: list[str]) -> dict:
+    """TF-IDF + LR (C=10) and fastText (5 epochs, bigrams), trained once on the timed dataset's train split."""
+    import fasttext
+
+    vectorizer = tfidf_vectorizer()
+    linear = logistic_regression(10.0, len(set(train_labels)), 0).fit(vectorizer.fit_transform(train_texts),
+                                                                       train_labels)
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as handle:
+        handle.writelines(f"__label__{label} {fasttext_text(text)}\n" for text, label in zip(train_texts, train_labels))
+    fast = fasttext.train_supervised(input=handle.name, epoch=5, wordNgrams=2, verbose=0, seed=0)
+    return {"vectorizer": vectorizer, "linear": linear, "fasttext": fast}
+
+
 def timings(folders: dict[str, Path], data, texts: list[str], repeats: int) -> tuple[dict, dict]:
-    """Per system, texts/s (2 threads, batches of 128; the systems' passes taken in turn, `interleaved_docs_per_second`)
-    and p50 of one sentence (1 thread), and the sizes: our models
-    (name -> saved folder) exported to int8 ONNX and run by ONNX Runtime, beside TF-IDF + LR and fastText trained
-    here on the dataset's train split (C=10; 5 epochs, bigrams) and model2vec (its classifier fitted with seed 0, as
-    its saved pipeline answers), all in this process on the same `texts`. Each is timed on the call users make:
-    ours on `predict` (the label with its top words: what `attentive predict` and the server answer, keys
+    """Per system, texts/s (2 threads, batches of 128, the systems' passes taken in turn) and p50 of one sentence
+    (1 thread), and the sizes: our models (name -> saved folder) exported to int8 ONNX and run by ONNX Runtime, beside
+    TF-IDF + LR and fastText trained here (`train_peers`) and model2vec (its classifier fitted with seed 0), all in
+    this process on the same `texts`. Ours are timed on `predict` (the label with its top words: keys
     `predict_docs_per_s`, `predict_p50_ms`) and on `predict_proba` (`docs_per_s`, `p50_ms`); a peer's predict and
     predict_proba cost alike and are timed as predict_proba."""
+    import pickle
+
     from threadpoolctl import threadpool_limits
 
     measured: dict[str, dict] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        exported, sizes = {}, {}
+        tmp, exported, sizes = Path(tmp), {}, {}
         for name, folder in folders.items():
             model = attentive.load(folder, device="cpu")
-            exported[name] = export(model, Path(tmp) / name, int8=True)
-            model.save(Path(tmp) / f"{name}-saved")  # the folder as this version saves it (a sparse n-gram table)
+            exported[name] = export(model, tmp / name, int8=True)
+            model.save(tmp / f"{name}-saved")  # the folder as this version saves it (a sparse n-gram table)
             sizes[name] = {"int8_mb": folder_mb(exported[name], ("model.int8.onnx", "tokenizer.json", "config.json")),
-                           "fp32_mb": folder_mb(Path(tmp) / f"{name}-saved",
+                           "fp32_mb": folder_mb(tmp / f"{name}-saved",
                                                 ("model.safetensors", "tokenizer.json", "config.json"))}
         peers = train_peers(*split_xy(data, "train"))
         vectorizer, linear, fast = peers["vectorizer"], peers["linear"], peers["fasttext"]
-        sizes.update(peer_megabytes(peers, Path(tmp)))
+        (tmp / "tfidf_lr.pkl").write_bytes(pickle.dumps((vectorizer, linear)))  # each peer as its library saves it
+        fast.save_model(str(tmp / "fasttext.bin"))
+        for name, file in (("tfidf_lr", "tfidf_lr.pkl"), ("fasttext", "fasttext.bin")):
+            sizes[name] = dict.fromkeys(("int8_mb", "fp32_mb"), round((tmp / file).stat().st_size / 1e6, 2))
         classifier = model2vec_peer.fit_classifier(*split_xy(data, "train"), *split_xy(data, "dev"), seed=0)
-        megabytes = model2vec_peer.saved_megabytes(classifier, Path(tmp) / "model2vec")
-        sizes["model2vec"] = {"int8_mb": megabytes, "fp32_mb": megabytes}
+        sizes["model2vec"] = dict.fromkeys(("int8_mb", "fp32_mb"),
+                                           model2vec_peer.saved_megabytes(classifier, tmp / "model2vec"))
         pipeline = classifier.to_pipeline()
         for threads, measure in ((1, "p50_ms"), (2, "docs_per_s")):
             calls = {name: runtime.load(folder, int8=True, threads=threads) for name, folder in exported.items()}
@@ -247,7 +261,7 @@ def timings(folders: dict[str, Path], data, texts: list[str], repeats: int) -> t
                      "fasttext": lambda ts: fast.predict([fasttext_text(t) for t in ts]),
                      "model2vec": lambda ts: pipeline.predict_proba(ts)}
             with threadpool_limits(threads):  # the peers' BLAS (model2vec's head) at the same thread count
-                values = {name: latency_ms(one[name], [SENTENCE], repeats)["p50_ms"] for name in one} \
+                values = {name: p50_ms(one[name], repeats) for name in one} \
                     if measure == "p50_ms" else interleaved_docs_per_second(batch, texts)
             for name, value in values.items():
                 system, _, call = name.partition(":")
@@ -259,16 +273,15 @@ def expected_calibration_error(probabilities: np.ndarray, gold: np.ndarray, bins
     """ECE (Guo et al. 2017, Eq. 3): the mean gap between confidence and accuracy over equal-width confidence bins,
     weighted by the bins' sizes."""
     confidence, correct = probabilities.max(1), probabilities.argmax(1) == gold
-    edges = np.linspace(0.0, 1.0, bins + 1)
-    which = np.clip(np.digitize(confidence, edges[1:-1], right=True), 0, bins - 1)
+    which = np.clip(np.digitize(confidence, np.linspace(0.0, 1.0, bins + 1)[1:-1], right=True), 0, bins - 1)
     return float(sum(abs(confidence[which == b].mean() - correct[which == b].mean()) * (which == b).mean()
                      for b in range(bins) if (which == b).any()))
 
 
 def calibration_summary(folders: list[Path], data) -> dict | None:
-    """Temperature scaling over the seeds' models: the mean dev NLL and expected calibration error before and after
-    (config.json's `calibration`, fitted and measured on dev) and the test ECE before and after (held out), with the
-    temperatures; None when a model predates calibration."""
+    """Temperature scaling over the seeds' models: the mean dev NLL and ECE before and after (config.json's
+    `calibration`, fitted and measured on dev), the test ECE before and after, and the temperatures; None when a model
+    predates calibration."""
     fitted = [json.loads((folder / "config.json").read_text(encoding="utf-8")).get("calibration") for folder in folders]
     if not all(fitted):
         return None
@@ -276,8 +289,7 @@ def calibration_summary(folders: list[Path], data) -> dict | None:
     test_ece = {"test_ece_before": [], "test_ece_after": []}
     for folder, calibration in zip(folders, fitted):
         model = attentive.load(folder, device="cpu")
-        index = {label: i for i, label in enumerate(model.labels)}
-        labels = np.array([index[label] for label in gold])
+        labels = np.array([model.labels.index(label) for label in gold])
         after = model.predict_proba(texts)
         raw = np.exp(calibration["temperature"] * np.log(np.clip(after, 1e-30, None)))  # softmax(logits), T = 1
         test_ece["test_ece_before"].append(expected_calibration_error(raw / raw.sum(1, keepdims=True), labels))
@@ -288,44 +300,9 @@ def calibration_summary(folders: list[Path], data) -> dict | None:
             "temperatures": [round(f["temperature"], 3) for f in fitted]}
 
 
-def retime(args) -> int:
-    """`--retime`: the speeds and sizes of an earlier run measured again from its saved models (on a quiet machine),
-    the rest of its result kept; the command that trained and scored it is kept as `scored_by`. It also reads each
-    model's calibration (temperature scaling on dev, `calibration_summary`) and the int8 graphs' test accuracy
-    (`int8_accuracy`)."""
-    data = attentive.api.resolve_dataset(args.dataset)
-    name = result_name(data.name, args.variant)
-    path = RESULTS_DIR / f"{name}.json"
-    result = json.loads(path.read_text(encoding="utf-8"))
-    seed = result["seeds"][0]
-    runs = args.runs / data.name
-    student = args.variant or result["student"]
-    by_seed = {"default": lambda s: teacher_folder(result.get("teacher"), runs, s),
-               "student": lambda s: runs / f"{student}-s{s}", "student_alone": lambda s: runs / f"{student}-alone-s{s}"}
-    by_seed = {system: folder for system, folder in by_seed.items() if system in result["systems"]}
-    folders = {system: folder(seed) for system, folder in by_seed.items()}
-    texts = split_xy(data, "test")[0][: args.n]
-    measured, sizes = timings(folders, data, texts, args.repeats)
-    for system, values in measured.items():
-        if system in result["systems"]:  # a run from before a peer joined the table keeps its systems
-            result["systems"][system].update(values, **sizes[system])
-    for system, folder in by_seed.items():
-        seed_folders = [folder(s) for s in result["seeds"]]
-        calibration = calibration_summary(seed_folders, data)
-        if calibration:
-            result["systems"][system]["calibration"] = calibration
-        result["systems"][system]["int8_accuracy"] = int8_accuracy(seed_folders, data)
-    payload = {key: value for key, value in result.items() if key not in ("name", "command", "git_commit",
-                                                                           "machine", "date")}
-    payload["scored_by"] = {key: result.get(key) for key in ("command", "git_commit", "date")} \
-        if "scored_by" not in result else result["scored_by"]
-    show(result["systems"], write_result(name, payload))
-    return 0
-
-
 def int8_accuracy(folders: list[Path], data) -> dict:
-    """Test accuracy over the seeds' models as the timed graphs answer it: exported to int8 and run by ONNX Runtime
-    (the table's `accuracy` is PyTorch's, float32)."""
+    """Test accuracy over the seeds' models as the timed int8 graphs answer it (the table's `accuracy` is
+    PyTorch's, float32)."""
     texts, gold = split_xy(data, "test")
     found = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -337,15 +314,129 @@ def int8_accuracy(folders: list[Path], data) -> dict:
     return summary(found)
 
 
-def peer_megabytes(peers: dict, tmp: Path) -> dict:
-    """The size of each peer as its own library saves it: the pickled vectorizer and model, fastText's .bin."""
-    import pickle
+def retime(args) -> int:
+    """`--retime`: the speeds and sizes of an earlier run measured again from its saved models, the rest of its result
+    kept (the command that trained and scored it as `scored_by`); with each model's calibration
+    (`calibration_summary`) and its int8 graph's test accuracy (`int8_accuracy`)."""
+    data = attentive.api.resolve_dataset(args.dataset)
+    name = f"deployable-{data.name}"
+    result = json.loads((RESULTS_DIR / f"{name}.json").read_text(encoding="utf-8"))
+    runs = args.runs / data.name
+    ours = [system for system in ("default", "student", "student_alone") if system in result["systems"]]
+    by_seed = {seed: dict(zip(("default", "student", "student_alone"), folders_of(runs, seed)))
+               for seed in result["seeds"]}
+    texts = split_xy(data, "test")[0][: args.n]
+    first = by_seed[result["seeds"][0]]
+    measured, sizes = timings({system: first[system] for system in ours}, data, texts, args.repeats)
+    for system, values in measured.items():
+        if system in result["systems"]:  # a run from before a peer joined the table keeps its systems
+            result["systems"][system].update(values, **sizes[system])
+    for system in ours:
+        seed_folders = [folders[system] for folders in by_seed.values()]
+        calibration = calibration_summary(seed_folders, data)
+        if calibration:
+            result["systems"][system]["calibration"] = calibration
+        result["systems"][system]["int8_accuracy"] = int8_accuracy(seed_folders, data)
+    payload = {key: value for key, value in result.items() if key not in ("name", "command", "git_commit",
+                                                                           "machine", "date")}
+    payload["scored_by"] = result.get("scored_by") or {key: result.get(key) for key in ("command", "git_commit",
+                                                                                         "date")}
+    show(result["systems"], write_result(name, payload))
+    return 0
 
-    linear_file = tmp / "tfidf_lr.pkl"
-    linear_file.write_bytes(pickle.dumps((peers["vectorizer"], peers["linear"])))
-    peers["fasttext"].save_model(str(tmp / "fasttext.bin"))
-    sizes = {"tfidf_lr": linear_file.stat().st_size, "fasttext": (tmp / "fasttext.bin").stat().st_size}
-    return {name: {"int8_mb": round(size / 1e6, 2), "fp32_mb": round(size / 1e6, 2)} for name, size in sizes.items()}
+
+# --------------------------------------------------------------------------- BENCHMARKS.md's table
+
+
+def accuracy_cell(cell: dict) -> str:
+    """Mean ± std over the seeds; one seed's value alone, marked, where a run had only one."""
+    if len(cell.get("values", ())) == 1:
+        return f"{100 * cell['mean']:.2f} (1 seed)"
+    return f"{100 * cell['mean']:.2f} ± {100 * cell['std']:.2f}"
+
+
+def verdict(systems: dict, dataset: str) -> str:
+    """Issue 33's targets on one dataset, for the compact model as it ships (trained alone, where the run has it;
+    else distilled): ≥ the better peer and ≥ `opinion` − 0.5, its int8 export within the dataset's bound (5 MB, 10 on
+    documents), its texts/s ≥ TF-IDF + LR's."""
+    shipped = "student_alone" if "student_alone" in systems else "student"
+    ours, opinion = systems[shipped]["accuracy"]["mean"], systems["default"]["accuracy"]["mean"]
+    peer = max(systems[name]["accuracy"]["mean"] for name in PEERS if name in systems)
+    misses = [f"{100 * (peer - ours):.2f} below the better peer"] if ours < peer else []
+    if ours < opinion - 0.005:
+        misses.append(f"{100 * (opinion - ours):.2f} below opinion")
+    if systems[shipped]["int8_mb"] > (10.0 if dataset in DOCUMENT_SETS else 5.0):
+        misses.append(f"int8 {systems[shipped]['int8_mb']} MB")
+    speed = systems[shipped].get("predict_docs_per_s", systems[shipped]["docs_per_s"])
+    if speed < systems["tfidf_lr"]["docs_per_s"]:
+        call = "predict's" if "predict_docs_per_s" in systems[shipped] else "predict_proba's"
+        misses.append(f"{call} {speed / systems['tfidf_lr']['docs_per_s']:.2f}× TF-IDF + LR's texts/s")
+    which = "alone" if shipped == "student_alone" else "distilled"
+    return f"{which}: " + ("reached" if not misses else "not reached: " + "; ".join(misses))
+
+
+def deployable_section(results: list[dict]) -> list[str]:
+    """The shipped student's `deployable` runs (no variant: the other lines are the student variants tried), then
+    the accuracy by unseen words."""
+    shipped = sorted((r for r in results if r.get("kind") == "deployable" and not r.get("variant")),
+                     key=in_defaults_order)
+    if not shipped:
+        return []
+    lines = ["## Deployable: the compact default, alone and distilled, beside opinion and the peers", "",
+             "Per dataset, one `python -m benchmarks.product.deploy.deployable` run, made before commit `a798496`, "
+             "when `default` "
+             "named the biGRU model that is now `opinion` and `student` the compact model that is now `default`; "
+             "below they carry today's names (the target's words, \"student\" and \"default\", are the issue's). "
+             "Test accuracy as mean ± std over its seeds (the "
+             "compact model of each seed distilled from that seed's `opinion` model, `attentive distill`, and the "
+             "same recipe trained alone on the labels, as `attentive train` now trains it), by PyTorch and, "
+             "where measured, by the timed int8 graph (ONNX Runtime; the peers have no int8 form); sizes of the "
+             "int8 ONNX export (model.int8.onnx, tokenizer.json, config.json) and of the saved folder (fp32; for "
+             "the peers, the pickled vectorizer and model, fastText's .bin); batched texts/s with 2 threads "
+             "(calls of 128 texts, the median of five passes over the texts, or of fifteen taken in turn with the "
+             "other systems' in a retime since 2026-11-27; ours answer a call's batches on two "
+             "lanes, attentive/runtime/lanes.py, since commit `052bf56`) and p50 of one sentence with 1 thread, "
+             "all four in the same process on the same test texts; training time per seed (the student's excludes "
+             "its teacher's). Issue 33's target, for the compact model as it ships (alone where the run has it, else "
+             "distilled): ≥ the better peer, ≥ `opinion` − 0.5, int8 ≤ 5 MB, texts/s ≥ TF-IDF + LR's.", "",
+             "Ours are timed on `predict` too (the label with its top words: what `attentive predict` and the server "
+             "answer), where a run measured it.", "",
+             *md_head(["dataset", "system", "test acc", "int8 test acc", "int8 MB", "saved MB", "texts/s",
+                       "predict texts/s", "p50 ms", "predict p50 ms", "train s"], "ll" + "r" * 9)]
+    verdicts = []
+    for result in shipped:
+        for key, label in SYSTEMS.items():
+            if key not in result["systems"]:
+                continue
+            cell = result["systems"][key]
+            lines.append(md_row([result["dataset"], label, accuracy_cell(cell["accuracy"]),
+                                 accuracy_cell(cell["int8_accuracy"]) if "int8_accuracy" in cell else "—",
+                                 f"{cell['int8_mb']:.2f}", f"{cell['fp32_mb']:.2f}", f"{cell['docs_per_s']:,.0f}",
+                                 f"{cell['predict_docs_per_s']:,.0f}" if "predict_docs_per_s" in cell else "—",
+                                 f"{cell['p50_ms']:.3f}",
+                                 f"{cell['predict_p50_ms']:.3f}" if "predict_p50_ms" in cell else "—",
+                                 f"{cell['train_s']:.1f}"]))
+        seeds = len(result["seeds"])
+        verdicts.append(f"{result['dataset']} ({seeds} seed{'s' if seeds > 1 else ''}, {machine_short(result)}): "
+                        f"{verdict(result['systems'], result['dataset'])}")
+    lines += ["", "Target: " + " · ".join(verdicts) + ".", "",
+              "The student variants tried, each with its dev accuracy, are the other `deployable` lines of "
+              "benchmarks/results/deploy.jsonl.", "", ""]
+    measured = [result for result in shipped if "by_unseen" in result["systems"]["student"]]
+    if not measured:
+        return lines
+    buckets = [row["bucket"] for row in measured[0]["systems"]["student"]["by_unseen"]]
+    lines += ["Test accuracy by the share of each text's words that no training text holds (a word: a lowercased run "
+              "of letters and digits; benchmarks/harness/unseen_words.py), mean ± std over the seeds; the texts in "
+              "each bucket in brackets.", "", *md_head(["dataset", "system", *buckets], "ll" + "r" * len(buckets))]
+    for result in measured:
+        for key, label in SYSTEMS.items():
+            if key in result["systems"]:
+                cells = {row["bucket"]: row for row in result["systems"][key]["by_unseen"]}
+                lines.append(md_row([result["dataset"], label] + [
+                    f"{accuracy_cell(cells[b]['accuracy'])} ({cells[b]['texts']})" if b in cells else "—"
+                    for b in buckets]))
+    return lines + [""]
 
 
 if __name__ == "__main__":
