@@ -26,21 +26,21 @@ from benchmarks.papers.lin2017.render_pruned import pruned_section
 from benchmarks.papers.ssan.render_ssan import characteristics_section, ssan_section
 from benchmarks.papers.sunlu.render_analysis import analysis_section
 from benchmarks.papers.wang2016.render_absa import absa_section
-from benchmarks.product.accuracy.render_abstain import abstain_section
-from benchmarks.product.accuracy.render_calibration import calibration_section
-from benchmarks.product.accuracy.render_class_weights import class_weights_section
+from benchmarks.product.accuracy.abstain_clinc import abstain_section
+from benchmarks.product.accuracy.class_weights import class_weights_section
+from benchmarks.product.accuracy.multilabel import multilabel_section
+from benchmarks.product.accuracy.practitioner import practitioner_section
 from benchmarks.product.accuracy.render_compact_rule import compact_rule_section
 from benchmarks.product.accuracy.render_defaults import defaults_section
 from benchmarks.product.accuracy.render_linear_prior import linear_prior_section
-from benchmarks.product.accuracy.render_multilabel import multilabel_section
-from benchmarks.product.accuracy.render_practitioner import practitioner_section
 from benchmarks.product.accuracy.render_summary import summary_section
 from benchmarks.product.accuracy.render_targets import TARGETS, Target, targets_section
+from benchmarks.product.accuracy.small_calibration import calibration_section
 from benchmarks.product.deploy.deployable import deployable_section
 from benchmarks.product.deploy.frontier import frontier_section
 from benchmarks.product.deploy.shipped import shipped_section
-from benchmarks.product.fewlabels.render_few_labels import few_labels_section
-from benchmarks.product.scale.render_scaling import scaling_section
+from benchmarks.product.fewlabels.few_labels import few_labels_section
+from benchmarks.product.scale.scaling import scaling_section
 
 __all__ = ["TARGETS", "Target", "main", "render", "render_markdown"]
 
@@ -75,7 +75,7 @@ def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: 
         [r for r in results if r.get("kind") == "deployable"])
     deployable += compact_rule_section(results)
     long_texts = long_texts_section(results)  # before the filter below: its runs are a kind of their own
-    long_texts += linear_prior_section(results, "length")
+    long_texts += linear_prior_section(results)
     class_weights = class_weights_section([r for r in results if r.get("kind") == "class_weights"])
     class_weights += practitioner_section(results) + multilabel_section(
         [r for r in results if r.get("kind") == "multilabel"]) + abstain_section(results)

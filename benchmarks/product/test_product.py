@@ -1,11 +1,12 @@
-"""Fast tests of the benchmark helpers: result writing, the TF-IDF baseline's dev selection, and rendering."""
+"""The product tables' rules: each claim BENCHMARKS.md computes from the results (dev chooses, the verdicts, the
+bounds), on hand-made results."""
 from __future__ import annotations
 
 import pytest
 
 from benchmarks import render
 from benchmarks.harness import results_io
-from benchmarks.harness.common import made_result, write_made
+from benchmarks.harness.common import TOPIC, WEIGHTS, made_result, write_made
 
 
 def test_targets_use_the_variant_dev_selected_among_those_with_most_seeds():
@@ -230,3 +231,109 @@ def test_the_frontier_marks_the_points_no_other_beats_and_computes_its_rule_from
     results = [{**r, "dev": {"accuracy": 0.845}} if r.get("variant") == "bigru32" else r for r in results]
     assert frontier_section(results)[-2].endswith("It becomes a named recipe.")
     assert frontier_section([{"kind": "shipped"}]) == []
+
+
+def _abstain_result(seed: int, shift: float) -> dict:
+    def rows(accuracy: float) -> list[dict]:
+        return [{"target_recall": target, "below": 0.1 * index,
+                 "test": {"in_scope_accuracy": accuracy - 0.01 * index + shift,
+                          "out_of_scope_recall": 0.2 * index}} for index, target in enumerate((0.0, 0.5, 0.8))]
+
+    return {"kind": "abstain", "seed": seed, "command": "python -m x", "git_commit": "abc",
+            "sizes": {"train": 15000, "dev": 3000, "test": 4500, "oos_dev": 100, "oos_test": 1000},
+            "default": {"rows": rows(0.9), "best_epoch": 7, "dev_accuracy": 0.93},
+            "tfidf_lr": {"rows": rows(0.85), "C": 8.0}}
+
+
+def test_the_abstain_table_has_a_row_a_target_and_says_one_seed():
+    from benchmarks.product.accuracy.abstain_clinc import abstain_section
+
+    lines = abstain_section([_abstain_result(0, 0.0), {"kind": "model"}])
+    assert lines[0] == "## Abstaining on CLINC150" and "one seed" in lines[2]
+    table = [line for line in lines if line.startswith("| 0")]
+    assert table[0] == "| 0 | 0.000 | 90.00 | 0.00 | 0.000 | 85.00 | 0.00 |"
+    assert table[2] == "| 0.8 | 0.200 | 88.00 | 40.00 | 0.200 | 83.00 | 40.00 |"
+    several = abstain_section([_abstain_result(0, 0.0), _abstain_result(1, 0.02)])
+    assert "mean ± std over 2 seeds" in several[2] and "| 0 | 0.000 | 91.00 ± 1.41 |" in "\n".join(several)
+    assert abstain_section([{"kind": "multilabel"}]) == []
+
+
+GRID = [0.0, 0.1, 0.5]
+
+
+def _prior_run(dataset: str, seed: int, dev: dict[float, float], test: float = 0.8) -> dict:
+    return {"kind": "linear_prior", "dataset": dataset, "seed": seed, "git_commit": "abcdef0", "scaling": "length",
+            "linear": {"C": 8.0, "dev": 0.7, "test": 0.7}, "grids": {"C": [8.0], "alpha": GRID},
+            "by_alpha": {str(alpha): {"dev": value, "test": test} for alpha, value in dev.items()}}
+
+
+def test_one_alpha_is_chosen_for_every_set_by_the_weighted_dev_score():
+    from benchmarks.product.accuracy.render_linear_prior import (
+        chosen_alpha,
+        falls,
+        linear_prior_section,
+        weighted_scores,
+    )
+
+    results = [_prior_run("imdb", seed, {0.0: 0.86, 0.1: 0.87, 0.5: 0.90}) for seed in range(3)]
+    results += [_prior_run("r8", seed, {0.0: 0.97, 0.1: 0.975 + 0.001 * seed, 0.5: 0.95}) for seed in range(3)]
+    sets = {"imdb": results[:3], "r8": results[3:]}
+    scores = weighted_scores(sets)  # imdb weighs 1/14, r8 1/8
+    assert chosen_alpha(scores) == 0.1 and falls(sets, 0.1) == []
+    assert falls(sets, 0.5) == ["r8"]  # 2 points below alpha 0, beyond both spreads
+    text = "\n".join(linear_prior_section(results))
+    assert "The rule chose alpha 0.1" in text and "is to enter the default" in text
+
+
+def test_a_tie_keeps_the_smaller_alpha_and_alpha_0_changes_nothing():
+    from benchmarks.product.accuracy.render_linear_prior import linear_prior_section
+
+    results = [_prior_run("sst2", seed, {0.0: 0.82, 0.1: 0.82, 0.5: 0.81}) for seed in range(3)]
+    assert "alpha 0: the default stays as it is" in "\n".join(linear_prior_section(results))
+    assert linear_prior_section([{"kind": "model"}]) == []
+
+
+def _rule_run(recipe: str, variant: str, dataset: str, seed: int, dev: float) -> dict:
+    return {"name": f"{recipe}-{dataset}-{variant}-s{seed}", "kind": "model", "recipe": recipe, "variant": variant,
+            "dataset": dataset, "seed": seed, "date": "2026-11-27T00:00:00+00:00", "dev": {"accuracy": dev},
+            "test": {"accuracy": 0.0}}
+
+
+def _everywhere(opinion: float, alone: float, skip: tuple[str, ...] = ()) -> list[dict]:
+    """Runs as benchmarks.harness.results_io reads them: the biGRU default of the rule's day as `opinion`, the compact
+    model
+    trained alone (run as `student`, variant `alone`) as `default`, variant `defaults`."""
+    return [_rule_run(recipe, variant, dataset, seed, dev) for dataset in WEIGHTS if dataset not in skip
+            for recipe, variant, dev in (("opinion", "defaults", opinion), ("default", "defaults", alone))
+            for seed in range(3)]
+
+
+@pytest.mark.parametrize("alone, verdict", [(0.796, "within 0.5, so by the rule it is what `attentive train` trains"),
+                                            (0.794, "not within 0.5")])
+def test_the_verdict_is_the_weighted_gap_against_the_margin(alone, verdict):
+    from benchmarks.product.accuracy.render_compact_rule import TITLE, compact_rule_section
+
+    assert sum(WEIGHTS.values()) == pytest.approx(1.0) and sum(WEIGHTS[d] for d in TOPIC) == pytest.approx(0.5)
+    lines = compact_rule_section(_everywhere(0.80, alone))
+    assert lines[0] == f"## {TITLE}"
+    assert "| sst2 | 0.0714 | 80.00 | " + f"{alone * 100:.2f}" in "\n".join(lines)
+    [score] = [line for line in lines if line.startswith("Score:")]
+    assert verdict in score and "Fewer than 3 seeds" not in score
+    one_seed = [r for r in _everywhere(0.80, alone) if not (r["dataset"] == "news" and r["seed"] > 0)]
+    assert compact_rule_section(one_seed)[-2].endswith("Fewer than 3 seeds on news.")
+
+
+def test_a_missing_set_means_no_verdict_and_a_deployable_run_fills_a_candidate_in():
+    from benchmarks.product.accuracy.render_compact_rule import compact_rule_section
+
+    results = _everywhere(0.80, 0.79, skip=("news",))
+    lines = compact_rule_section(results)
+    assert not any(line.startswith("Score:") for line in lines)
+    assert "No verdict yet: not measured compact, alone on news; opinion on news." in lines
+    deployable = {"name": "deployable-news", "kind": "deployable", "dataset": "news", "variant": None,
+                  "date": "2026-11-27", "systems": {key: {"dev_accuracy": {"values": [0.9, 0.91, 0.92]}}
+                                                    for key in ("default", "student", "student_alone")}}
+    lines = compact_rule_section(results + [deployable])
+    assert "| news | 0.1250 | 91.00 | 91.00 | 91.00 | +0.00 |" in lines
+    assert any(line.startswith("Score:") for line in lines)
+    assert compact_rule_section([r for r in results if r["recipe"] == "opinion"]) == []  # no compact run: no section

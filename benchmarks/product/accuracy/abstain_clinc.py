@@ -13,7 +13,8 @@ threshold under which the target share of the 100 dev out-of-scope queries fall)
 recipe trains with `train.seed=SEED` into `--model` (a model already there is used as it is, its training recorded
 by its config.json: `attentive train --dataset clinc150 --set train.seed=SEED --threads 1 --out FOLDER` writes the
 same); TF-IDF + LR (benchmarks/harness/baselines.py: uni+bigrams, one-vs-rest liblinear) has its C chosen on dev
-in-scope accuracy. Writes benchmarks/results/abstain-clinc150-sSEED.json.
+in-scope accuracy. Writes benchmarks/results/abstain-clinc150-sSEED.json; `abstain_section` renders BENCHMARKS.md's
+"Abstaining on CLINC150" from them (mean ± std over the seeds there are).
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from attentive import load_dataset
 from attentive.answer.abstain import abstain_metrics, choose_threshold
 from benchmarks.harness.baselines import TFIDF_C_GRID, logistic_regression, tfidf_vectorizer
 from benchmarks.harness.common import REPO_ROOT, write_result
+from benchmarks.harness.formatting import fmt_mean_std, md_head, md_row
 
 RECALLS = (0.5, 0.7, 0.8, 0.9, 0.95)
 
@@ -123,6 +125,57 @@ def main() -> None:
         "selected_on": "dev: the epoch and C on in-scope dev accuracy; each threshold on dev in-scope + out-of-scope "
                        "(the lowest reaching the target out-of-scope recall)",
         "default": default, "tfidf_lr": baseline, "wall_time_s": round(time.perf_counter() - started, 1)})
+
+
+def _thresholds(values: list[float]) -> str:
+    low, high = f"{min(values):.3f}", f"{max(values):.3f}"
+    return low if low == high else f"{low}-{high}"
+
+
+def abstain_section(results: list[dict]) -> list[str]:
+    """Markdown lines of the section (none without an abstain result)."""
+    runs = sorted((r for r in results if r.get("kind") == "abstain"), key=lambda r: r["seed"])
+    if not runs:
+        return []
+    seeds = [run["seed"] for run in runs]
+    told = "one seed" if len(runs) == 1 else f"mean ± std over {len(runs)} seeds"
+    first = runs[0]
+    sizes = first["sizes"]
+    lines = ["## Abstaining on CLINC150", "",
+             f"CLINC150 (Larson et al. 2019, the full variant): 150 intents, train {sizes['train']:,} / dev "
+             f"{sizes['dev']:,} / test {sizes['test']:,} in-scope queries, and out-of-scope queries no intent covers "
+             f"(dev {sizes['oos_dev']:,} / test {sizes['oos_test']:,}); both models train on in-scope queries alone. "
+             "Each refuses (\"none of these\") a query whose max probability is below a threshold, chosen on dev as "
+             "`attentive abstain --recall R` chooses it: the lowest that refuses a share R of the dev out-of-scope "
+             "queries. On test, as the paper reports it: in-scope accuracy (a refused in-scope query counts as "
+             "wrong) and out-of-scope recall (the share refused), together; R = 0 never refuses. "
+             f"Test, {told} (seed{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))}; "
+             f"`{first['command']}`, commit {first['git_commit']}).", "",
+             *md_head(["target recall (dev)", "default: threshold", "in-scope accuracy", "out-of-scope recall",
+                       "TF-IDF + LR: threshold", "in-scope accuracy", "out-of-scope recall"], "l" * 7)]
+    for index, row in enumerate(first["default"]["rows"]):
+        cells = [f"{row['target_recall']:g}"]
+        for model in ("default", "tfidf_lr"):
+            chosen = [run[model]["rows"][index] for run in runs]
+            cells += [_thresholds([c["below"] for c in chosen]),
+                      fmt_mean_std([c["test"]["in_scope_accuracy"] for c in chosen]),
+                      fmt_mean_std([c["test"]["out_of_scope_recall"] for c in chosen])]
+        lines.append(md_row(cells))
+    epochs = ", ".join(str(run["default"]["best_epoch"]) for run in runs)
+    c = ", ".join(f"{run['tfidf_lr']['C']:g}" for run in runs)
+    beforehand = [run for run in runs if not run["default"].get("trained_in_this_run", True)]
+    trained = "".join(f" Seed {run['seed']}'s model was trained beforehand with the same settings "
+                      f"(`attentive train --dataset clinc150 --set train.seed={run['seed']} --threads 1 --out "
+                      f"runs/{Path(run['default']['folder']).name}`, "
+                      f"{sum(run['default']['epoch_times_s']) / 60:.0f} min of epochs) and read by the script."
+                      for run in beforehand)
+    lines += ["", f"The default's best dev epochs: {epochs} (dev in-scope accuracy "
+                  f"{fmt_mean_std([run['default']['dev_accuracy'] for run in runs])}); TF-IDF + LR's C (on dev): {c}. "
+                  "The thresholds are on each model's own probabilities (the default's calibrated by its temperature, "
+                  "TF-IDF + LR's one-vs-rest sigmoids normalised), so they differ between models; what compares is "
+                  "the pair of test numbers at one target. The dev set holds 100 out-of-scope queries, so a "
+                  "threshold's test recall can miss its dev target by several points." + trained, ""]
+    return lines
 
 
 if __name__ == "__main__":

@@ -10,7 +10,9 @@ Skew is the training split's majority / minority class count; without --dataset 
 (`runs/deployable/DATASET/default-sSEED`) where their recipe is the one this commit's default recipe gives the
 dataset with that seed (checked, and recorded as `reused`); else they are trained beside the others under
 `--runs/DATASET/`. Every run chooses its epoch on dev accuracy, as training always does; nothing is chosen on test.
-One training at a time. Writes results/class-weights-DATASET.json, `"kind": "class_weights"`.
+One training at a time. Writes results/class-weights-DATASET.json, `"kind": "class_weights"`, which
+`class_weights_section` renders (training seconds stay in the JSON: the runs compared were not all timed on a quiet
+machine).
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from pathlib import Path
 import attentive
 from attentive.api import recipe_for, resolve_dataset
 from benchmarks.harness.common import write_result
+from benchmarks.harness.formatting import fmt_summary, md_head, md_row
 
 VISIBLE = ("sst2", "sst5", "opener", "sentube_auto", "sentube_tablets", "semeval2013", "r8")
 SYSTEMS = {"unweighted": [], "class_weight": ["train.class_weight=balanced"],
@@ -134,6 +137,50 @@ def main(argv=None) -> int:
               f"  macro-F1 {test['macro_f1']['mean']:.4f} ± {test['macro_f1']['std']:.4f}")
     print(path)
     return 0
+
+
+
+LABELS = (("unweighted", "unweighted (default)"), ("class_weight", "`train.class_weight=balanced`"),
+           ("sampler", "`train.sampler=balanced`"))
+TITLE = "Class weights on skewed labels"
+
+
+def _one(result: dict) -> list[str]:
+    dataset, systems = result["dataset"], result["systems"]
+    skew = result["skew"]
+    counts = skew[dataset]["counts"]
+    ranked = sorted(skew.items(), key=lambda item: -item[1]["ratio"])
+    others = ", ".join(f"{name} {value['ratio']:g}" for name, value in ranked if name != dataset)
+    seeds = ", ".join(map(str, result["seeds"]))
+    lines = [f"**{dataset}** (training split {skew[dataset]['train']:,} texts, majority / minority class "
+             f"{skew[dataset]['ratio']:g}: the most skewed visible dataset; the others: {others}). The default recipe, "
+             f"seeds {seeds}, each run's epoch chosen on dev accuracy; mean ± std over seeds "
+             f"([{result['name']}](benchmarks/results/{result['file']})).", "",
+             *md_head(["training", "dev accuracy", "dev macro-F1", "test accuracy", "test macro-F1"], "lllll")]
+    shown = [(key, label) for key, label in LABELS if key in systems]
+    for key, label in shown:
+        dev, test = systems[key]["dev"], systems[key]["test"]
+        lines.append(md_row([label] + [fmt_summary(split[key]) for split in (dev, test)
+                                       for key in ("accuracy", "macro_f1")]))
+    lines += ["", "Test F1 of each class (training texts in brackets), largest class first:", "",
+              *md_head(["class", *(label for _, label in shown)], "l" * (1 + len(shown)))]
+    for label in counts:
+        cells = [fmt_summary(systems[key]["test"]["per_class_f1"][label]) for key, _ in shown]
+        lines.append(f"| {label} ({counts[label]:,}) | " + " | ".join(cells) + " |")
+    return lines + [""]
+
+
+def class_weights_section(results: list[dict]) -> list[str]:
+    """The section's lines; [] without a class_weights result."""
+    if not results:
+        return []
+    lines = [f"## {TITLE}", "",
+             "The data term weighted by n / (k · n_c) (`train.class_weight=balanced`, scikit-learn's `balanced`) or "
+             "each epoch's rows drawn n / k per class with replacement (`train.sampler=balanced`), against the "
+             "unweighted default; benchmarks/DECISIONS.md says what the numbers mean.", ""]
+    for result in sorted(results, key=lambda r: r["dataset"]):
+        lines += _one(result)
+    return lines
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@ sentence with its categories (whatever their polarity). No official dev split: d
 everything on dev (the epoch, C, and each label's threshold: the one of best dev F1); test is scored once, by
 micro-F1 (one F1 over every sentence-label decision) and macro-F1 (the mean of the per-label F1). The default recipe
 is trained through the public API from JSONL files whose label is a list, and answers test with `predict`, its
-per-label thresholds applied. Writes benchmarks/results/multilabel-semeval14_restaurants.json.
+per-label thresholds applied. Writes benchmarks/results/multilabel-semeval14_restaurants.json, which
+`multilabel_section` renders into BENCHMARKS.md.
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ import numpy as np
 import attentive
 from benchmarks.harness.baselines import TFIDF_C_GRID, tfidf_vectorizer
 from benchmarks.harness.common import write_result
+from benchmarks.harness.formatting import md_head
 
 NAME = "multilabel-semeval14_restaurants"
 FILES = {"train": "Restaurants_Train_v2.xml", "test": "Restaurants_Test_Gold.xml"}
@@ -153,6 +155,40 @@ def main() -> None:
         "selected_on": "dev (a seeded tenth of train, random_state 13): epoch, C and per-label thresholds",
         "seeds": args.seeds, "default": {"recipe": "default", "runs": runs, "test": summary}, "tfidf_lr": baseline,
         "wall_time_s": round(time.perf_counter() - started, 1)})
+
+
+
+def _pct(value: float) -> str:
+    return f"{100 * value:.2f}"
+
+
+def multilabel_section(results: list[dict]) -> list[str]:
+    """Markdown lines of the section (none without a multi-label result)."""
+    lines = []
+    for result in sorted((r for r in results if r.get("kind") == "multilabel"), key=lambda r: r["name"]):
+        default, baseline, labels = result["default"], result["tfidf_lr"], result["labels"]
+        sizes = ", ".join(f"{split} {size:,}" for split, size in result["sizes"].items())
+        seeds = len(default["runs"])
+        lines += ["## Multi-label: SemEval-2014 restaurant aspect categories", "",
+                  f"Each sentence labelled with its set of aspect categories ({', '.join(labels)}); {sizes} sentences; "
+                  f"{result['selected_on']}. Test micro-F1 (every sentence-label decision) and macro-F1 (mean of "
+                  f"the per-label F1); the default recipe's mean ± std over {seeds} seeds "
+                  f"(`{result['command']}`, commit {result['git_commit']}).", "",
+                  *md_head(["model", "test micro-F1", "test macro-F1", *labels], "l" * (3 + len(labels)))]
+        per_label = {label: sum(run["test"]["per_label_f1"][label] for run in default["runs"]) / seeds
+                     for label in labels}
+        test = default["test"]
+        lines.append(f"| default ({seeds} seeds) | {_pct(test['micro_f1']['mean'])} ± {_pct(test['micro_f1']['std'])} "
+                     f"| {_pct(test['macro_f1']['mean'])} ± {_pct(test['macro_f1']['std'])} | "
+                     + " | ".join(_pct(per_label[label]) for label in labels) + " |")
+        lines.append(f"| TF-IDF + LR, one-vs-rest (C={baseline['C']:g}) | {_pct(baseline['test']['micro_f1'])} | "
+                     f"{_pct(baseline['test']['macro_f1'])} | "
+                     + " | ".join(_pct(baseline["test"]["per_label_f1"][label]) for label in labels) + " |")
+        epochs = [run["best_epoch"] for run in default["runs"]]
+        seconds = [run["wall_time_s"] for run in default["runs"]]
+        lines += ["", f"Best dev epochs {', '.join(map(str, epochs))}; {min(seconds):.0f}-{max(seconds):.0f} s per "
+                      "default run (vectors, training, thresholds and the test answers).", ""]
+    return lines
 
 
 if __name__ == "__main__":

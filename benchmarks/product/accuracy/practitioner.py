@@ -14,6 +14,7 @@
   Writes results/tune-DATASET.json; a seed whose folder holds benchmark-record.json is read back, not rerun. The
   budget is wall-clock time: run it on a quiet machine.
 Nothing is chosen on test: cv's folds pick their epochs on their own dev rows; tune's trials are ranked on dev.
+`practitioner_section` renders both into BENCHMARKS.md (wall times stay in the JSON: several runs shared the machine).
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from pathlib import Path
 
 import attentive
 from benchmarks.harness.common import write_result
+from benchmarks.harness.formatting import fmt_summary, md_head
 from benchmarks.product.deploy.deployable import summary, trained
 
 RECORD = "benchmark-record"  # a finished seed's row, written into its tune folder with the commit and machine
@@ -115,6 +117,73 @@ def main(argv=None) -> int:
     parser.add_argument("--budget", default="10m")
     args = parser.parse_args(argv)
     return run_cv(args) if args.what == "cv" else run_tune(args)
+
+
+
+TITLE = "Cross-validation and autotune"
+
+
+def _table_head(result: dict, title: str, columns: list[str]) -> list[str]:
+    """A result's lead paragraph (`title`, then a link to its file) and the head of its table."""
+    return [f"{title}; [{result['name']}](benchmarks/results/{result['file']})).", "",
+            *md_head(columns, "l" * len(columns))]
+
+
+def _cv(result: dict) -> list[str]:
+    lines = _table_head(result, f"**`attentive cv --folds {result['folds']}` on {result['dataset']}'s train split** "
+                                f"({result['rows']:,} texts; the default recipe; each fold's epoch chosen on a dev "
+                                f"tenth of its own training rows",
+                        ["seed", "accuracy over folds", "macro-F1 over folds", "out-of-fold accuracy",
+                         "suspected label errors"])
+    for run in result["per_seed"]:
+        lines.append(f"| {run['seed']} | {fmt_summary(run['accuracy'])} | {fmt_summary(run['macro_f1'])} | "
+                     f"{100 * run['out_of_fold']['accuracy']:.2f} | {run['suspects']:,} |")
+    lines.append(f"| mean ± std over seeds | {fmt_summary(result['accuracy'])} | {fmt_summary(result['macro_f1'])} | "
+                 f"{fmt_summary(result['out_of_fold_accuracy'])} | {result['suspects']['mean']:,.0f} ± "
+                 f"{result['suspects']['std']:,.0f} |")
+    first = result["per_seed"][0]["most_suspect"][:5]
+    if first:
+        lines += ["", "The five most suspect rows of the first seed (given label → the one cross-validation "
+                      "suggests, the given label's out-of-fold probability):", ""]
+        lines += [f"- {row['given']} → {row['suggested']} ({row['self_confidence']:.3f}): “{row['text']}”"
+                  for row in first]
+    return lines + [""]
+
+
+OWN_FIRST = "12bd312"  # the commit from which a new study's first trial is the recipe's own settings
+
+
+def _tune(result: dict) -> list[str]:
+    lines = _table_head(result, f"**`attentive tune --budget {result['budget']}` on {result['dataset']}** (the "
+                                f"default recipe's `tune:` space, Optuna TPE with median pruning, one study per seed, "
+                                f"its first trial the recipe itself in studies begun since commit {OWN_FIRST}; the "
+                                f"best trial by dev accuracy, then scored on test",
+                        ["seed", "trials (completed)", "tuned dev", "tuned test", "default dev", "default test",
+                         "best settings"])
+    for run in result["per_seed"]:
+        settings = ", ".join(f"{key}={value:.3g}" if isinstance(value, float) else f"{key}={value}"
+                             for key, value in run["best_params"].items())
+        lines.append(f"| {run['seed']} | {run['trials']} ({run['completed']}) | "
+                     f"{100 * run['tuned']['dev_accuracy']:.2f} | {100 * run['tuned']['test_accuracy']:.2f} | "
+                     f"{100 * run['default']['dev_accuracy']:.2f} | {100 * run['default']['test_accuracy']:.2f} | "
+                     f"{settings} |")
+    lines.append(f"| mean ± std | | {fmt_summary(result['tuned_dev'])} | {fmt_summary(result['tuned_test'])} | "
+                 f"{fmt_summary(result['default_dev'])} | {fmt_summary(result['default_test'])} | |")
+    return lines + [""]
+
+
+def practitioner_section(results: list[dict]) -> list[str]:
+    """The section's lines; [] without a cv or tune result."""
+    cv = sorted((r for r in results if r.get("kind") == "cv"), key=lambda r: r["dataset"])
+    tune = sorted((r for r in results if r.get("kind") == "tune"), key=lambda r: r["dataset"])
+    if not cv and not tune:
+        return []
+    lines = [f"## {TITLE}", ""]
+    for result in cv:
+        lines += _cv(result)
+    for result in tune:
+        lines += _tune(result)
+    return lines
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from __future__ import annotations
 import statistics
 
 from benchmarks.harness.common import WEIGHTS
+from benchmarks.harness.formatting import md_head
 from benchmarks.harness.results_io import model_name, on_current_dev, values
 
 MARGIN = 0.5  # points of the weighted mean dev accuracy
@@ -61,8 +62,7 @@ def compact_rule_section(results: list[dict]) -> list[str]:
              f"before the runs: the opinion sets {WEIGHTS['sst2']:.4f} each, the topic and intent sets "
              f"{WEIGHTS['r8']:.3f} each. A compact candidate within {MARGIN} of the score of the default of the "
              "day (the biGRU model, now `opinion`) becomes what `attentive train` trains.", "",
-             "| set | weight | " + " | ".join(labels) + " | alone − opinion |",
-             "| --- |" + " ---: |" * (len(labels) + 2)]
+             *md_head(["set", "weight", *labels, "alone − opinion"], "l" + "r" * (len(labels) + 2))]
 
     def cell(accuracies: list[float]) -> str:
         if not accuracies:
@@ -90,31 +90,3 @@ def compact_rule_section(results: list[dict]) -> list[str]:
         missing = sorted({f"{label} on {d}" for label in labels[:2] for d, v in found[label].items() if not v})
         lines.append("No verdict yet: not measured " + "; ".join(missing) + ".")
     return lines + [""]
-
-
-def compare(results: list[dict], candidates: list[tuple[str, str]]) -> list[str]:
-    """The rule's score of other candidates (recipe, variant) of `python -m benchmarks.harness.run`, with each set's
-    mean dev
-    accuracy and its spread over the seeds (std), for a choice the rule decides beside the compact one (the n-gram
-    channel's weighting: benchmarks/DECISIONS.md)."""
-    found = {f"{recipe}:{variant}": {dataset: run_dev_accuracies(results, dataset, recipe, variant)
-                                     for dataset in WEIGHTS} for recipe, variant in candidates}
-    lines = ["| set | " + " | ".join(found) + " |", "| --- |" + " ---: |" * len(found)]
-    for dataset in WEIGHTS:
-        cells = [f"{100 * statistics.fmean(v):.2f} ± {100 * statistics.stdev(v):.2f} ({len(v)})" if len(v) > 1
-                 else (f"{100 * v[0]:.2f} (1)" if v else "—") for v in (found[label][dataset] for label in found)]
-        lines.append(f"| {dataset} | " + " | ".join(cells) + " |")
-    totals = [f"{label} {sum(statistics.fmean(found[label][d]) * 100 * w for d, w in WEIGHTS.items()):.2f}"
-              if all(found[label].values()) else f"{label} —" for label in found]
-    return lines + ["", "Score: " + ", ".join(totals)]
-
-
-if __name__ == "__main__":
-    import argparse
-
-    from benchmarks.harness.results_io import RESULTS_DIR, load_results
-
-    parser = argparse.ArgumentParser(description="the compact rule's score of benchmarks.harness.run candidates")
-    parser.add_argument("candidates", nargs="+", help="RECIPE:VARIANT, e.g. default:defaults default:idf")
-    arguments = parser.parse_args()
-    print("\n".join(compare(load_results(RESULTS_DIR)[0], [tuple(c.split(":", 1)) for c in arguments.candidates])))

@@ -9,11 +9,13 @@ trained on them alone (`attentive.train`, the call a user makes, its 10% dev car
 MiniLM package, then the compact default distilled from it on the pool, exported int8). One result file a method and
 draw (kind "few_labels"): test accuracy, training seconds on this machine, and for the student its int8 export's size
 and its agreement with the teacher on the held-out pool texts. The draws' texts are the same for every method.
+`few_labels_section` renders BENCHMARKS.md's "Few labels" from them (mean ± std over the draws).
 """
 from __future__ import annotations
 
 import argparse
 import random
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -24,6 +26,7 @@ import attentive
 from attentive import Dataset
 from attentive.fewlabels import FewLabelRun, TeacherSettings, train_few_labels
 from benchmarks.harness.common import commit_at_start, write_result
+from benchmarks.harness.formatting import fmt_mean_std, md_head, md_row
 
 
 def draw(data: Dataset, per_class: int, seed: int, pool_size: int) -> tuple[list, list[str]]:
@@ -105,6 +108,46 @@ def main() -> None:
                              {**base, "method": "student", "test_accuracy": result.test["student"],
                               "train_seconds": seconds, "agreement": result.agreement,
                               "held_out": result.held_out, "int8_bytes": size})
+
+
+
+METHODS = [("tfidf_lr", "TF-IDF + LR"), ("default", "default, labels alone"),
+           ("setfit_teacher", "SetFit teacher"), ("student", "compact student")]
+
+
+def _pct(values: list[float]) -> str:
+    return fmt_mean_std(values, 1) + (" (one draw)" if len(values) == 1 else "")
+
+
+def few_labels_section(results: list[dict]) -> list[str]:
+    """Markdown lines of the section (none without a few-label result)."""
+    runs = [r for r in results if r.get("kind") == "few_labels"]
+    if not runs:
+        return []
+    cells: dict[tuple, list[dict]] = {}
+    for run in runs:
+        cells.setdefault((run["dataset"], (run["per_class"], run.get("pool")), run["method"]), []).append(run)
+    keys = sorted({(run["dataset"], (run["per_class"], run.get("pool"))) for run in runs})
+    first = runs[0]
+    lines = ["## Few labels", "",
+             "k labelled texts a class drawn (seeded) from the training split, the rest of it (the pool column: how "
+             "many of its texts, labels dropped) as the unlabelled pool, the full test split scored; the same draws "
+             "for every method. "
+             "The SetFit teacher is the setfit package with its default settings over the MiniLM package, as "
+             "`attentive train --few-labels` trains it; the compact student is the default distilled from it on the "
+             "pool and exported int8. Test accuracy (%), mean ± std over the draws; training seconds on this "
+             f"machine (`{first['command']}`, commit {first['git_commit']}).", "",
+             *md_head(["set", "k a class", "pool", "draws", *(name for _, name in METHODS),
+                       "student agrees with teacher", "student s", "student int8 MB"], "l" + "r" * (6 + len(METHODS)))]
+    for dataset, k in keys:
+        row = [dataset, str(k[0]), f"{k[1]:,}", str(max(len(cells.get((dataset, k, m), [])) for m, _ in METHODS))]
+        row += [_pct([r["test_accuracy"] for r in cells.get((dataset, k, method), [])]) for method, _ in METHODS]
+        students = cells.get((dataset, k, "student"), [])
+        row.append(_pct([r["agreement"] for r in students]))
+        row.append(f"{statistics.mean(r['train_seconds'] for r in students):.0f}" if students else "—")
+        row.append(f"{statistics.mean(r['int8_bytes'] for r in students) / 1e6:.2f}" if students else "—")
+        lines.append(md_row(row))
+    return lines + [""]
 
 
 if __name__ == "__main__":
