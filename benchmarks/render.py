@@ -20,10 +20,12 @@ from pathlib import Path
 
 from benchmarks.harness.common import REPO_ROOT, RESULTS_DIR, write_text
 from benchmarks.harness.results_io import OWN_SECTION_KINDS, load_results
-from benchmarks.papers.lama.render_lama import heads_section, lama_section, parameters_section
-from benchmarks.papers.lama.render_long_texts import long_texts_section
+from benchmarks.papers.lama.long_texts import long_texts_section
+from benchmarks.papers.lama.params import parameters_section
+from benchmarks.papers.lama.render_lama import heads_section, lama_section
 from benchmarks.papers.lin2017.render_pruned import pruned_section
-from benchmarks.papers.ssan.render_ssan import characteristics_section, ssan_section
+from benchmarks.papers.ssan.characteristics import characteristics_section
+from benchmarks.papers.ssan.render_ssan import ssan_section
 from benchmarks.papers.sunlu.render_analysis import analysis_section
 from benchmarks.papers.wang2016.render_absa import absa_section
 from benchmarks.product.accuracy.abstain_clinc import abstain_section

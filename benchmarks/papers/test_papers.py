@@ -1,7 +1,15 @@
-"""Fast tests of the benchmark helpers: result writing, the TF-IDF baseline's dev selection, and rendering."""
+"""The papers' tables: the variant dev chooses, the papers' claims checked on our numbers, the reproduce scripts'
+jobs, and the long-text experiment's cut and verdict."""
 from __future__ import annotations
 
+import json
+from concurrent.futures import Future
+
+from attentive import Dataset, Example
+from benchmarks import render
 from benchmarks.harness.common import made_result
+from benchmarks.papers.lama import long_texts
+from benchmarks.papers.lama.long_texts import TITLE, long_texts_section
 
 
 def test_ssan_table_has_the_paper_shape_and_checks_its_claims():
@@ -111,7 +119,7 @@ def test_lama_table_takes_the_dev_chosen_variant_and_names_baselines_above_lama_
 
 
 def test_characteristics_section_sets_the_papers_ratios_beside_ours():
-    from benchmarks.papers.ssan import render_ssan
+    from benchmarks.papers.ssan.characteristics import characteristics_section
 
     def row(recipe, params, train, infer):
         return {"recipe": recipe, "params": params + 1000, "params_without_embeddings": params, "epochs": 10,
@@ -121,7 +129,7 @@ def test_characteristics_section_sets_the_papers_ratios_beside_ours():
             row("ssan_pe", 400, 100.0, 4.0), row("ssan_rpr", 410, 120.0, 4.4)]
     result = {"settings": {"hidden": 300, "batch_size": 32, "optimizer": "adam", "vectors": "random 300-d"},
               "rows": rows, "git_commit": "abc1234", "date": "2026-01-01T00:00:00"}
-    text = "\n".join(render_ssan.characteristics_section(result))
+    text = "\n".join(characteristics_section(result))
 
     assert "| ssan_rpr | 1,410 | 410 | 2m 00s | 4.4 s | 700 |" in text and "train 10 epochs" in text
     assert "| SSAN + RPR / SSAN + PE, training time | 1.112 | 1.200 |" in text
@@ -179,4 +187,105 @@ def test_ssan_script_sweeps_dropout_on_seed_0_then_runs_every_seed_at_the_dev_ch
     assert "--variant edrop01 --set embedder.dropout=0.1" in later["barnes_lstm"]
     assert "--variant" not in later["barnes_cnn"] and "--variant" not in later["barnes_bilstm"]
 
+
+def _long_run(half: str, recipe: str, count: int, seed: int, dev: float, test: float, **extra) -> dict:
+    """A result file as `python -m benchmarks.papers.lama.long_texts` writes it."""
+    name = f"long-texts-{half}-{recipe}-{count}-s{seed}"
+    return {"name": name, "command": "python -m benchmarks.papers.lama.long_texts", "git_commit": "abc1234",
+            "machine": {"cpu_model": "x", "cpu_cores": 16, "cuda_device": "NVIDIA H200"},
+            "date": "2026-11-26T00:00:00+00:00", "kind": "long_texts", "recipe": recipe, "dataset": "imdb",
+            "variant": f"long-texts-{half}", "half": half, "count": count, "seed": seed, "device": "cuda",
+            "mean_length_cut": 231.81, "length_unit": "whitespace-separated words (str.split)", "limit": None,
+            "rows": {"train": 7555, "dev": 829, "test": 8009} if half == "long" else
+            {"train": 14945, "dev": 1671, "test": 16991}, "beyond_max_length": 0.104 if half == "long" else 0.0,
+            "dev": {"accuracy": dev}, "test": {"accuracy": test}, **extra}
+
+
+def _long_results() -> list[dict]:
+    """LAMA+Ctx gains 3 points from 1 to 10 heads on long reviews and 0.5 on short ones; SAN gains nothing."""
+    runs = []
+    for seed, wobble in enumerate((0.0, 0.002, -0.002)):
+        runs += [_long_run(half, "lama_ctx", count, seed, dev, test + wobble)
+                 for half, count, dev, test in (("long", 1, 0.80, 0.80), ("long", 10, 0.83, 0.83),
+                                                ("short", 1, 0.86, 0.86), ("short", 10, 0.87, 0.865))]
+    runs += [_long_run(half, "san", hops, 0, 0.8, 0.8) for half in ("long", "short") for hops in (1, 10)]
+    return runs
+
+
+def test_the_section_sets_long_beside_short_with_the_papers_claim_and_a_computed_verdict():
+    lines = long_texts_section(_long_results())
+    text = "\n".join(lines)
+
+    assert lines[0] == f"## {TITLE}"
+    assert "| LAMA+Ctx | 1 | 80.00 ± 0.00 (3) | 80.00 ± 0.20 (3) | 86.00 ± 0.00 (3) | 86.00 ± 0.20 (3) |" in text
+    assert "| SAN | 10 | 80.00 (1) † | 80.00 (1) † | 80.00 (1) † | 80.00 (1) † |" in text  # fewer than 3 seeds
+    assert ("231.8 whitespace-separated words" in text and "7,555 train" in text
+            and "10% of the long train reviews" in text)
+    assert "more heads help on long texts" in text and "§5.2" in text  # the paper's claim, from papers.json
+    verdict = lines[-2]
+    assert verdict.startswith("Verdict: the paper's claim **holds** here for LAMA+Ctx")
+    assert "gains +3.00 points of test accuracy on the long half and +0.50 on the short, +2.50 points more" in verdict
+    assert "SAN, from 1 hop to the count dev prefers" in verdict
+
+
+def test_the_claim_does_not_hold_when_the_short_half_gains_as_much():
+    runs = [r for r in _long_results() if r["recipe"] == "lama_ctx" and r["half"] == "long"]
+    runs += [dict(r, half="short", name=r["name"].replace("long", "short")) for r in runs]
+    verdict = long_texts_section(runs)[-2]
+    assert "**does not hold**" in verdict and "+0.00 points more on long texts" in verdict
+
+
+def test_benchmarks_md_shows_the_section_and_keeps_the_runs_out_of_the_other_tables(tmp_path):
+    results = tmp_path / "results"
+    results.mkdir()
+    for run in _long_results():
+        (results / f"{run['name']}.json").write_text(json.dumps(run), encoding="utf-8")
+
+    rendered = render.render(results, tmp_path / "BENCHMARKS.md")
+
+    assert f"## {TITLE}" in rendered
+    assert "Document classification (LAMA paper Table 3)" not in rendered  # not IMDB runs of lama_ctx
+    assert "Skipped results" not in rendered
+
+
+def _dataset() -> Dataset:
+    def rows(lengths):
+        return [Example(" ".join(["w"] * n), "pos" if i % 2 else "neg") for i, n in enumerate(lengths)]
+
+    return Dataset("imdb", {"train": rows([1, 2, 3, 6]), "dev": rows([3, 4]), "test": rows([1, 3, 5, 9])},
+                   ["neg", "pos"])
+
+
+def test_the_cut_is_the_train_mean_and_splits_train_dev_and_test_alike():
+    cut, halves = long_texts.cut_halves(_dataset())
+
+    assert cut == 3.0  # (1 + 2 + 3 + 6) / 4, train only
+    lengths = {half: {split: [long_texts.word_count(ex.text) for ex in rows] for split, rows in data.splits.items()}
+               for half, data in halves.items()}
+    assert lengths["long"] == {"train": [6], "dev": [4], "test": [5, 9]}
+    assert lengths["short"] == {"train": [1, 2, 3], "dev": [3], "test": [1, 3]}
+    assert halves["long"].name == "imdb-long" and halves["long"].labels == ["neg", "pos"]
+    assert long_texts.result_name(long_texts.Task("long", "san", 5, 1)) == "long-texts-long-san-5-s1"
+
+
+def test_runs_go_seed_by_seed_after_their_halfs_warm_up_and_none_starts_after_the_deadline():
+    tasks = long_texts.plan(["long", "short"], ["lama_ctx"], [1, 2], [0, 1])
+    assert [(t.seed, t.half, t.count) for t in tasks[:4]] == [(0, "long", 1), (0, "long", 2), (0, "short", 1),
+                                                             (0, "short", 2)]
+    warm = [long_texts.Task(half, "lama_ctx", 1, 0, warm_up=True) for half in ("long", "short")]
+    started = []
+
+    def submit(task):
+        started.append(task)
+        future = Future()
+        if task == tasks[0]:
+            future.set_exception(RuntimeError("out of memory"))  # one failure does not stop the rest
+        else:
+            future.set_result(f"done {task}")
+        return future
+
+    assert long_texts.schedule(warm + tasks, jobs=3, deadline=None, submit=submit) == 1
+    assert started[:2] == warm and len(started) == 10  # both warm-ups before any run of their half
+    started.clear()
+    assert long_texts.schedule(warm + tasks, jobs=3, deadline=-1, submit=submit) == 0 and started == []
 

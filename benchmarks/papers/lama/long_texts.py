@@ -1,38 +1,31 @@
 """LAMA's long-text experiment (issue 46, item 2): heads on IMDB's long reviews beside its short ones.
 
     python -m benchmarks.papers.lama.long_texts [--halves long short] [--models lama_ctx san] [--counts 1 2 5 10 20]
-        [--seeds 0 1 2] [--jobs N] [--deadline SECONDS] [--device cuda|cpu] [--results-dir DIR] [--limit N]
+        [--seeds 0 1 2] [--jobs N] [--deadline SECONDS] [--device cuda|cpu] [--results-dir DIR]
 
 The LAMA paper (§4.1.1) builds YelpL from the Yelp reviews longer than their mean (118 tokens) and reports (§5.2,
 Fig. 3) that more heads help there. No public long-review set ships here beyond IMDB, so IMDB is cut the same way:
-each review's length is its number of whitespace-separated words (`str.split()`), the mean is taken over the TRAIN
-reviews, and train, dev and test are each cut into "long" (> mean) and "short" (<= mean) by that one number. Dev is the
-IMDB reader's own (carved from train by review-id blocks), never mixed with test.
+a review's length is its number of whitespace-separated words, the mean is taken over the TRAIN reviews, and train,
+dev and test are each cut into "long" (> mean) and "short" (<= mean) by that one number. Dev is the IMDB reader's own.
 
-Each half trains `lama_ctx` with `pooler.heads` and `san` with `pooler.hops` in `--counts`, one run per seed, through
-`attentive.train`, at the CPU budget of the project's heads sweep (benchmarks/papers/lama/reproduce_heads.sh: at most
-3 epochs,
-patience 1) but reading 800 tokens (`tokenizer.max_length=800`): 90% of the long train reviews and every short one
-are read whole (tokens are the tokenizer's: words and punctuation runs apart). The epoch is chosen on the half's dev
-split; its test split is evaluated once. One result per run,
-`long-texts-<half>-<model>-<count>-s<seed>.json` (kind `long_texts`, rendered in BENCHMARKS.md's "Heads against
-length"): half, the mean-length cut, rows per split, model, count, device, wall time, dev and test metrics.
+Each half trains `lama_ctx` with `pooler.heads` and `san` with `pooler.hops` in `--counts`, one run per seed, at the
+CPU budget of the heads sweep (reproduce_heads.sh: at most 3 epochs, patience 1) but reading 800 tokens; the epoch is
+chosen on the half's dev split, its test split evaluated once. One result per run,
+`long-texts-<half>-<model>-<count>-s<seed>.json` (kind `long_texts`), which `long_texts_section` renders.
 
 Runs go seed by seed (seed 0 of every half, model and count first), so a run cut short by `--deadline` (no run
-starts after it; finished ones are kept) still leaves whole comparisons. `--jobs N` runs N at once in worker processes
-of one torch thread each. Before a half's runs, one warm-up training of a single batch computes its word2vec vectors,
-which attentive caches by the training texts' content: every run of the half then reads them instead of training
-its own. `--limit N` cuts each split of each half to a seeded N rows, for a smoke test: those runs carry `limitN` in
-their variant and name, and BENCHMARKS.md never shows them.
+starts after it) still leaves whole comparisons. `--jobs N` runs N at once in worker processes of one torch thread
+each. Before a half's runs, one warm-up training of a single batch computes its word2vec vectors, which attentive
+caches by the training texts' content, so that every run of the half reads them.
 """
 from __future__ import annotations
 
 import argparse
 import os
-import random
 import statistics
 import sys
 import time
+from collections import defaultdict
 from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from multiprocessing import get_context
@@ -44,6 +37,8 @@ from tokenizers.pre_tokenizers import Whitespace
 import attentive
 from attentive import Dataset
 from benchmarks.harness.common import commit_at_start, write_result
+from benchmarks.harness.formatting import fmt_mean_std, md_head, md_row
+from benchmarks.harness.results_io import load_papers, machine_short
 
 HALVES = ("long", "short")
 COUNT_KEY = {"lama_ctx": "pooler.heads", "san": "pooler.hops"}  # the model's number of attention heads / hops
@@ -51,7 +46,6 @@ MAX_LENGTH = 800
 SETTINGS = ("train.epochs=3", "train.patience=1", f"tokenizer.max_length={MAX_LENGTH}")
 WARM_UP = ("train.epochs=1", "train.batches_per_epoch=1", f"tokenizer.max_length={MAX_LENGTH}")
 LENGTH_UNIT = "whitespace-separated words (str.split)"
-LIMIT_SEED = 0
 _PRE_TOKENIZER = Whitespace()  # attentive's word tokenizer splits text this way before the vocabulary lookup
 
 
@@ -75,29 +69,17 @@ def token_count(text: str) -> int:
     return len(_PRE_TOKENIZER.pre_tokenize_str(text))
 
 
-def cut_halves(dataset: Dataset, limit: int | None = None) -> tuple[float, dict[str, Dataset]]:
+def cut_halves(dataset: Dataset) -> tuple[float, dict[str, Dataset]]:
     """The mean length of the train reviews, and the dataset cut at it: "long" (> mean) and "short" (<= mean), train,
-    dev and test alike. `limit` keeps a seeded `limit` rows of each split of each half (smoke tests only)."""
+    dev and test alike."""
     cut = statistics.fmean(word_count(ex.text) for ex in dataset.splits["train"])
-    halves = {}
-    for half in HALVES:
-        splits = {}
-        for split in ("train", "dev", "test"):
-            rows = [ex for ex in dataset.splits[split] if (word_count(ex.text) > cut) == (half == "long")]
-            if limit is not None and len(rows) > limit:
-                keep = sorted(random.Random(LIMIT_SEED).sample(range(len(rows)), limit))
-                rows = [rows[i] for i in keep]
-            splits[split] = rows
-        halves[half] = Dataset(f"{dataset.name}-{half}", splits, list(dataset.labels))
-    return cut, halves
+    return cut, {half: Dataset(f"{dataset.name}-{half}", {
+        split: [ex for ex in dataset.splits[split] if (word_count(ex.text) > cut) == (half == "long")]
+        for split in ("train", "dev", "test")}, list(dataset.labels)) for half in HALVES}
 
 
-def variant_of(half: str, limit: int | None) -> str:
-    return f"long-texts-{half}" + (f"-limit{limit}" if limit is not None else "")
-
-
-def result_name(task: Task, limit: int | None) -> str:
-    return f"{variant_of(task.half, limit)}-{task.model}-{task.count}-s{task.seed}"
+def result_name(task: Task) -> str:
+    return f"long-texts-{task.half}-{task.model}-{task.count}-s{task.seed}"
 
 
 def plan(halves: Sequence[str], models: Sequence[str], counts: Sequence[int], seeds: Sequence[int]) -> list[Task]:
@@ -107,7 +89,7 @@ def plan(halves: Sequence[str], models: Sequence[str], counts: Sequence[int], se
 
 # --------------------------------------------------------------------------- the worker processes
 
-_HALVES: dict[int | None, tuple[float, dict[str, Dataset]]] = {}  # per worker: IMDB cut once, read by every run
+_HALVES: list[tuple[float, dict[str, Dataset]]] = []  # per worker: IMDB cut once, read by every run
 
 
 def init_worker(threads: int) -> None:
@@ -116,18 +98,18 @@ def init_worker(threads: int) -> None:
     torch.set_num_threads(threads)
 
 
-def halves_for(limit: int | None) -> tuple[float, dict[str, Dataset]]:
-    if limit not in _HALVES:
-        _HALVES[limit] = cut_halves(attentive.load_dataset("imdb"), limit)
-    return _HALVES[limit]
+def halves() -> tuple[float, dict[str, Dataset]]:
+    if not _HALVES:
+        _HALVES.append(cut_halves(attentive.load_dataset("imdb")))
+    return _HALVES[0]
 
 
-def run_task(task: Task, limit: int | None, device: str | None, results_dir: Path | None) -> str:
+def run_task(task: Task, device: str | None, results_dir: Path | None) -> str:
     """Train one task in this process; a run writes its result file. Returns the line to print."""
     import torch
 
-    cut, halves = halves_for(limit)
-    data = halves[task.half]
+    cut, cut_data = halves()
+    data = cut_data[task.half]
     started = time.perf_counter()
     if task.warm_up:
         model = attentive.train(data, task.model, overrides=[*WARM_UP, f"{COUNT_KEY[task.model]}={task.count}"],
@@ -140,12 +122,12 @@ def run_task(task: Task, limit: int | None, device: str | None, results_dir: Pat
     training = model.config["training"]
     rows = {split: len(examples) for split, examples in data.splits.items()}
     payload = {
-        "kind": "long_texts", "recipe": task.model, "dataset": "imdb", "variant": variant_of(task.half, limit),
+        "kind": "long_texts", "recipe": task.model, "dataset": "imdb", "variant": f"long-texts-{task.half}",
         "half": task.half, "count_key": COUNT_KEY[task.model], "count": task.count, "seed": task.seed,
         "mean_length_cut": round(cut, 2), "length_unit": LENGTH_UNIT, "rows": rows,
         "beyond_max_length": round(sum(token_count(ex.text) > MAX_LENGTH for ex in data.splits["train"])
                                    / max(1, rows["train"]), 4),  # train reviews of more tokens than are read
-        "limit": limit, "wall_time_s": round(time.perf_counter() - started, 1),
+        "limit": None, "wall_time_s": round(time.perf_counter() - started, 1),
         "dev": dev, "test": test, "selected_on": "dev accuracy (best epoch)",
         "best_epoch": training["best_epoch"], "epochs_run": training["epochs_run"],
         "epoch_times_s": [round(s, 2) for s in training["epoch_seconds"]],
@@ -154,7 +136,7 @@ def run_task(task: Task, limit: int | None, device: str | None, results_dir: Pat
         "device": model.device, "torch_threads": torch.get_num_threads(),
         "hyperparameters": model.config["recipe"], "overrides": overrides, "vectors": model.config["vectors"],
     }
-    name = result_name(task, limit)
+    name = result_name(task)
     path = write_result(name, payload, results_dir)
     return (f"{name}: dev {dev['accuracy']:.4f} test {test['accuracy']:.4f} (best epoch {training['best_epoch']}, "
             f"{payload['wall_time_s']} s) -> {path}")
@@ -201,18 +183,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--models", nargs="+", choices=sorted(COUNT_KEY), default=list(COUNT_KEY))
     parser.add_argument("--counts", type=int, nargs="+", default=[1, 2, 5, 10, 20])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    parser.add_argument("--limit", type=int, default=None, help="cut each split to N rows (smoke tests only)")
     parser.add_argument("--jobs", type=int, default=1, help="runs at once, each its own process of one torch thread")
     parser.add_argument("--deadline", type=float, default=None, metavar="SECONDS",
                         help="start no run after this many seconds; finished runs are kept")
     parser.add_argument("--device", default=None, help="cuda or cpu (default: cuda where there is one)")
     parser.add_argument("--results-dir", type=Path, default=None)
     args = parser.parse_args(argv)
-    for option, value in (("--jobs", args.jobs), ("--limit", args.limit)):
-        if value is not None and value < 1:
-            parser.error(f"{option} must be at least 1, not {value}")
-    if min(args.counts) < 1:
-        parser.error(f"--counts must be at least 1, not {min(args.counts)}")
     commit_at_start()  # the code that runs is the code at start
     runs = plan(args.halves, args.models, args.counts, args.seeds)
     warm_ups = [Task(half, args.models[0], args.counts[0], 0, warm_up=True) for half in args.halves]
@@ -222,8 +198,108 @@ def main(argv: Sequence[str] | None = None) -> int:
     with ProcessPoolExecutor(args.jobs, mp_context=get_context("spawn"), initializer=init_worker,
                              initargs=(1,)) as pool:
         failed = schedule(warm_ups + runs, args.jobs, args.deadline,
-                          lambda task: pool.submit(run_task, task, args.limit, args.device, args.results_dir))
+                          lambda task: pool.submit(run_task, task, args.device, args.results_dir))
     return 1 if failed else 0
+
+
+
+# --------------------------------------------------------------------------- BENCHMARKS.md's section
+
+TITLE = "Heads against length (LAMA paper §4.1.1, §5.2)"
+LABEL = {"lama_ctx": "LAMA+Ctx", "san": "SAN"}
+COUNTED = {"lama_ctx": "heads", "san": "hops"}
+FULL = 3  # seeds a cell should have; fewer are marked
+
+
+def cells(runs: list[dict]) -> dict[tuple[str, int, str], list[dict]]:
+    """(recipe, count, half) -> its runs, one per seed."""
+    grouped: dict[tuple[str, int, str], dict[int, dict]] = defaultdict(dict)
+    for run in runs:
+        grouped[(run["recipe"], int(run["count"]), run["half"])][run["seed"]] = run
+    return {key: list(by_seed.values()) for key, by_seed in grouped.items()}
+
+
+def _accuracies(runs: list[dict], split: str) -> list[float]:
+    return [run[split]["accuracy"] for run in runs]
+
+
+def _cell(runs: list[dict] | None, split: str) -> str:
+    if not runs:
+        return "not run"
+    mark = "" if len(runs) >= FULL else " †"
+    return f"{fmt_mean_std(_accuracies(runs, split))} ({len(runs)}){mark}"
+
+
+def gain(table: dict, recipe: str, half: str, counts: list[int]) -> tuple[float, int, list[float]]:
+    """On one half: test accuracy at the count dev prefers minus at the fewest, that count, and the seed stds of
+    the two cells (for the noise)."""
+    best = max(counts, key=lambda c: statistics.fmean(_accuracies(table[(recipe, c, half)], "dev")))
+    ends = [_accuracies(table[(recipe, c, half)], "test") for c in (counts[0], best)]
+    stds = [statistics.stdev(values) for values in ends if len(values) > 1]
+    return statistics.fmean(ends[1]) - statistics.fmean(ends[0]), best, stds
+
+
+def verdict(table: dict) -> str:
+    """One sentence: does accuracy rise with heads more on the long half than on the short, and by how much."""
+    parts, lama = [], None
+    for recipe in (r for r in LABEL if any(key[0] == r for key in table)):
+        counts = sorted({c for (r, c, h) in table if r == recipe and all((r, c, x) in table for x in HALVES)})
+        if len(counts) < 2:
+            continue
+        (long_gain, long_best, long_stds), (short_gain, short_best, short_stds) = (
+            gain(table, recipe, half, counts) for half in HALVES)
+        difference, noise = (long_gain - short_gain) * 100, max(long_stds + short_stds, default=None)
+        if long_gain <= 0 or difference <= 0:
+            holds = "does not hold"
+        elif noise is None:
+            holds = "holds on one seed (no noise estimate)"
+        else:
+            holds = "holds" if difference > noise * 100 else "holds only within seed noise"
+        noted = f"seed std up to {noise * 100:.2f}" if noise is not None else "one seed"
+        fewest = f"{counts[0]} {COUNTED[recipe].removesuffix('s') if counts[0] == 1 else COUNTED[recipe]}"
+        text = (f"{LABEL[recipe]}, from {fewest} to the count dev prefers "
+                f"({long_best} long, {short_best} short), gains {long_gain * 100:+.2f} points of test accuracy on "
+                f"the long half and {short_gain * 100:+.2f} on the short, {difference:+.2f} points more on long "
+                f"texts ({noted})")
+        if recipe == "lama_ctx":
+            lama = holds
+        parts.append(text)
+    if not parts:
+        return "Verdict: too few counts run on both halves to compare."
+    subject = "the paper's claim " + (f"**{lama}** here for LAMA+Ctx" if lama else "is about LAMA's heads, not run")
+    return f"Verdict: {subject}: " + "; ".join(parts) + "."
+
+
+def long_texts_section(results: list[dict]) -> list[str]:
+    """The section's lines, or [] without any long-text run."""
+    runs = [r for r in results if r.get("kind") == "long_texts"]
+    if not runs:
+        return []
+    table = cells(runs)
+    first = max(runs, key=lambda r: r.get("date", ""))
+    rows = {half: next(r["rows"] for r in runs if r["half"] == half) for half in HALVES if any(
+        r["half"] == half for r in runs)}
+    sizes = "; ".join(f"{half} half {', '.join(f'{n:,} {split}' for split, n in rows[half].items())}"
+                      for half in rows)
+    long_cut = [r["beyond_max_length"] for r in runs if r["half"] == "long"]
+    machines = ", ".join(sorted({machine_short(r) for r in runs}))
+    paper = load_papers()["lama_long"]
+    lines = [f"## {TITLE}", "",
+             f"IMDB cut where the LAMA paper cut Yelp for YelpL: at the mean length of the train reviews, "
+             f"{first['mean_length_cut']:.1f} {first['length_unit']}; train, dev and test alike, \"long\" "
+             f"above it, \"short\" at or below ({sizes}). No public long-review set ships here beyond IMDB, so YelpL "
+             "itself is not run. `python -m benchmarks.papers.lama.long_texts` (results `long-texts-*.json`): the "
+             "heads sweep's "
+             f"budget (at most 3 epochs, patience 1, epoch chosen on the half's dev split) reading 800 tokens"
+             + (f" ({max(long_cut) * 100:.0f}% of the long train reviews are longer)" if long_cut else "")
+             + f", on {machines}. Accuracy (%), mean ± sample std over seeds (number of seeds); † fewer than "
+             f"{FULL} seeds.", "",
+             *md_head(["model", "heads / hops", "long: dev", "long: test", "short: dev", "short: test"], "lrrrrr")]
+    for recipe in (r for r in LABEL if any(key[0] == r for key in table)):
+        for count in sorted({c for (r, c, _) in table if r == recipe}):
+            shown = [_cell(table.get((recipe, count, half)), split) for half in HALVES for split in ("dev", "test")]
+            lines.append(md_row([LABEL[recipe], str(count), *shown]))
+    return lines + ["", f"The paper's claim ({paper['short']}): {paper['claim']}.", "", verdict(table), ""]
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@ LAMA, SAN and TE, counted on built models, plus every recipe's total parameters 
 
     python -m benchmarks.papers.lama.params [--max-heads 40]
 
-Writes benchmarks/results/params.json (rendered into BENCHMARKS.md) and benchmarks/results/params_heads.png.
+Writes benchmarks/results/params.json, which `parameters_section` renders into BENCHMARKS.md, and
+benchmarks/results/params_heads.png.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import attentive
 from attentive import available_recipes, load_recipe
 from attentive.api import network_for
 from benchmarks.harness.common import RESULTS_DIR, commit_at_start, write_result
+from benchmarks.harness.formatting import md_head, md_row
 
 VOCAB, CLASSES = 30_000, 2  # an IMDB-sized vocabulary (min frequency 5 gives ~28k words)
 
@@ -89,6 +91,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name, counts in curves.items():
         print(f"{name}: 1 head {counts[0]:,}  10 heads {counts[9]:,}  40 heads {counts[-1]:,}")
     return 0
+
+
+
+def parameters_section(result: dict) -> list[str]:
+    """Attention-layer parameters against heads (LAMA paper Fig. 4) and each recipe's size, from params.json."""
+    heads, curves = result["heads"], result["attention_parameters"]
+    shown = [m for m in (1, 5, 10, 20, 30, 40) if m in heads]
+    lines = ["## Parameter efficiency (LAMA paper §3.3.2, Fig. 4)", "",
+             f"Counted on built models (`{result['command']}`, commit `{result['git_commit']}`); "
+             f"plot: [benchmarks/results/{result['plot']}](benchmarks/results/{result['plot']}).", "",
+             *md_head(["attention layer of", *(f"{m} heads" for m in shown)], "l" + "r" * len(shown))]
+    for name, counts in curves.items():
+        lines.append(md_row([name, *(f"{counts[heads.index(m)]:,}" for m in shown)]))
+    lines += ["", f"Whole models at their recipe defaults, vocabulary {result['vocabulary']:,} words:", "",
+              "| recipe | parameters | without the embedding table | model.safetensors |",
+              "| --- | ---: | ---: | ---: |"]
+    for name, size in result["models"].items():
+        lines.append(f"| {name} | {size['parameters']:,} | {size['without_embeddings']:,} | "
+                     f"{size['safetensors_bytes'] / 2**20:.1f} MiB |")
+    return lines + [""]
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 - Table 3: its rows — SAN, BiGRU, CNN, TE, LAMA, LAMA+Ctx, the pretrained transformer (their BERT, our MiniLM-L6
   fine-tune) and AVG — on IMDB, R8 and News beside the paper's figures, and the issue's check that LAMA+Ctx is at or
   above every model of ours there, our TF-IDF + LR, fastText and frozen MiniLM included;
-- §5.2: accuracy against the number of heads; Fig. 4 / §3.3.2: parameter counts.
+- §5.2: accuracy against the number of heads (Fig. 4's parameter counts: params.py).
 
 Each Table 3 cell is the variant of the recipe that dev chose (`benchmarks.harness.results_io.selected_runs`: among the
 variants run with the most seeds, the highest mean dev accuracy), shown as its mean test accuracy ± sample std. Our
@@ -109,24 +109,4 @@ def heads_section(results: list[dict]) -> list[str]:
     for dataset, name, setting, heads, runs in sorted(rows, key=lambda row: row[:4]):
         accuracies = [fmt_mean_std(METRICS[metric](runs)) for metric in ("dev_accuracy", "test_accuracy")]
         lines.append(f"| {dataset} | {name} | {setting} | {heads} | {len(runs)} | {' | '.join(accuracies)} |")
-    return lines + [""]
-
-
-def parameters_section(result: dict) -> list[str]:
-    """Attention-layer parameters against heads (LAMA paper Fig. 4) and each recipe's size, from params.json."""
-    heads, curves = result["heads"], result["attention_parameters"]
-    shown = [m for m in (1, 5, 10, 20, 30, 40) if m in heads]
-    lines = ["## Parameter efficiency (LAMA paper §3.3.2, Fig. 4)", "",
-             f"Counted on built models (`{result['command']}`, commit `{result['git_commit']}`); "
-             f"plot: [benchmarks/results/{result['plot']}](benchmarks/results/{result['plot']}).", "",
-             "| attention layer of | " + " | ".join(f"{m} heads" for m in shown) + " |",
-             "| --- |" + " ---: |" * len(shown)]
-    for name, counts in curves.items():
-        lines.append(f"| {name} | " + " | ".join(f"{counts[heads.index(m)]:,}" for m in shown) + " |")
-    lines += ["", f"Whole models at their recipe defaults, vocabulary {result['vocabulary']:,} words:", "",
-              "| recipe | parameters | without the embedding table | model.safetensors |",
-              "| --- | ---: | ---: | ---: |"]
-    for name, size in result["models"].items():
-        lines.append(f"| {name} | {size['parameters']:,} | {size['without_embeddings']:,} | "
-                     f"{size['safetensors_bytes'] / 2**20:.1f} MiB |")
     return lines + [""]

@@ -7,18 +7,22 @@ alone, without building the vocabulary or evaluating dev), time to predict the d
 As in the paper: SST-fine (Barnes et al.'s trees), hidden size 300, batch 32 for training and inference, Adam, the
 same machine and run for every model. Each recipe runs in its own subprocess, so that its peak resident memory
 (ru_maxrss) is its own. Word vectors are random 300-d: timing and memory do not depend on their values.
+`characteristics_section` renders the result beside the paper's ratios (benchmarks/papers/papers.json).
 """
 from __future__ import annotations
 
 import argparse
 import json
 import resource
+import statistics
 import subprocess
 import sys
 import time
 from collections.abc import Sequence
 
 from benchmarks.harness.common import commit_at_start, write_result
+from benchmarks.harness.formatting import fmt_seconds, md_head
+from benchmarks.harness.results_io import load_papers
 
 RECIPES = ("barnes_lstm", "barnes_bilstm", "barnes_cnn", "ssan", "ssan_pe", "ssan_rpr", "ssan2_rpr",
            "transformer_pe", "transformer_rpr")
@@ -85,6 +89,43 @@ def main(argv: Sequence[str] | None = None) -> int:
                "settings": {"hidden": 300, "batch_size": 32, "optimizer": "adam", "vectors": "random 300-d"}}
     print(write_result("characteristics-barnes_sst_fine", payload, args.results_dir))
     return 0
+
+
+
+def characteristic_ratios(rows: list[dict]) -> list[str]:
+    """The paper's comparisons as markdown table rows: what it measured on its GPU against our ratio on this CPU."""
+    by_recipe = {row["recipe"]: row for row in rows}
+    paper = load_papers()["ssan"]
+    lines = md_head(["comparison", "paper (GPU)", "ours (this CPU)"], "lrr")
+    for claim in paper["characteristics"]:  # a ratio of one measurement between two groups of rows
+        top, bottom = ([by_recipe[n][claim["measure"]] for n in claim[side] if n in by_recipe]
+                       for side in ("numerator", "denominator"))
+        if top and bottom:  # a group's mean is over its rows that were measured
+            ratio = statistics.fmean(top) / statistics.fmean(bottom)
+            lines.append(f"| {claim['label']} | {claim['paper']} | {ratio:.3f} |")
+    fewest = min(rows, key=lambda row: row["params_without_embeddings"])["recipe"]
+    return lines + [f"| fewest parameters without word vectors | {paper['fewest_parameters_without_vectors']} "
+                    f"| {fewest} |"]
+
+
+def characteristics_section(result: dict) -> list[str]:
+    """The SSAN paper's Table 3 on this machine (benchmarks/papers/ssan/characteristics.py) and its comparisons."""
+    settings, rows = result["settings"], result["rows"]
+    threads = sorted({row.get("torch_threads", "?") for row in rows})
+    lines = ["## Model characteristics (SSAN paper Table 3)", "",
+             f"SST-fine, hidden {settings['hidden']}, batch {settings['batch_size']}, {settings['optimizer']}, "
+             f"{settings['vectors']} vectors; one process per model, one after another on the same machine, "
+             f"torch threads {'/'.join(map(str, threads))} (`python -m benchmarks.papers.ssan.characteristics`, commit "
+             f"`{result.get('git_commit', '?')}`, {result.get('date', '?')[:10]}). Train time counts the training "
+             "steps alone; peak memory is the process's resident set (the paper measured GPU memory).", "",
+             f"| recipe | trainable params | without word vectors | train {rows[0]['epochs']} epochs "
+             "| dev inference ×10 | peak memory (MiB) |", "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    for row in rows:
+        lines.append(f"| {row['recipe']} | {row['params']:,} | {row['params_without_embeddings']:,} | "
+                     f"{fmt_seconds(row['train_seconds'])} | {fmt_seconds(row['dev_inference_10x_seconds'])} | "
+                     f"{row['peak_rss_mib']:.0f} |")
+    return lines + ["", "The paper's comparisons (its §Model Characteristics) beside the same ratios here:", ""] + \
+        characteristic_ratios(rows) + [""]
 
 
 if __name__ == "__main__":

@@ -1,11 +1,11 @@
-"""BENCHMARKS.md's SSAN sections: the shape of Ambartsoumian & Popowich (2018) Table 2 — eleven models × the six
-Barnes et al. (2017) datasets and their macro average — with the paper's claims checked on those numbers, and its
-Table 3 (model characteristics) with the paper's speed and size ratios beside ours.
+"""BENCHMARKS.md's SSAN section: the shape of Ambartsoumian & Popowich (2018) Table 2 — eleven models × the six
+Barnes et al. (2017) datasets and their macro average — with the paper's claims checked on those numbers (its Table
+3, model characteristics, is characteristics.py's).
 
 Each Table 2 cell is the mean test accuracy ± sample std over the seeds of the recipe as shipped (runs without a
 variant; the `w2v300` variant gets a second table), except that Barnes et al.'s LSTM, BiLSTM and CNN take the
 word-vector dropout dev chose per dataset (`dropout_choices`); every run kept its best-dev epoch. The paper's claims
-and its Table 3 ratios are read from benchmarks/papers.json.
+are read from benchmarks/papers/papers.json.
 
     python -m benchmarks.papers.ssan.render_ssan [--results-dir DIR]   # the dropout choices, for
     benchmarks/papers/ssan/reproduce_ssan.sh
@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import statistics
 
-from benchmarks.harness.formatting import fmt_mean_std, fmt_number, fmt_seconds
+from benchmarks.harness.formatting import fmt_mean_std, fmt_number
 from benchmarks.harness.results_io import METRICS, RESULTS_DIR, load_papers, load_results, model_name
 
 DATASETS = ("barnes_sst_fine", "barnes_sst_binary", "opener", "sentube_auto", "sentube_tablets", "semeval2013")
@@ -180,42 +180,6 @@ def ssan_section(results: list[dict]) -> list[str]:
                   "no vectors "
                   "and Ave stays on GloVe.", ""] + _table(word2vec) + [""]
     return lines
-
-
-def characteristic_ratios(rows: list[dict]) -> list[str]:
-    """The paper's comparisons as markdown table rows: what it measured on its GPU against our ratio on this CPU."""
-    by_recipe = {row["recipe"]: row for row in rows}
-    paper = load_papers()["ssan"]
-    lines = ["| comparison | paper (GPU) | ours (this CPU) |", "| --- | ---: | ---: |"]
-    for claim in paper["characteristics"]:  # a ratio of one measurement between two groups of rows
-        top, bottom = ([by_recipe[n][claim["measure"]] for n in claim[side] if n in by_recipe]
-                       for side in ("numerator", "denominator"))
-        if top and bottom:  # a group's mean is over its rows that were measured
-            ratio = statistics.fmean(top) / statistics.fmean(bottom)
-            lines.append(f"| {claim['label']} | {claim['paper']} | {ratio:.3f} |")
-    fewest = min(rows, key=lambda row: row["params_without_embeddings"])["recipe"]
-    return lines + [f"| fewest parameters without word vectors | {paper['fewest_parameters_without_vectors']} "
-                    f"| {fewest} |"]
-
-
-def characteristics_section(result: dict) -> list[str]:
-    """The SSAN paper's Table 3 on this machine (benchmarks/papers/ssan/characteristics.py) and its comparisons."""
-    settings, rows = result["settings"], result["rows"]
-    threads = sorted({row.get("torch_threads", "?") for row in rows})
-    lines = ["## Model characteristics (SSAN paper Table 3)", "",
-             f"SST-fine, hidden {settings['hidden']}, batch {settings['batch_size']}, {settings['optimizer']}, "
-             f"{settings['vectors']} vectors; one process per model, one after another on the same machine, "
-             f"torch threads {'/'.join(map(str, threads))} (`python -m benchmarks.papers.ssan.characteristics`, commit "
-             f"`{result.get('git_commit', '?')}`, {result.get('date', '?')[:10]}). Train time counts the training "
-             "steps alone; peak memory is the process's resident set (the paper measured GPU memory).", "",
-             f"| recipe | trainable params | without word vectors | train {rows[0]['epochs']} epochs "
-             "| dev inference ×10 | peak memory (MiB) |", "| --- | ---: | ---: | ---: | ---: | ---: |"]
-    for row in rows:
-        lines.append(f"| {row['recipe']} | {row['params']:,} | {row['params_without_embeddings']:,} | "
-                     f"{fmt_seconds(row['train_seconds'])} | {fmt_seconds(row['dev_inference_10x_seconds'])} | "
-                     f"{row['peak_rss_mib']:.0f} |")
-    return lines + ["", "The paper's comparisons (its §Model Characteristics) beside the same ratios here:", ""] + \
-        characteristic_ratios(rows) + [""]
 
 
 def dropout_settings(results: list[dict]) -> list[str]:
