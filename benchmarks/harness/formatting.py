@@ -60,12 +60,6 @@ def fmt_label(name: str, variant: str | None) -> str:
     return f"{name} ({variant})" if variant else name
 
 
-def fmt_times(times: dict[str, float | None]) -> str:
-    """Mean times of one group on each machine it ran on (``52m 10s / 47.1 s``): a mean over a CPU and a GPU
-    together would describe neither."""
-    return " / ".join(fmt_seconds(seconds) for seconds in times.values()) or NONE
-
-
 def md_row(cells: Sequence[str]) -> str:
     """One markdown table row."""
     return "| " + " | ".join(cells) + " |"

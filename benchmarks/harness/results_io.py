@@ -1,7 +1,6 @@
 """Reading the benchmark results for BENCHMARKS.md: the result files (schema: ``benchmarks/harness/common.py``), their
-grouping
-over seeds, the metrics read from them, the variant dev selects, and the papers' reported numbers
-(``benchmarks/papers/papers.json``). Every section module reads results through here; nothing here formats text."""
+grouping over seeds, the metrics read from them, the variant dev selects, and the papers' reported numbers
+(``benchmarks/papers/papers.json``). Every section reads results through here; nothing here formats text."""
 from __future__ import annotations
 
 import json
@@ -12,11 +11,6 @@ from functools import lru_cache
 from pathlib import Path
 
 from benchmarks.harness.common import DEFAULTS_DATASETS, RESULTS_DIR, SAME_SETTINGS, write_text
-
-__all__ = ["DEFAULTS_DATASETS", "METRICS", "PAPERS", "RESULTS_DIR", "group_key", "group_results", "groups_by_dataset",
-           "in_defaults_order", "is_cpu_run", "load_papers", "load_results", "machine_short", "mean", "mean_by_machine",
-           "model_name", "of_kind_by_dataset", "paper_accuracy", "paper_best", "runs_by_machine", "runs_named",
-           "selected_runs", "values"]
 
 PAPERS = Path(__file__).resolve().parents[1] / "papers" / "papers.json"
 # The result files a section reads, packed one family to a file: results/<family>.jsonl, one result a line (what a
@@ -179,14 +173,6 @@ def machine_short(result: dict) -> str:
     return f"{cpu} ×{cores}" if cores else cpu
 
 
-def runs_by_machine(results: list[dict]) -> dict[str, list[dict]]:
-    """The runs of one group under each machine they ran on, machines in name order."""
-    groups: dict[str, list[dict]] = defaultdict(list)
-    for result in results:
-        groups[machine_short(result)].append(result)
-    return dict(sorted(groups.items()))
-
-
 # --------------------------------------------------------------------------- numbers
 
 
@@ -219,11 +205,6 @@ METRICS: dict[str, Callable[[list[dict]], list[float]]] = {
 
 def mean(found: list[float]) -> float | None:
     return statistics.fmean(found) if found else None
-
-
-def mean_by_machine(results: list[dict], metric: str) -> dict[str, float | None]:
-    """The mean of a (time) metric on each machine the runs ran on, machines in name order."""
-    return {machine: mean(METRICS[metric](runs)) for machine, runs in runs_by_machine(results).items()}
 
 
 def selected_runs(results: list[dict], dataset: str, name: str, cpu_only: bool = False) -> tuple[str, list[dict]]:

@@ -1,4 +1,5 @@
-"""Fast tests of the benchmark helpers: result writing, the TF-IDF baseline's dev selection, and rendering."""
+"""The harness: the result files (written, packed, read back, renamed variants), the baselines' dev selection,
+the peers' answers, and BENCHMARKS.md as the repository's results render it."""
 from __future__ import annotations
 
 import json
@@ -6,13 +7,14 @@ import random
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from attentive import Dataset, Example
 from benchmarks import render
 from benchmarks.harness import baselines, common, results_io
 from benchmarks.harness.common import made_result, write_made
-from benchmarks.harness.formatting import fmt_mean_std
+from benchmarks.harness.unseen_words import accuracy_by_unseen, unseen_shares
 from tests.import_graph import find_circle, module_imports
 
 
@@ -143,13 +145,9 @@ print(json.dumps(payload))
 
 @pytest.mark.slow  # starts a process per seed
 def test_fasttext_baseline_runs_on_small_real_data():
-    """fastText on the whole bundled train split (2,500 sentences; on 600 it stays near chance), in a fresh process.
-
-    fastText now and then stops with "Encountered NaN" where it has no reason to (dim 10, lr 0.1 or 0.5): in 3 of 8
-    identical runs with 10,000 buckets, on CI's machine in all three attempts inside the full test process, and here
-    once in six runs of the test files before this one in one process; yet 40 seeds of each setting ran clean in
-    a fresh process of their own. The failure follows the process, not the settings, so fastText runs in a child
-    process, and a grid that diverged entirely is tried again in a new one with the next seed, at most twice."""
+    """fastText on the whole bundled train split (2,500 sentences), in a fresh process: fastText now and then stops
+    with "Encountered NaN" in a long-lived process where a fresh one runs clean, so a grid that diverged entirely is
+    tried again in a new process with the next seed, at most twice."""
     import subprocess
     import sys
 
@@ -169,8 +167,6 @@ def test_fasttext_baseline_runs_on_small_real_data():
 
 def test_select_on_dev_breaks_accuracy_ties_by_log_loss():
     """Selection only sees dev: best dev accuracy, ties to the lower dev log-loss, then to grid order."""
-    import numpy as np
-
     confidence = {1: (0.5, 0.9), 2: (0.9, 0.6), 3: (0.9, 0.8), 4: (0.9, 0.8)}  # (accuracy, prob. of prediction)
 
     def score(model, texts):
@@ -184,35 +180,6 @@ def test_select_on_dev_breaks_accuracy_ties_by_log_loss():
     )
     assert (model, chosen) == (3, {"k": 3})
     assert [row["dev_accuracy"] for row in report] == [0.5, 0.9, 0.9, 0.9]
-
-
-def test_example_text_is_single_line_with_aspect_and_pair():
-    assert baselines.example_text(Example("a\nb", "x")) == "a b"
-    assert baselines.example_text(Example("food ok", "x", aspect="food")) == "food [ASP] food ok"
-    assert baselines.example_text(Example("p", "x", text_pair="h\n")) == "p [SEP] h"
-    assert baselines.fasttext_label_tokens(["very good", "bad"]) == {
-        "very good": "__label__very_good", "bad": "__label__bad"}
-
-
-def test_write_result_adds_standard_fields(tmp_path):
-    path = common.write_result("demo", {"kind": "baseline", "model": "m"}, tmp_path)
-    record = json.loads(path.read_text(encoding="utf-8"))
-    assert record["name"] == "demo" and record["model"] == "m"
-    assert record["command"].startswith("python")
-    assert set(record["machine"]) >= {"platform", "cpu_model", "cpu_cores", "torch_version", "cuda_device"}
-    assert record["date"].endswith("+00:00")
-
-
-def test_a_diverging_setting_is_reported_and_skipped():
-    def fit(setting):
-        if setting["lr"] > 1:
-            raise FloatingPointError("Encountered NaN.")
-        return setting["lr"]
-
-    model, chosen, report = baselines.select_on_dev(
-        [{"lr": 5.0}, {"lr": 0.5}], fit, lambda m, texts: __import__("numpy").full((len(texts), 2), 0.5),
-        ["x"] * 4, ["a"] * 4, ["a", "b"])
-    assert chosen == {"lr": 0.5} and report[0]["diverged"] == "Encountered NaN."
 
 
 def test_a_run_made_under_another_name_with_the_same_settings_counts_as_that_variant(tmp_path, capsys):
@@ -232,39 +199,11 @@ def test_a_run_made_under_another_name_with_the_same_settings_counts_as_that_var
         capsys.readouterr().out
 
 
-def test_run_skips_seeds_whose_result_exists(tmp_path, capsys):
-    from benchmarks.harness import run
-
-    (tmp_path / "ssan-opener-s0.json").write_text("{}", encoding="utf-8")
-    assert run.main(["--recipe", "ssan", "--dataset", "opener", "--seeds", "0", "--skip-existing",
-                     "--results-dir", str(tmp_path), "--no-progress"]) == 0
-    assert "ssan-opener-s0: result already there, skipped" in capsys.readouterr().out
-    assert (tmp_path / "ssan-opener-s0.json").read_text(encoding="utf-8") == "{}"
-
-
-def test_fmt_mean_std_formats_percent_or_any_scale():
-    assert fmt_mean_std([0.90, 0.92]) == "91.00 ± 1.41" and fmt_mean_std([0.9]) == "90.00"
-    assert fmt_mean_std([]) == "—" and fmt_mean_std([0.745, 0.755], 1) == "75.0 ± 0.7"
-    assert fmt_mean_std([0.1, 0.2], 3, scale=1.0) == "0.150 ± 0.071"
-
-
-def test_the_benchmarks_modules_import_no_circle(tmp_path):
+def test_the_benchmarks_modules_import_no_circle():
     graph = module_imports(Path(render.__file__).parent, "benchmarks")
     assert {"benchmarks.render", "benchmarks.papers.ssan.render_ssan", "benchmarks.harness.results_io"} <= set(graph)
     assert "benchmarks.papers.ssan.render_ssan" in graph["benchmarks.render"]  # the walk sees the section imports
     assert find_circle(graph) is None, find_circle(graph)
-    for name, imported in graph.items():  # sections read through results_io and formatting, never each other
-        if name.startswith("benchmarks.render_"):
-            assert not {m for m in imported if m.startswith("benchmarks.render")}, name
-    # the finder finds a circle: a synthetic graph, and a package whose circle closes in a lazy relative import
-    assert find_circle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == ["a", "b", "c", "a"]
-    assert find_circle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
-    package = tmp_path / "pkg"
-    package.mkdir()
-    (package / "__init__.py").write_text("", encoding="utf-8")
-    (package / "top.py").write_text("from pkg import part\n", encoding="utf-8")
-    (package / "part.py").write_text("def f():\n    from .top import g\n", encoding="utf-8")
-    assert find_circle(module_imports(package, "pkg")) == ["pkg.part", "pkg.top", "pkg.part"]
 
 
 def test_the_papers_numbers_are_read_from_one_file():
@@ -310,3 +249,28 @@ def test_the_repositorys_benchmarks_md_is_under_70_kb_and_renders_as_committed(t
 
 def test_the_repositorys_benchmarks_md_links_only_to_what_exists():
     assert _link_problems(common.REPO_ROOT / "BENCHMARKS.md") == []
+
+
+def test_model2vec_probabilities_come_in_our_label_order():
+    from benchmarks.harness.model2vec_peer import probabilities
+
+    class Fitted:  # as model2vec's classifier answers: its own class order, labels as strings
+        classes_ = ["pos", "neg", "neutral"]
+
+        def predict_proba(self, texts):
+            return np.array([[0.7, 0.2, 0.1]] * len(texts))
+
+    assert probabilities(Fitted(), ["a", "b"], ["neg", "neutral", "pos"]).tolist() == [[0.2, 0.1, 0.7]] * 2
+
+
+def test_the_unseen_share_counts_words_no_training_text_holds():
+    shares = unseen_shares(["The film was good", "a bad film"], ["the FILM was good", "good zzz", "qq rr ss tt",
+                                                                  "film film film film film film film film film zz",
+                                                                  "..."])
+    assert shares.tolist() == [0.0, 0.5, 1.0, 0.1, 0.0]  # case folded; a text of no word counts as all seen
+    buckets = accuracy_by_unseen(shares, [True, False, True, False, False])
+    assert buckets == [{"bucket": "none unseen", "texts": 2, "accuracy": 0.5},
+                       {"bucket": "<= 10% unseen", "texts": 1, "accuracy": 0.0},
+                       {"bucket": "> 20% unseen", "texts": 2, "accuracy": 0.5}]  # an empty bucket is left out
+    with pytest.raises(ValueError, match="2 shares for 1 answers"):
+        accuracy_by_unseen(np.array([0.0, 0.1]), [True])
