@@ -1,7 +1,6 @@
 """Baselines, tuned on dev, scored on test: TF-IDF + logistic regression, fastText, model2vec (a static model
-distilled from MiniLM with its own classifier: benchmarks/harness/model2vec_peer.py), and Barnes et al.'s (2017) BoW
-(bag of
-words + L2 logistic regression) and Ave (mean GloVe vector + L2 logistic regression), and for text pairs a BoW with
+distilled from MiniLM with its own classifier: benchmarks/harness/model2vec_peer.py), Barnes et al.'s (2017) BoW (bag
+of words + L2 logistic regression) and Ave (mean GloVe vector + L2 logistic regression), and for text pairs a BoW with
 matching features (pair_bow_lr).
 
     python -m benchmarks.harness.baselines --dataset imdb --model tfidf_lr [--seed 0] [--data-dir DIR]
@@ -279,28 +278,13 @@ def fasttext_text(text: str) -> str:
     return " ".join(_PUNCT.sub(r" \1 ", text.lower()).split())
 
 
-def fasttext_label_tokens(labels: Sequence[str]) -> dict[str, str]:
-    """Map each label to a ``__label__X`` token (whitespace replaced by ``_``); must stay one-to-one."""
-    tokens = {label: "__label__" + re.sub(r"\s+", "_", str(label)) for label in labels}
-    if len(set(tokens.values())) != len(tokens):
-        raise ValueError(f"labels collide once whitespace is replaced: {sorted(labels)}")
-    return tokens
-
-
-def write_fasttext_file(path: Path, texts: list[str], gold: list[str], tokens: dict[str, str]) -> None:
-    """fastText supervised training file: one ``__label__X text`` line per example."""
-    with open(path, "w", encoding="utf-8") as handle:
-        for text, label in zip(texts, gold):
-            handle.write(f"{tokens[label]} {fasttext_text(text)}\n")
-
-
 def run_fasttext(dataset: Dataset, seed: int = 0, grid: Sequence[dict] = FASTTEXT_GRID,
                  fixed: dict | None = None) -> dict:
     """fastText supervised (word bigrams) with epochs and lr chosen on dev. Returns the result payload."""
     import fasttext
 
     fixed = {**FASTTEXT_FIXED, **(fixed or {})}
-    tokens = fasttext_label_tokens(dataset.labels)
+    tokens = {label: "__label__" + re.sub(r"\s+", "_", str(label)) for label in dataset.labels}
     column = {token: dataset.labels.index(label) for label, token in tokens.items()}
     train_texts, train_gold = split_xy(dataset, "train")
     dev_texts, dev_gold = split_xy(dataset, "dev")
@@ -314,7 +298,8 @@ def run_fasttext(dataset: Dataset, seed: int = 0, grid: Sequence[dict] = FASTTEX
 
     with tempfile.TemporaryDirectory(prefix="attentive-fasttext-") as tmp:
         train_file = Path(tmp) / "train.txt"
-        write_fasttext_file(train_file, train_texts, train_gold, tokens)
+        train_file.write_text("".join(f"{tokens[label]} {fasttext_text(text)}\n"
+                                      for text, label in zip(train_texts, train_gold)), encoding="utf-8")
 
         def fit(setting: dict):
             try:
@@ -363,11 +348,6 @@ def result_name(model: str, dataset: str, seed: int) -> str:
 def run_baseline(dataset: Dataset, model: str, seed: int = 0, results_dir: str | Path | None = None,
                  extra: dict | None = None) -> tuple[Path, dict]:
     """Train and tune baseline `model` on `dataset`, write its result JSON; return (path, payload)."""
-    if model not in BASELINES:
-        raise ValueError(f"unknown baseline {model!r}; choose from {sorted(BASELINES)}")
-    for split in ("train", "dev", "test"):
-        if not dataset.splits.get(split):
-            raise ValueError(f"dataset {dataset.name!r} has no {split!r} examples")
     start = time.perf_counter()
     scores = BASELINES[model](dataset, seed=seed)
     payload = {
