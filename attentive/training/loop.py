@@ -28,6 +28,7 @@ from . import distributed, sampling
 from .checkpoint import TrainingState, capture_rng, restore_rng
 from .frozen import FrozenPooling
 from .hooks import StepHook, hooks_from
+from .sparse_wide import PairedOptimizer, clip_gradients, set_sparse
 from .terms import UNLABELLED, LossTerm, terms_from
 
 
@@ -60,11 +61,27 @@ def _can_fuse(model: torch.nn.Module) -> bool:
     return all(p.device.type in ("cpu", "cuda") and p.dtype.is_floating_point for p in model.parameters())
 
 
-def make_optimizer(model: torch.nn.Module, cfg: Train) -> torch.optim.Optimizer:
+Optimizer = torch.optim.Optimizer | PairedOptimizer
+
+
+def trains_rows_alone(model: torch.nn.Module, cfg: Train) -> bool:
+    """Whether the n-gram channel trains by its rows (attentive/training/sparse_wide.py): with Adam at its own
+    `wide_lr`, no weight decay (lazy Adam has none), in one process (DDP's NCCL sums no sparse gradients)."""
+    return (cfg.optimizer.lower() == "adam" and bool(cfg.wide_lr) and not cfg.weight_decay
+            and getattr(model, "wide", None) is not None and distributed.world_size() == 1)
+
+
+def make_optimizer(model: torch.nn.Module, cfg: Train) -> Optimizer:
     """The optimizer `train.optimizer` names (one of recipe_types.OPTIMIZERS, in any case: the recipe was checked
-    when it was loaded): ADADELTA or Adagrad where it says so, else Adam, the default."""
+    when it was loaded): ADADELTA or Adagrad where it says so, else Adam, the default; with Adam, the n-gram channel
+    by its rows (`trains_rows_alone`: its tables are made to yield sparse gradients, which `fit` undoes)."""
     params = parameter_groups(model, cfg)
     name = cfg.optimizer.lower()
+    if trains_rows_alone(model, cfg):
+        network, wide = params
+        set_sparse(model.wide, True)
+        return PairedOptimizer(torch.optim.Adam([network], lr=cfg.lr, fused=_can_fuse(model)),
+                               torch.optim.SparseAdam([wide], lr=cfg.wide_lr))
     if name == "adadelta":
         return torch.optim.Adadelta(params, lr=cfg.lr, rho=cfg.rho, eps=cfg.eps,
                                     weight_decay=cfg.weight_decay)
@@ -144,7 +161,7 @@ def forward_batch(model: torch.nn.Module, batch: np.ndarray, train_ids: Sequence
 
 
 def train_epoch(model: torch.nn.Module, batches: list[np.ndarray], train_ids: Sequence[Item], labels: torch.Tensor,
-                optimizer: torch.optim.Optimizer, cfg: Train, device, advance: Callable[[float], None],
+                optimizer: Optimizer, cfg: Train, device, advance: Callable[[float], None],
                 terms: Sequence[LossTerm], hooks: Sequence[StepHook] = (), stepped: torch.nn.Module | None = None
                 ) -> dict:
     """One pass over `batches`: the sum of the loss `terms`, clipped gradient steps, each followed by every hook's
@@ -164,7 +181,9 @@ def train_epoch(model: torch.nn.Module, batches: list[np.ndarray], train_ids: Se
             loss = value if loss is None else loss + value
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
-        if cfg.clip:
+        if cfg.clip and isinstance(optimizer, PairedOptimizer):
+            clip_gradients(model.parameters(), cfg.clip)
+        elif cfg.clip:
             torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.clip)
         optimizer.step()
         for hook in hooks:
@@ -297,6 +316,15 @@ def fit(model: torch.nn.Module, data: FitData, config: FitConfig) -> History:
     every hook's `evaluation` context: with `ema_epochs`, on the moving average of the weights. The checkpoint holds
     each term's and hook's state under its name.
     """
+    try:
+        return _train(model, data, config)
+    finally:
+        if getattr(model, "wide", None) is not None:
+            set_sparse(model.wide, False)  # make_optimizer's sparse gradients are a training matter
+
+
+def _train(model: torch.nn.Module, data: FitData, config: FitConfig) -> History:
+    """`fit`'s loop."""
     cfg, rng, device, resume = config.train, config.rng, config.device, config.resume
     train_ids, train_labels = data.train_ids, data.train_labels
     model.to(device)
