@@ -74,6 +74,11 @@ def train(
     teacher_iterations: int = typer.Option(20, "--teacher-iterations", min=1, help="with --few-labels: pairs made "
                                                                                    "per labelled text (SetFit's "
                                                                                    "num_iterations)"),
+    pick: bool = typer.Option(False, "--pick", help="train the compact default and, within --budget, the recipe "
+                                                    "opinion (word order, slower), and keep opinion only where dev "
+                                                    "says it is better by more than the noise"),
+    budget: float = typer.Option(900.0, "--budget", min=1.0, help="with --pick: seconds the two trainings may take "
+                                                                 "in all"),
 ):
     """Train a recipe on a dataset; the best dev epoch is kept and saved to OUT, with a checkpoint after every epoch."""
     from ..util.run_settings import RunSettings
@@ -133,7 +138,10 @@ def train(
     recorded = {key: str(value) if isinstance(value, Path) else value for key, value in source.items()}
     with said_as_warnings(SmallDevWarning):  # a dev split too small to choose on, said once training starts
         settings = RunSettings(out, source["data_dir"], device, overwrite=overwrite, resume=resume is not None)
-        model = train_model(data, recipe, overrides=set_, settings=settings, source=recorded)
+        if pick:
+            model = _pick(data, recipe, set_, settings, budget)
+        else:
+            model = train_model(data, recipe, overrides=set_, settings=settings, source=recorded)
     summary = model.config["training"]
     if is_main():
         best = f"micro-F1 {summary['dev_micro_f1']:.4f}" if "dev_micro_f1" in summary else \
@@ -146,10 +154,28 @@ def train(
         if "weight" in prior:  # the recipe's linear model fitted after training (attentive/training/prior.py)
             console.print(f"with the linear model fitted after training (C {prior['C']:g}, weight "
                           f"{prior['weight']:.2f}): dev accuracy {prior['dev_accuracy']:.4f}")
+        if "kept" in prior:  # what dev said about it, on texts its weight was not fitted on
+            console.print(Text(
+                f"linear model {'kept' if prior['kept'] else 'left out'}: on dev, cross-fitted, "
+                f"{prior['dev_accuracy_with_crossfitted']:.4f} with it, {prior['dev_accuracy_without']:.4f} "
+                f"without (± {prior['noise']:.4f}), {prior['dev_accuracy_linear']:.4f} by itself"), soft_wrap=True)
         if test_file is not None:  # scored once, on the model dev chose
             _score_test(model, out, test_file)
     if compact:
         _compact(model, data, overwrite, source["data_dir"], device, threads, Path(recipe).stem)
+
+
+def _pick(data, recipe: str, overrides: list[str], settings, budget: float):
+    """`train --pick`: attentive/selection/pick.py, and what it picked and why, said."""
+    from ..selection.pick import pick
+
+    if recipe != "default":
+        raise AttentiveError("--pick chooses between the default and opinion: give no --recipe with it")
+    model = pick(data, settings, budget, list(overrides))
+    entry = model.config["pick"]
+    costs = ", ".join(f"{name} {each['seconds']:.0f} s" for name, each in entry["candidates"].items())
+    console.print(Text(f"picked {entry['picked']}: {entry['why']} (training: {costs})"), soft_wrap=True)
+    return model
 
 
 def _score_test(model, out: Path, test_file: Path) -> dict:

@@ -15,8 +15,8 @@ words): explanations show how much of the decision came from each channel, and w
 
 `prior` (`wide.prior: true` in a recipe): once the model is trained, a logistic regression fitted over these same
 features (idf-weighted, divided by n) is added to the rows, at a weight fitted on dev (attentive/training/prior.py);
-with `prior_min_tokens`, only where the training texts average at least that many tokens (long documents, where a
-linear model reads best: benchmarks/DECISIONS.md, "The linear model for long training texts only").
+kept only where dev texts its weight was not fitted on do not say it hurts; with `prior_min_tokens`, only where the
+training texts average at least that many tokens.
 """
 from __future__ import annotations
 

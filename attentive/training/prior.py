@@ -1,5 +1,5 @@
-"""A linear model fitted after training and folded into the n-gram channel's rows (recipe `wide.prior: true`, the
-recipe `documents`; benchmarks/DECISIONS.md, "A linear model fitted first").
+"""A linear model fitted after training and folded into the n-gram channel's rows (recipe `wide.prior: true`, as in
+the default; benchmarks/DECISIONS.md, "A linear model fitted first", "The linear model on every length").
 
 Once the attention model is trained and its temperature T fitted, a multinomial logistic regression is fitted on the
 training texts over the channel's own features: each unigram id w and each bigram hashed into bucket h as the
@@ -118,6 +118,30 @@ def fitted_weight(model_log_probs: np.ndarray, linear_log_probs: np.ndarray, gol
     return float(b / a)
 
 
+def folding_check(model_log_probs: np.ndarray, linear_log_probs: np.ndarray, gold: Sequence[int]) -> dict:
+    """Whether the dev split says the linear model is worth folding in, judged on texts its weight was not fitted
+    on: dev is cut in two halves (a fixed shuffle), r fitted on each (`fitted_weight`) scores the other, and each
+    dev text's answer with the linear model, log p_model + r · log p_linear, is set against the model's alone. The
+    linear model is kept unless its answers are right less often by more than one standard error of the paired
+    difference (Δ̄ < -sd(Δ)/√n, Δ the per-text difference in correctness): where the two are within noise it stays,
+    since it is what reads the n-grams best. Returns the decision (`kept`) and the numbers behind it."""
+    gold = np.asarray(gold)
+    order = np.random.default_rng(0).permutation(len(gold))
+    halves = (order[: len(order) // 2], order[len(order) // 2:])
+    folded = np.zeros(len(gold), dtype=bool)
+    for fit_on, score_on in (halves, halves[::-1]):
+        if not len(fit_on) or not len(score_on):
+            continue
+        r = fitted_weight(model_log_probs[fit_on], linear_log_probs[fit_on], gold[fit_on])
+        folded[score_on] = (model_log_probs[score_on] + r * linear_log_probs[score_on]).argmax(1) == gold[score_on]
+    alone = model_log_probs.argmax(1) == gold
+    difference = folded.astype(float) - alone
+    noise = float(difference.std(ddof=1) / np.sqrt(len(gold))) if len(gold) > 1 else 0.0
+    return {"kept": bool(difference.mean() >= -noise), "dev_accuracy_without": float(alone.mean()),
+            "dev_accuracy_with_crossfitted": float(folded.mean()),
+            "dev_accuracy_linear": float((linear_log_probs.argmax(1) == gold).mean()), "noise": noise}
+
+
 def add_prior(channel: NgramChannel, head: MLPHead, train: Sequence[Item], train_targets: Sequence[int],
               dev: Sequence[Item], dev_targets: Sequence[int], dev_logits: np.ndarray, temperature: float) -> dict:
     """Fit the linear model, weigh it against the model's dev answers (`dev_logits`, before the `temperature`) and
@@ -132,8 +156,12 @@ def add_prior(channel: NgramChannel, head: MLPHead, train: Sequence[Item], train
     seen, idf, weights, intercept, linear, report = fit_linear(
         [item for item, _ in labelled], [target for _, target in labelled], dev, dev_targets, vocab,
         channel.buckets, classes)
-    weight = fitted_weight(log_softmax(np.asarray(dev_logits, dtype=np.float64) / temperature, axis=1),
-                           log_softmax(linear, axis=1), dev_targets)
+    model_log_probs = log_softmax(np.asarray(dev_logits, dtype=np.float64) / temperature, axis=1)
+    check = folding_check(model_log_probs, log_softmax(linear, axis=1), dev_targets)
+    if not check["kept"]:
+        return {"skipped": "on dev texts its weight was not fitted on, the model answered better without it "
+                           "(by more than one standard error)", **check, **report}
+    weight = fitted_weight(model_log_probs, log_softmax(linear, axis=1), dev_targets)
     scale = weight * temperature
     rows = torch.as_tensor(scale * idf[:, None] * weights, dtype=channel.unigrams.weight.dtype)
     index = torch.as_tensor(seen)
@@ -148,5 +176,5 @@ def add_prior(channel: NgramChannel, head: MLPHead, train: Sequence[Item], train
         bias.add_(added[1] - added[0] if head.sigmoid else added)  # the sigmoid form's logits are (0, s)
     after = np.asarray(dev_logits, dtype=np.float64) + scale * linear  # the folded model's dev logits
     accuracy = float((after.argmax(1) == np.asarray(dev_targets)).mean())
-    return {"weight": weight, "scale": scale, **report, "dev_accuracy": accuracy}
+    return {"weight": weight, "scale": scale, **report, **check, "dev_accuracy": accuracy}
 

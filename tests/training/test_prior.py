@@ -1,5 +1,5 @@
 """The linear model fitted after training and folded into the n-gram channel (attentive/training/prior.py, recipe
-`wide.prior`, the recipe `documents`): the folded model answers exactly log p_model + r · log p_linear, r fitted on
+`wide.prior`, as in the default): the folded model answers exactly log p_model + r · log p_linear, r fitted on
 dev, on a hand-made channel and after a real training."""
 from __future__ import annotations
 
@@ -126,12 +126,32 @@ def test_training_folds_the_prior_and_the_saved_model_answers_with_it(sst2_small
     assert np.array_equal(short.predict_proba(texts_), plain.predict_proba(texts_))
 
 
-def test_the_default_fits_its_linear_model_only_on_long_training_texts(sst2_small):
+def test_the_default_fits_its_linear_model_on_short_texts_too_and_says_what_dev_said(sst2_small):
     model = attentive.train(sst2_small, "default", None, overrides=tiny_overrides("default"), show_progress=False)
     average = np.mean([len(item.ids) for item in model.encode_examples(sst2_small.splits["train"])])
     assert average < 100  # the sample's sentences
-    assert model.config["prior"] == {"skipped": f"the training texts average {average:.1f} tokens, fewer than "
-                                                "wide.prior_min_tokens (100)"}
+    prior = model.config["prior"]
+    assert set(prior) >= {"kept", "dev_accuracy_without", "dev_accuracy_with_crossfitted", "dev_accuracy_linear"}
+    assert ("weight" in prior) == prior["kept"]
+
+
+def test_the_folding_check_keeps_an_informative_linear_model_and_a_worthless_one_costs_nothing():
+    from scipy.special import log_softmax
+
+    from attentive.training.prior import folding_check
+
+    rng = np.random.default_rng(0)
+    gold = rng.integers(0, 3, size=400)
+    truth = np.eye(3)[gold]
+    weak = log_softmax(truth * 0.3 + rng.normal(size=(400, 3)), axis=1)  # a model right about half the time
+    strong = log_softmax(truth * 3 + rng.normal(size=(400, 3)), axis=1)
+    noise = log_softmax(rng.normal(size=(400, 3)) * 5, axis=1)  # a confident linear model that knows nothing
+    kept = folding_check(weak, strong, gold)
+    assert kept["kept"] and kept["dev_accuracy_with_crossfitted"] > kept["dev_accuracy_without"] + 0.2
+    assert folding_check(strong, strong, gold)["kept"]  # within noise: kept
+    worthless = folding_check(strong, noise, gold)  # its weight, fitted on the other half, goes near 0
+    assert worthless["dev_accuracy_linear"] < 0.45
+    assert worthless["dev_accuracy_with_crossfitted"] == pytest.approx(worthless["dev_accuracy_without"], abs=0.02)
 
 
 def test_train_says_what_the_linear_model_fitted_after_training_brought(sst2_small, tmp_path, capsys):
@@ -156,4 +176,4 @@ def test_a_prior_needs_an_mlp_head_with_a_bias():
     with pytest.raises(AttentiveError, match="wide.prior needs an MLP head with a bias"):
         build_model(recipe, 50, 3)
     with pytest.raises(AttentiveError, match="wide.prior must be true or false"):
-        load_recipe("documents", ["wide.prior=0.5"])
+        load_recipe("default", ["wide.prior=0.5"])
