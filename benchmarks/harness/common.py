@@ -68,7 +68,13 @@ RESULTS_DIR = REPO_ROOT / "benchmarks" / "results"
 # in its row order;
 # 20 Newsgroups and Banking77 joined it with issue 45.
 DEFAULTS_DATASETS = ("imdb", "r8", "news", "newsgroups20", "banking77", "sst2", "sst5", "opener", "sentube_auto",
-                     "sentube_tablets", "semeval2013")
+                     "sentube_tablets", "semeval2013", "tweeteval_emotion", "tweeteval_irony", "tweeteval_offensive",
+                     "clinc150")
+# The defaults table's comparison with `opinion`: the short opinion sets (the six of Barnes et al. and SST, with the
+# three TweetEval tasks) and the topic and intent sets; IMDB, long reviews, is in neither.
+SHORT_OPINION = ("sst2", "sst5", "opener", "sentube_auto", "sentube_tablets", "semeval2013", "tweeteval_emotion",
+                 "tweeteval_irony", "tweeteval_offensive")
+TOPIC_INTENT = ("r8", "news", "newsgroups20", "banking77", "clinc150")
 # The dev rule's sets and weights (benchmarks/DECISIONS.md, "Compact by default: the rule", written before its runs):
 # the
 # opinion sets and the topic and intent sets weigh half each. Used by every rule scored across the visible sets.

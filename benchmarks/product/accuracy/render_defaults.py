@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import statistics
 
-from benchmarks.harness.formatting import fmt_mean_std, fmt_seconds
+from benchmarks.harness.common import SHORT_OPINION, TOPIC_INTENT
+from benchmarks.harness.formatting import fmt_mean_std
 from benchmarks.harness.results_io import DEFAULTS_DATASETS as DATASETS
-from benchmarks.harness.results_io import METRICS, is_cpu_run, mean, runs_named
+from benchmarks.harness.results_io import METRICS, mean, runs_named
 
 DEFAULT_RECIPE = "default"
 OPINION_RECIPE = "opinion"  # the default until commit a798496 (2026-11-27): its runs are the `opinion` column
-DOCUMENTS_RECIPE = "documents"  # the default with `wide.prior` (issue 46): the same graph, so the same speed
-WITHIN = 0.5  # issue 45's operating point: "the fastest within 0.5 of the best peer"
+CURRENT = "rows"  # the default's runs since its channel trains by its rows, its linear model fitted on every length
+PREVIOUS = "defaults"  # the default's runs before
+PICK_BUDGET_S = 900.0  # train --pick's default --budget
 BASELINES = ("tfidf_lr", "fasttext", "model2vec")
 # Aspect and pair data: the row's label, the runs (model name, variant), the n-gram baseline run on the same data, and
 # the issue's target (None: at or above that baseline). Lin et al.'s gated encoder is the paper's own pair design,
@@ -53,55 +55,90 @@ def _with_count(values: list[float]) -> str:
     return f"{fmt_mean_std(values)} ({len(values)})" if values else "—"
 
 
+def simulated_pick(ours: list[dict], theirs: list[dict],
+                   budget_s: float = PICK_BUDGET_S) -> list[tuple[str, float, float]]:
+    """`train --pick`'s choice per seed, from the stored runs of the two candidates with that seed: `opinion` where
+    the two runs' wall times fit the budget and its dev accuracy is higher by more than the noise. The stored runs
+    keep no per-text dev answers, so the noise is the unpaired standard error of the difference, an upper bound on
+    the paired one `--pick` uses: the simulation picks `opinion` at most as often. Returns (picked, its test
+    accuracy, the pick's training seconds) per seed both ran."""
+    picks = []
+    by_seed = {r["seed"]: r for r in theirs}
+    for run in ours:
+        other = by_seed.get(run["seed"])
+        if other is None:
+            continue
+        seconds = run["wall_time_s"] + other["wall_time_s"]
+        fast, slow, n = run["dev"]["accuracy"], other["dev"]["accuracy"], run["dev"]["n"]
+        noise = ((fast * (1 - fast) + slow * (1 - slow)) / n) ** 0.5
+        if seconds <= budget_s and slow - fast > noise:
+            picks.append(("opinion", other["test"]["accuracy"], seconds))
+        else:
+            picks.append(("default", run["test"]["accuracy"], seconds if seconds <= budget_s else run["wall_time_s"]))
+    return picks
+
+
+def _checks(means: dict[str, tuple], below_peer: list[str], below_linear: list[str]) -> str:
+    """The table's claims, computed: against the peers and the linear part on every set, against `opinion` over the
+    short opinion sets and over the topic and intent sets (where both ran on every set of the group)."""
+    said = [("At or above the best peer, or below it by less than the default's own seed std, on every set run"
+             if not below_peer else "Below the best peer by more than its seed std on " + ", ".join(below_peer)),
+            ("at or above its own linear part alone on every set" if not below_linear
+             else "below its linear part alone on " + ", ".join(below_linear))]
+    for name, group in (("the short opinion sets", SHORT_OPINION), ("the topic and intent sets", TOPIC_INTENT)):
+        pairs = [means[d] for d in group if d in means and means[d][1] is not None]
+        if len(pairs) == len(group):
+            gap = statistics.fmean(p[0] - p[1] for p in pairs) * 100
+            said.append(f"over {name} ({len(group)}) the default's mean is {gap:+.2f} from `opinion`'s")
+        else:
+            said.append(f"over {name}, `opinion` or the default has not run on {len(group) - len(pairs)} of "
+                        f"{len(group)}")
+    return "; ".join(said) + "."
+
+
 def defaults_section(results: list[dict], sizes: list[dict] = ()) -> list[str]:
     lines = ["## The default model against the baselines", "",
-             "`attentive train --train your.csv --out runs/m`: recipe `default`, no `--set`, the compact model "
-             "chosen by the rule of benchmarks/DECISIONS.md (\"Compact by default\"; its runs made as `--recipe "
-                                                                                  "student "
-             "--variant alone` count here), beside `opinion`, the biGRU model that was the default until commit "
-             "`a798496`, whose settings were chosen by mean dev accuracy over the visible datasets "
-             "(benchmarks/DECISIONS.md, \"Choosing the defaults\"). Test "
-             "accuracy (%), mean ± std over seeds (n); the baselines are tuned on dev (model2vec: a static model "
-             "distilled from MiniLM with its own classifier, its early stopping watching dev; "
-             "benchmarks/harness/model2vec_peer.py). `documents` is the default with `wide.prior` (a logistic "
-             "regression over "
-             "its n-grams fitted after training, its weight fitted on dev; `python -m benchmarks.harness.run --recipe "
-             "documents`). Δ is a model's mean minus the best of TF-IDF + LR, fastText and model2vec. Epoch: mean "
-             "seconds per training epoch on the 2-core CPU machine, as the defaults script runs them (two "
-             "single-thread runs side by side).", "",
-             "| dataset | default (n) | documents (n) | opinion (n) | TF-IDF + LR | fastText | model2vec (n) "
-             "| MiniLM fine-tuned | Δ default | Δ documents | epoch |",
+             "`attentive train --train your.csv --out runs/m`: recipe `default`, no `--set` (`python -m "
+             f"benchmarks.harness.run --recipe default --variant {CURRENT}`): the compact model, its n-gram channel "
+             "trained by its rows, and the logistic regression over its n-grams fitted after training on every "
+             "length, kept where dev says so (benchmarks/DECISIONS.md, \"The linear model on every length\"). "
+             "Beside it: its own linear part alone (that logistic regression, refitted at the C dev chose), the "
+             f"previous default (variant `{PREVIOUS}`: the dense channel, the linear model on long texts only), "
+             "`opinion` (a biGRU under the same attention), TF-IDF + LR, fastText and model2vec tuned on dev, and "
+             "what `train --pick` picks from the default and `opinion`. Test accuracy (%), mean ± std over seeds "
+             "(n). Δ: the default's mean minus the best of TF-IDF + LR, fastText and model2vec. Train: mean wall "
+             "seconds of the default's runs on the 2-core CPU machine (one thread, beside other work).", "",
+             "| dataset | default (n) | linear part | previous default (n) | opinion (n) | TF-IDF + LR | fastText "
+             "| model2vec (n) | Δ default | pick: opinion / seeds (test) | train s |",
              "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    below: dict[str, float] = {}  # the sets where `documents` is more than WITHIN below the best baseline
-    shown = level = 0  # the sets `documents` ran on; those where it is at or above the best baseline
+    below_peer, below_linear, means = [], [], {}
     for dataset in DATASETS:
-        runs = runs_named(results, dataset, DEFAULT_RECIPE, "defaults")
+        runs = runs_named(results, dataset, DEFAULT_RECIPE, CURRENT)
         ours = METRICS["test_accuracy"](runs)
-        documents = METRICS["test_accuracy"](runs_named(results, dataset, DOCUMENTS_RECIPE))
+        linear = [r["linear_alone"]["test"] for r in runs if r.get("linear_alone")]
+        previous = METRICS["test_accuracy"](runs_named(results, dataset, DEFAULT_RECIPE, PREVIOUS))
+        opinion_runs = runs_named(results, dataset, OPINION_RECIPE, "defaults")
+        opinion = METRICS["test_accuracy"](opinion_runs)
         baselines = {name: METRICS["test_accuracy"](runs_named(results, dataset, name)) for name in BASELINES}
         best = max((statistics.fmean(v) for v in baselines.values() if v), default=None)
-        delta = {name: (statistics.fmean(values) - best) * 100 if values and best is not None else None
-                 for name, values in (("default", ours), ("documents", documents))}
-        if delta["documents"] is not None:
-            shown += 1
-            level += delta["documents"] >= 0
-            if delta["documents"] < -WITHIN:
-                below[dataset] = delta["documents"]
-        epoch = mean(METRICS["epoch_time_s"]([r for r in runs if is_cpu_run(r)]))
-        opinion = METRICS["test_accuracy"](runs_named(results, dataset, OPINION_RECIPE, "defaults"))
-        lines.append(f"| {dataset} | {fmt_mean_std(ours)} ({len(ours)}) | {_with_count(documents)} | "
+        delta = (statistics.fmean(ours) - best) * 100 if ours and best is not None else None
+        if ours:
+            means[dataset] = (statistics.fmean(ours), statistics.fmean(opinion) if opinion else None)
+            spread = statistics.stdev(ours) * 100 if len(ours) > 1 else 0.0
+            if delta is not None and delta < -spread:
+                below_peer.append(f"{dataset} {delta:+.2f} (std {spread:.2f})")
+            if linear and statistics.fmean(ours) < statistics.fmean(linear):
+                below_linear.append(f"{dataset} {(statistics.fmean(ours) - statistics.fmean(linear)) * 100:+.2f}")
+        picks = simulated_pick(runs, opinion_runs)
+        picked = "—" if not picks else (f"{sum(p[0] == 'opinion' for p in picks)}/{len(picks)} "
+                                        f"({fmt_mean_std([p[1] for p in picks])})")
+        train_s = mean(METRICS["wall_time_s"](runs))
+        lines.append(f"| {dataset} | {_with_count(ours)} | {fmt_mean_std(linear)} | {_with_count(previous)} | "
                      f"{_with_count(opinion)} | {fmt_mean_std(baselines['tfidf_lr'])} | "
                      f"{fmt_mean_std(baselines['fasttext'])} | {_with_count(baselines['model2vec'])} | "
-                     f"{fmt_mean_std(_minilm(results, dataset))} | "
-                     + " | ".join("—" if value is None else f"{value:+.2f}" for value in delta.values())
-                     + f" | {fmt_seconds(epoch)} |")
-    if shown:
-        lines += ["", f"`documents` is within {WITHIN} of the best baseline on {shown - len(below)} of the {shown} "
-                      "sets it ran on" + ("" if not below else " (more below on " + ", ".join(
-                          f"{name} {value:+.2f}" for name, value in below.items()) + ")")
-                  + f", at or above it on {level}; it answers with the default's graph, at the default's speed "
-                    "(issue 45's operating point \"the fastest within 0.5 of the best peer\" where it is on all; "
-                    "benchmarks/DECISIONS.md, \"`documents` on every visible set\")."]
+                     + ("—" if delta is None else f"{delta:+.2f}") + f" | {picked} | "
+                     + ("—" if train_s is None else f"{train_s:.0f}") + " |")
+    lines += ["", _checks(means, below_peer, below_linear)]
     lines += ["", "Aspect and pair data, where `default` stands for `default_aspect`, `default_aspect_terms` and "
                   "`default_pair` (benchmarks/DECISIONS.md), and Lin et al.'s gated pair encoder: test accuracy (%), "
                   "the "
