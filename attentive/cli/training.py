@@ -162,7 +162,8 @@ def train(
         if test_file is not None:  # scored once, on the model dev chose
             _score_test(model, out, test_file)
     if compact:
-        _compact(model, data, overwrite, source["data_dir"], device, threads, Path(recipe).stem)
+        _compact(model, data, overwrite, source["data_dir"], device, threads,
+                 model.config["pick"]["picked"] if pick else Path(recipe).stem)
 
 
 def _pick(data, recipe: str, overrides: list[str], settings, budget: float):

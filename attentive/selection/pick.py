@@ -123,4 +123,5 @@ def pick(data: Dataset, settings: RunSettings, budget_s: float = 900.0, override
     if settings.out is not None:
         with claim(settings.out, TRAINING_RUN, overwrite=settings.overwrite):
             model.save(settings.out)
+        model.folder = settings.out_path
     return model
