@@ -27,6 +27,7 @@ from ..errors import AttentiveError
 from ..text.encoding import IdsAndWords, Item, encode, encode_batch, truncated_ids
 from ..text.tokenizer import UNK_ID
 from ..util.checks import as_list, texts_argument, unicode_problem
+from ..util.spelling import listed
 from .types import Explanation, Prediction
 
 
@@ -503,9 +504,3 @@ def temperature_of(config: dict) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
         raise AttentiveError(f"config.json: 'calibration.temperature' must be a number > 0, not {value!r}"[:200])
     return float(value)
-
-
-def listed(names: Sequence[str], most: int = 10) -> str:
-    """Names for a one-line message: the first `most` quoted, then how many more."""
-    shown = ", ".join(map(repr, names[:most]))
-    return shown + (f" and {len(names) - most} more" if len(names) > most else "")

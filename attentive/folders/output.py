@@ -29,9 +29,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..answer.inputs import listed
 from ..errors import AttentiveError
 from ..util.atomic import COMMITTED, STAGING, atomic_write_files
+from ..util.spelling import listed
 from .manifest import (
     MANIFEST,
     Owner,

@@ -17,9 +17,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..answer.inputs import Checked, Expanded, listed, text_problem
+from ..answer.inputs import Checked, Expanded, text_problem
 from ..data.names import RepeatedKey, loads_keys_once
 from ..errors import AttentiveError, DataError
+from ..util.spelling import listed
 from ..util.user_files import iter_bounded_lines
 
 MAX_LINE_BYTES = 10_000_000  # the most a line of `--input` may hold (10 MB); a longer line is a bad line

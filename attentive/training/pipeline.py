@@ -16,7 +16,6 @@ import torch
 from tokenizers import Tokenizer
 
 from ..answer.inference import infer
-from ..answer.inputs import listed
 from ..answer.metrics import DEFAULT_THRESHOLD
 from ..data.batching import collate
 from ..data.checks import check_training_labels, given_labels
@@ -39,6 +38,7 @@ from ..text.embeddings import WordVectors
 from ..text.progress import vectors_progress
 from ..text.sources import build_vocabulary, initial_vectors, vocabulary_report
 from ..util.run_settings import RunSettings
+from ..util.spelling import listed
 from . import distributed
 from .calibration import fit_temperature, warn_small_dev
 from .checkpoint import FILES as CHECKPOINT_FILES
