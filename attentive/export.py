@@ -35,7 +35,7 @@ from typing import Protocol
 import torch
 from torch import nn
 
-from .answer.inputs import temperature_of
+from .answer.config_entries import temperature_of
 from .answer.types import BEFORE_EXPORT
 from .folders.config import BOUND_LABELS, BOUND_MODEL_ID
 from .folders.output import OutputKind, claim, read_config

@@ -11,8 +11,9 @@ import torch
 
 from .answer.abstain import abstain_of
 from .answer.answerer import Answerer, Looked, Need
+from .answer.config_entries import temperature_of, thresholds_of
 from .answer.inference import infer
-from .answer.inputs import Inputs, temperature_of, thresholds_of
+from .answer.inputs import Inputs
 from .answer.metrics import sigmoid
 from .answer.types import Explanation, Prediction
 from .data.batching import encode_items

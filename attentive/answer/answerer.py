@@ -2,7 +2,7 @@
 
 A call is checked once (`util.checks.check_call`), its texts expanded and checked once (`Inputs.expand`: each text
 by `inputs.text_problem`, once) and encoded once (`Inputs.items`); then the backend is asked for no more than the
-call `Need`s, and the answers are built here (`inputs.explanation`, `inputs.apply_threshold`). A backend is a
+call `Need`s, and the answers are built here (`outputs.explanation`, `outputs.apply_threshold`). A backend is a
 subclass that gives `labels`, `thresholds`, `inputs` and `_look`: `attentive.Model` runs the network with PyTorch
 (attentive/answer/inference.py), `attentive.runtime.RuntimeModel` the exported graph with ONNX Runtime. So both answer
 the same texts the same way, and a change to how answers are made is made once.
@@ -22,7 +22,8 @@ import numpy as np
 from ..text.encoding import Item
 from ..util.checks import ArgumentError, check_call
 from .abstain import abstain, abstain_of, check_abstain_below
-from .inputs import Expanded, Inputs, apply_threshold, explanation, predictions
+from .inputs import Expanded, Inputs
+from .outputs import apply_threshold, explanation, predictions
 from .types import Explanation, Prediction
 
 

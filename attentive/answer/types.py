@@ -11,7 +11,7 @@ EVIDENCE_MEANING = ("evidence: how much each word adds to the answered label's l
                     "for the answered label, negative against it")
 # What `predict`'s top words, /predict, /explain, `explain`, its HTML and PNG, and the page all rank and colour words
 # by, for PyTorch models and exports alike (attentive/models/linearised.py; `Explanation.evidence`); the top words are
-# the words of most evidence above 0 (attentive/answer/inputs.py for_the_label). A model without it (no attention
+# the words of most evidence above 0 (attentive/answer/top_words.py for_the_label). A model without it (no attention
 # over its states, another head than the MLP, pairs, aspects, label sets) ranks its top words by attention.
 
 
@@ -63,7 +63,7 @@ class Explanation:
 
     The words are whole words: a word the tokenizer split into WordPiece pieces ("yucks" as `yu` `##cks`) is one
     word, its attention, polarity and n-gram scores summed over its pieces and its score their log-sum-exp
-    (attentive.answer.inputs.whole_words, merge_pieces); `token_spans` says which tokens each word was read as.
+    (attentive.answer.words.whole_words, merge_pieces); `token_spans` says which tokens each word was read as.
 
     `scores` are the attention scores before the softmax (heads x words); `polarity` (words x classes) is each
     word's own push towards each class (Sun & Lu 2020's s_j; see TextClassifier.word_polarity), None where the

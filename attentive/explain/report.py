@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..answer.config_entries import temperature_of
 from ..answer.inference import infer
-from ..answer.inputs import temperature_of
 from ..answer.length import accuracy_by_length, text_length
 from ..errors import AttentiveError
 from ..folders.metrics_log import LOG, read_metrics_log

@@ -12,7 +12,8 @@ import numpy as np
 
 from ..answer.abstain import abstain_of
 from ..answer.answerer import ATTENTION, EVIDENCE_WORDS, NO_EVIDENCE_WORDS, Answerer, Looked, Need
-from ..answer.inputs import Inputs, temperature_of, thresholds_of
+from ..answer.config_entries import temperature_of, thresholds_of
+from ..answer.inputs import Inputs
 from ..errors import AttentiveError
 from ..folders.config import EXPORT_FORMAT
 from ..text.encoding import Item, batch_order, pad_numpy

@@ -145,7 +145,7 @@ class FastIds:
 
     def words(self, text: str, keep: int) -> IdsAndWords | None:
         """The first `keep` ids of `text`, how many of them each whole word they hold has (the sizes of
-        `attentive.answer.inputs.whole_words`' spans; they add up to the ids) and those words as the text spells
+        `attentive.answer.words.whole_words`' spans; they add up to the ids) and those words as the text spells
         them (its characters at `word_spans`; a lower-casing tokenizer's ids are those of their lower case, which
         the pattern cuts alike). A text that is not ASCII is read as the tokenizer's normaliser leaves it where that
         is ASCII (`aligned`: a byte-order mark made a space, a full-width letter its ASCII letter, an ellipsis three

@@ -1,14 +1,18 @@
-"""predict's answers for a whole call at once (attentive/answer/inputs.py `predictions`, `most_attended`) are bit for
-bit the answers `explanation` builds one text at a time: the same top words, in the same order (ties in word order),
-with the same weights; the same labels, probabilities, aspects and label sets."""
+"""predict's answers for a whole call at once (attentive/answer/outputs.py `predictions`, its top words by
+attentive/answer/top_words.py `most_attended`) are bit for bit the answers `explanation` builds one text at a time:
+the same top words, in the same order (ties in word order), with the same weights; the same labels, probabilities,
+aspects and label sets."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from attentive.answer import inputs
-from attentive.answer.inputs import Inputs, explanation, merge_pieces, most_attended, predictions
+from attentive.answer import top_words
+from attentive.answer.inputs import Inputs
+from attentive.answer.outputs import explanation, predictions
+from attentive.answer.top_words import most_attended
 from attentive.answer.types import Explanation, Prediction
+from attentive.answer.words import merge_pieces
 from attentive.data.registry import load_dataset
 from attentive.text.tokenizer import build_tokenizer
 
@@ -54,11 +58,11 @@ ZERO_AND_NAN = pytest.mark.filterwarnings("ignore:(invalid value|divide by zero)
 @pytest.mark.parametrize("grouped", [False, True], ids=["as-set", "groups-and-partition"])
 @ZERO_AND_NAN
 def test_the_whole_call_s_top_words_are_each_text_s_own(dtype, heads, top_k, grouped, monkeypatch):
-    monkeypatch.setattr(inputs, "FEW_TEXTS", 0)  # even one text at once
+    monkeypatch.setattr(top_words, "FEW_TEXTS", 0)  # even one text at once
     if grouped:  # the texts padded in groups of three by length, every row wider than 4 words ranked by partition
-        monkeypatch.setattr(inputs, "PADDED_WORDS", 0)
-        monkeypatch.setattr(inputs, "ALIKE_TEXTS", 3)
-        monkeypatch.setattr(inputs, "SORTED_WIDTH", 4)
+        monkeypatch.setattr(top_words, "PADDED_WORDS", 0)
+        monkeypatch.setattr(top_words, "ALIKE_TEXTS", 3)
+        monkeypatch.setattr(top_words, "SORTED_WIDTH", 4)
     rng = np.random.default_rng(heads * 100 + top_k)
     for count in (1, 4, 5, 64):
         attention, sizes = _random_texts(rng, count, heads, dtype)
@@ -76,7 +80,7 @@ def test_the_whole_call_s_top_words_are_each_text_s_own(dtype, heads, top_k, gro
 
 def test_a_partial_ranking_gives_the_stable_sort_s_first_positions(monkeypatch):
     """Ties (in position order), NaN (last), -0.0 beside 0.0, rows of fewer numbers than asked for."""
-    monkeypatch.setattr(inputs, "SORTED_WIDTH", 0)
+    monkeypatch.setattr(top_words, "SORTED_WIDTH", 0)
     rng = np.random.default_rng(3)
     for _ in range(300):
         rows, width = rng.integers(1, 20), rng.integers(1, 120)
@@ -84,7 +88,7 @@ def test_a_partial_ranking_gives_the_stable_sort_s_first_positions(monkeypatch):
         values[np.arange(width)[None] >= rng.integers(0, width + 1, rows)[:, None]] = np.nan
         values[values == 0] = rng.choice([0.0, -0.0])
         for top_k in (0, 1, 2, 5, 50):
-            assert np.array_equal(inputs._ranked_first(values, top_k),
+            assert np.array_equal(top_words._ranked_first(values, top_k),
                                   np.argsort(-values, axis=1, kind="stable")[:, :top_k])
 
 
@@ -93,7 +97,7 @@ def test_the_few_texts_path_and_the_batch_path_agree(monkeypatch):
     rng = np.random.default_rng(7)
     attention, sizes = _random_texts(rng, 40, 4, np.float32)
     batch = most_attended(attention, sizes, 5)
-    monkeypatch.setattr(inputs, "FEW_TEXTS", 10**9)
+    monkeypatch.setattr(top_words, "FEW_TEXTS", 10**9)
     each = most_attended(attention, sizes, 5)
     assert batch[0] == each[0] and batch[2] == each[2]
     assert np.array_equal(batch[1], each[1], equal_nan=True)
@@ -120,7 +124,7 @@ def tokenizers():
 def test_predictions_are_the_explanations_own(tokenizers, name, top_k, kind, few, monkeypatch):
     """Every text of a call (fast lane and tokenizer's encodings, a text of one unknown token, a long text cut at
     `max_length`, ties), of single-text, pair, aspect and multi-label models, with top_k 0."""
-    monkeypatch.setattr(inputs, "FEW_TEXTS", few)
+    monkeypatch.setattr(top_words, "FEW_TEXTS", few)
     labels = ["negative", "neutral", "positive"]
     texts = TEXTS * 2
     aspect_names = ["food", "service"]
@@ -156,7 +160,7 @@ def test_predictions_are_the_explanations_own(tokenizers, name, top_k, kind, few
 def test_texts_without_attention_or_of_another_type_are_answered_apart(tokenizers, monkeypatch):
     """A backend gives every text's attention, of one type; should one not, each type is answered as a group and a
     text without attention has no top words."""
-    monkeypatch.setattr(inputs, "FEW_TEXTS", 0)
+    monkeypatch.setattr(top_words, "FEW_TEXTS", 0)
     model = Inputs(tokenizers["pieces"], False, False, [], "none", None, False)
     texts, pairs, aspects = model.expand(TEXTS * 3)
     items, encodings = model.items(texts, pairs, aspects, words=True)
@@ -183,7 +187,7 @@ def test_a_text_of_no_token_is_one_word_the_text_whole(tokenizers, monkeypatch):
     attention = [np.array([[1.0], [1.0]], dtype=np.float32)] * len(encodings)
     probabilities = np.full((len(encodings), 2), 0.5, dtype=np.float32)
     for count, few in ((1, 10**9), (len(encodings), 0)):  # one text at a time, and the whole call at once
-        monkeypatch.setattr(inputs, "FEW_TEXTS", few)
+        monkeypatch.setattr(top_words, "FEW_TEXTS", few)
         got = predictions([text] * count, encodings[:count], [1] * count, ["a", "b"], probabilities[:count],
                           attention[:count], [None] * count, 5)
         expected = explanation(text, encodings[1], Item([1]), ["a", "b"], probabilities[0], attention[0]).prediction

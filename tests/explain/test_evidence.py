@@ -120,7 +120,7 @@ def test_the_exported_runtime_gives_evidence_by_occlusion(compact, tmp_path):
     less that margin with the word left out (attentive/runtime/occlusion.py)."""
     from fastapi.testclient import TestClient
 
-    from attentive.answer.inputs import temperature_of
+    from attentive.answer.config_entries import temperature_of
     from attentive.export import export
     from attentive.runtime.occlusion import OCCLUSION
     from attentive.serving.server import create_app

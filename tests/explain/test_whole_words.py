@@ -15,7 +15,7 @@ from tokenizers.processors import TemplateProcessing
 import attentive
 from attentive.answer.answerer import Need
 from attentive.answer.inference import infer
-from attentive.answer.inputs import explanation
+from attentive.answer.outputs import explanation
 from attentive.answer.types import Explanation
 from attentive.cli import main
 from attentive.data.batching import Item

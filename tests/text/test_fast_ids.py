@@ -114,7 +114,7 @@ def test_encode_batch_mixes_both_lanes_in_the_texts_order():
 def test_the_lane_s_whole_words_are_the_tokenizer_s(name):
     """`FastIds.words` gives the words `whole_words` finds from the tokenizer's offsets and word ids (predict's top
     words), or None where a kept-token cut splits a word of several pieces."""
-    from attentive.answer.inputs import whole_words
+    from attentive.answer.words import whole_words
     from attentive.text.fast_ids import ascii_words, word_spans
 
     tokenizer = TOKENIZERS[name]
@@ -141,7 +141,7 @@ def test_the_lane_s_whole_words_are_the_tokenizer_s(name):
 
 def _tokenizers_words(tokenizer: Tokenizer, text: str) -> tuple[list[int], list[int], list[str]]:
     """A text's ids, its whole words' sizes and its words as `whole_words` finds them from the tokenizer's offsets."""
-    from attentive.answer.inputs import whole_words
+    from attentive.answer.words import whole_words
 
     encoding = tokenizer.encode(text, add_special_tokens=False)
     if not encoding.ids:
