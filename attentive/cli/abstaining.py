@@ -63,7 +63,7 @@ def abstain(
     """Choose on dev (--recall) or set (--below) the threshold under which predict answers "none of these", and keep
     it in RUN's config.json: predict, the server and an export made after use it by default."""
     from ..answer.abstain import choose
-    from ..folders.abstain_entry import save_abstain
+    from ..answer.abstain_entry import save_abstain
 
     if (recall is None) == (below is None):
         raise AttentiveError("give --recall R (choose the threshold on dev) or --below P (set it), one of them")

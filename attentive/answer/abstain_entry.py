@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..answer.abstain import ABSTAIN, abstain_of
+from ..folders.manifest import owner_of, with_manifest
+from ..folders.reading import read_json_in_folder
 from ..util.atomic import atomic_write_files, json_text
-from .manifest import owner_of, with_manifest
-from .reading import read_json_in_folder
+from .abstain import ABSTAIN, abstain_of
 
 CONFIG = "config.json"
 
