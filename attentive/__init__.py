@@ -28,8 +28,8 @@ from .version import __version__
 __all__ = ["AttentiveError", "DataError", "DataSource", "Dataset", "Example", "Explanation", "Model", "Prediction",
            "RunSettings", "available_recipes", "compute_metrics", "cv", "load", "load_dataset", "load_recipe", "train",
            "tune", "__version__"]
-_FROM = {"Explanation": ".answer.types", "Prediction": ".answer.types", "Model": ".model", "load": ".api",
-         "train": ".api",
+_FROM = {"Explanation": ".answer.types", "Prediction": ".answer.types", "Model": ".answer.torch_backend",
+         "load": ".api", "train": ".api",
          "cv": ".selection.cv", "tune": ".selection.tune", "Dataset": ".data.example", "Example": ".data.example",
          "DataSource": ".data.source", "RunSettings": ".util.run_settings",
          "load_dataset": ".data.registry", "load_recipe": ".recipes.loader", "available_recipes": ".recipes.loader",
@@ -39,6 +39,6 @@ _FROM = {"Explanation": ".answer.types", "Prediction": ".answer.types", "Model":
 def __getattr__(name: str):
     if name in _FROM:
         return getattr(importlib.import_module(_FROM[name], __name__), name)
-    if name in ("api", "model", "sklearn", "runtime", "cli"):
+    if name in ("api", "sklearn", "runtime", "cli"):
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'attentive' has no attribute {name!r}")

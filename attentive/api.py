@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from .answer.torch_backend import Explanation, Model, Prediction, pick_device
 from .data.example import Dataset
 from .data.source import DataSource, resolve_dataset
 from .folders.saved import load_folder
-from .model import Explanation, Model, Prediction, pick_device
 from .recipes.for_data import recipe_for_data
 from .recipes.types import Recipe
 from .training.pipeline import check_aspects

@@ -102,11 +102,13 @@ def serve(path: str, script: str) -> None:
     import importlib
 
     ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: ends with the test session
-    # attentive.api and attentive.model: torch, scikit-learn, safetensors, the seconds every command would spend;
-    # then what training (torch._dynamo, which torch imports on first use), export and the figures import on demand.
+    # attentive.api and attentive.answer.torch_backend: torch, scikit-learn, safetensors, the seconds every command
+    # would spend; then what training (torch._dynamo, which torch imports on first use), export and the figures
+    # import on demand.
     # Nothing that starts a thread of its own (onnxruntime does): a lock such a thread holds at a fork is held for
     # ever in the child, which hangs.
-    for name in ("attentive.cli", "attentive.api", "attentive.model", "torch._dynamo", "onnx", "matplotlib"):
+    for name in ("attentive.cli", "attentive.api", "attentive.answer.torch_backend", "torch._dynamo", "onnx",
+                 "matplotlib"):
         importlib.import_module(name)
     # What is imported lives as long as a command; frozen, the garbage collector of a command never walks it, so its
     # exit does not write to (and so copy) every page of the fork: a second saved per command, its exit a real one.

@@ -22,7 +22,7 @@ def checked_device(device: str) -> str:
     work starts."""
     if device in ("auto", "cpu"):  # always there: PyTorch is not imported to say so
         return device
-    from ..model import available_devices
+    from ..answer.torch_backend import available_devices
 
     available = available_devices()
     if device not in available:

@@ -23,12 +23,12 @@ from pathlib import Path
 
 import numpy as np
 
+from ..answer.torch_backend import Model
 from ..data.example import Dataset, Example
 from ..data.source import DataSource, resolve_dataset
 from ..errors import AttentiveError
 from ..folders.output import check_claimable
 from ..folders.saved import CONFIG, TOKENIZER, WEIGHTS
-from ..model import Model
 from ..recipes.for_data import recipe_for_data
 from ..recipes.types import Recipe
 from ..runtime import is_exported

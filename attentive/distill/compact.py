@@ -23,7 +23,7 @@ from ..data.example import Dataset
 from ..errors import AttentiveError
 
 if TYPE_CHECKING:
-    from ..model import Model
+    from ..answer.torch_backend import Model
     from ..recipes.types import Recipe
 
 LATENCY_TEXTS = 200  # p50 over the first this many dev texts, one at a time

@@ -30,7 +30,7 @@ from .input_lines import BadLine, Batch, Stop, Wanted, answer, answer_line, batc
 from .predict_output import FileSink, Resumed, StdoutSink, answer_format, claim_output, model_identity, open_output
 
 # What a worker imports before its first chunk, once, in the fork server: this module and both model loaders.
-WORKER_IMPORTS = ("attentive.serving.parallel_predict", "attentive.runtime", "attentive.model")
+WORKER_IMPORTS = ("attentive.serving.parallel_predict", "attentive.runtime", "attentive.answer.torch_backend")
 CHUNK_BATCHES = 4  # network batches sent to a worker at a time
 IN_FLIGHT_PER_JOB = 2  # chunks waiting or being answered, per worker
 

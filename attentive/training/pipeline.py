@@ -17,6 +17,7 @@ from tokenizers import Tokenizer
 
 from ..answer.inference import infer
 from ..answer.metrics import DEFAULT_THRESHOLD
+from ..answer.torch_backend import Model, pick_device
 from ..data.batching import collate
 from ..data.checks import check_training_labels, given_labels
 from ..data.example import Dataset
@@ -27,7 +28,6 @@ from ..folders.manifest import owner_of, record
 from ..folders.metrics_log import LOG, start_run
 from ..folders.output import OutputKind, claim
 from ..folders.saved import MODEL_FILES, holds_model
-from ..model import Model, pick_device
 from ..models.classifier import build_model
 from ..models.pretrained import pretrained_config, pretrained_tokenizer
 from ..recipes.for_data import unseen_dev_aspects

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import attentive
-from attentive import model as model_module
 from attentive import runtime
+from attentive.answer import torch_backend as model_module
 from attentive.answer.answerer import Answerer, Need
 from attentive.answer.inputs import Expanded
 from attentive.export import export

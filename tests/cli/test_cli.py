@@ -143,7 +143,7 @@ def test_predict_stops_at_a_bad_line_after_answering_every_line_before_it(run_di
 
 def test_predict_batch_size_is_the_networks_batch(run_dir, tmp_path, capsys, monkeypatch):
     """--batch-size reaches the network: the model is asked to answer that many texts at a time."""
-    from attentive.model import Model
+    from attentive.answer.torch_backend import Model
 
     asked, predict = [], Model.predict
 

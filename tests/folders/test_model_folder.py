@@ -98,7 +98,8 @@ def test_a_save_killed_between_its_writes_leaves_the_old_or_the_new_model(run, t
     folder = copy_of(run, tmp_path)
     old = safetensors.torch.load_file(str(folder / "model.safetensors"))["embedder.table.weight"].numpy()
     # forked from a server that has imported attentive (attentive/util/processes.py), not a new interpreter each
-    process = worker_context(["attentive.model"]).Process(target=killed_save, args=(str(folder), kill_at))
+    process = worker_context(["attentive.answer.torch_backend"]).Process(target=killed_save,
+                                                                         args=(str(folder), kill_at))
     process.start()
     process.join(120)
     # os.replace runs 5 times in a save (the commit, then each of the 3 files and the manifest): kill_at 6 lets it

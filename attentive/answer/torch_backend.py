@@ -9,21 +9,21 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .answer.abstain import abstain_of
-from .answer.answerer import Answerer, Looked, Need
-from .answer.config_entries import temperature_of, thresholds_of
-from .answer.inference import infer
-from .answer.inputs import Inputs
-from .answer.metrics import sigmoid
-from .answer.types import Explanation, Prediction
-from .data.batching import encode_items
-from .data.example import Dataset
-from .data.source import resolve_dataset
-from .errors import AttentiveError
-from .folders.saved import save_folder
-from .models.classifier import TextClassifier
-from .recipes.types import Recipe
-from .text.encoding import Item
+from ..data.batching import encode_items
+from ..data.example import Dataset
+from ..data.source import resolve_dataset
+from ..errors import AttentiveError
+from ..folders.saved import save_folder
+from ..models.classifier import TextClassifier
+from ..recipes.types import Recipe
+from ..text.encoding import Item
+from .abstain import abstain_of
+from .answerer import Answerer, Looked, Need
+from .config_entries import temperature_of, thresholds_of
+from .inference import infer
+from .inputs import Inputs
+from .metrics import sigmoid
+from .types import Explanation, Prediction
 
 __all__ = ["Explanation", "Model", "Prediction", "pick_device"]
 
@@ -104,7 +104,7 @@ class Model(Answerer):
         """Write the ONNX folder of this model (with its int8 graph too with `int8`) to `out`, as `attentive export`
         does (attentive/export.py); returns the folder. Save the model first (`save`): an export names the model it
         came from."""
-        from .export import export
+        from ..export import export
 
         return export(self, out, int8=int8, overwrite=overwrite)
 
@@ -150,7 +150,7 @@ class Model(Answerer):
         """Corpus analyses and the deletion test over a seeded sample of `limit` texts of a split (None: all), written
         to `out` as PNGs, CSV/JSON and index.html (attentive.explain.report); returns the summary. `overwrite`: write
         into a folder holding other files (only the report's own are replaced)."""
-        from .explain.report import analyze_split
+        from ..explain.report import analyze_split
 
         return analyze_split(self, resolve_dataset(dataset, data_dir), out, split, limit, words, min_count, compare,
                              deletion, overwrite)
