@@ -66,7 +66,7 @@ def load(folder: str | Path, device: str | None = None):
     """Read a model folder: a saved one as a `Model` (safetensors + JSON; nothing unpickled), an exported one as
     `attentive.runtime.load` reads it (ONNX Runtime, its int8 graph where it has one). Both answer `predict`,
     `predict_proba`, `explain` and `evaluate` alike."""
-    from .runtime import is_exported
+    from .onnx_format.read import is_exported
 
     check_folder(folder)
     if is_exported(folder):

@@ -142,7 +142,7 @@ def predict(data, model_dir: str | Path, *, output: str | Path | None = None, ov
     input, a model's file, a folder or a device, nor in a missing folder), writes them there and returns its
     path."""
     rd = ray_data()
-    from .runtime import is_exported
+    from .onnx_format.read import is_exported
 
     if not Path(model_dir).is_dir() or not is_exported(model_dir):
         raise AttentiveError(f"{model_dir}: not an exported model folder (make one with `attentive export`)")

@@ -11,7 +11,7 @@ def open_model(folder: str | Path, threads: int | None = None, int8: bool | None
     explain, evaluate, serve, predict's workers and distillation's teachers open alike. `threads`: what it computes
     with (an export's lanes; PyTorch's threads, set for the process), None: the process's own setting for PyTorch,
     `attentive.util.threads.default_threads()` lanes for an export. An export is opened without importing PyTorch."""
-    from .runtime import is_exported
+    from .onnx_format.read import is_exported
     from .runtime import load as load_exported
     from .util.threads import use_threads
 

@@ -110,7 +110,7 @@ FORMAT_1 = Path(__file__).parent / "fixtures" / "model-format-1"
 def both_paths(tmp_path_factory):
     """The saved fixture model, and its export run by ONNX Runtime."""
     from attentive import runtime
-    from attentive.export import export
+    from attentive.onnx_format.write import export
 
     model = attentive.load(FORMAT_1)
     out = export(model, tmp_path_factory.mktemp("export") / "onnx")

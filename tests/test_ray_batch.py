@@ -15,7 +15,7 @@ import attentive
 from attentive import batch, runtime
 from attentive.cli import main
 from attentive.errors import AttentiveError
-from attentive.export import export
+from attentive.onnx_format.write import export
 
 from .helpers import copy_of_tiny_run
 

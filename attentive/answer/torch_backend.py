@@ -102,9 +102,9 @@ class Model(Answerer):
 
     def export(self, out: str | Path, int8: bool = False, overwrite: bool = False) -> Path:
         """Write the ONNX folder of this model (with its int8 graph too with `int8`) to `out`, as `attentive export`
-        does (attentive/export.py); returns the folder. Save the model first (`save`): an export names the model it
-        came from."""
-        from ..export import export
+        does (attentive/onnx_format/write.py); returns the folder. Save the model first (`save`): an export names the
+        model it came from."""
+        from ..onnx_format.write import export
 
         return export(self, out, int8=int8, overwrite=overwrite)
 

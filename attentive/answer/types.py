@@ -202,7 +202,8 @@ def _rounded(value) -> float | None:
     return None if value is None else round(float(value), 5) + 0.0
 
 
-BEFORE_EXPORT = "pytorch before export"  # `measured_on` of the training record an export keeps (attentive/export.py)
+# `measured_on` of the training record an export keeps (attentive/onnx_format/write.py)
+BEFORE_EXPORT = "pytorch before export"
 
 
 def faithfulness_line(config: dict) -> str | None:

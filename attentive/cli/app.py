@@ -97,7 +97,7 @@ def _load_any(run: Path, threads: int | None = None, fp32: bool = False):
 def _check_fp32(run: Path) -> None:
     """--fp32 picks an export's float graph over its int8 one: a saved (PyTorch) model has neither, and is refused
     rather than run as it would be without it. A folder that holds no model is left to opening it to say so."""
-    from ..runtime import is_exported
+    from ..onnx_format.read import is_exported
 
     if (run / "config.json").is_file() and not is_exported(run):
         raise AttentiveError(f"--fp32 chooses between an export's int8 and float graphs; {run} is a saved PyTorch "

@@ -23,8 +23,8 @@ def export(
     """An ONNX graph (probabilities and attention) that `attentive predict`/`explain` and attentive.runtime run
     without PyTorch."""
     from ..api import load
-    from ..export import GRAPH, GRAPH_INT8
-    from ..export import export as export_model
+    from ..onnx_format.read import GRAPH, GRAPH_INT8
+    from ..onnx_format.write import export as export_model
 
     _use_threads(threads)
     folder = export_model(load(run), out, int8, overwrite=overwrite)

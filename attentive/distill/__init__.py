@@ -29,10 +29,9 @@ from ..data.source import DataSource, resolve_dataset
 from ..errors import AttentiveError
 from ..folders.output import check_claimable
 from ..folders.saved import CONFIG, TOKENIZER, WEIGHTS
+from ..onnx_format.read import GRAPH, is_exported
 from ..recipes.for_data import recipe_for_data
 from ..recipes.types import Recipe
-from ..runtime import is_exported
-from ..runtime.folder import GRAPH
 from ..text.augment import Augmentation, augment, glove_neighbours, words
 from ..text.embeddings import cache_dir
 from ..training.pipeline import TRAINING_RUN

@@ -68,8 +68,8 @@ def deployable_folders(out: str | Path, recipe: Recipe) -> list[tuple[Path, str]
 def check_deployable_folders(out: str | Path, recipe: Recipe, overwrite: bool) -> None:
     """Refuse, before training, a folder `--compact` would write that is not its to write (the folder rule,
     attentive/folders/output.py), so that a refusal leaves nothing behind."""
-    from ..export import EXPORT
     from ..folders.output import check_claimable
+    from ..onnx_format.write import EXPORT
     from . import DISTILL_RUN
 
     kinds = {"export": EXPORT, "distill": DISTILL_RUN}
@@ -94,7 +94,7 @@ def make_deployable(trained: Model, data: Dataset, overwrite: bool = False, data
     default distilled from it (`Distillation`'s defaults) and that student's export, in `compact_folders(OUT)`.
     Returns (the student's folder or None, the export's folder); each folder claimed as `distill` and `export` claim
     theirs."""
-    from ..export import export
+    from ..onnx_format.write import export
     from . import distill
 
     if is_compact(trained.recipe):

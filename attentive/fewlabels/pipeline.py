@@ -68,8 +68,8 @@ def folders(out: Path, compact: bool) -> dict[str, Path]:
 def check_folders(run: FewLabelRun) -> None:
     """Every folder the run writes is refused now, before the teacher trains, if it is not the run's to write."""
     from ..distill import DISTILL_RUN
-    from ..export import EXPORT
     from ..folders.output import check_claimable
+    from ..onnx_format.write import EXPORT
 
     kinds = {"teacher": TEACHER, "student": DISTILL_RUN, "exported": EXPORT}
     for role, folder in folders(run.out, run.compact).items():
@@ -96,7 +96,7 @@ def split_pool(pool: Sequence[str], labelled: set[str], seed: int) -> tuple[list
 def train_few_labels(data: Dataset, pool: Sequence[str], run: FewLabelRun) -> FewLabelResult:
     """See the module's docstring."""
     from ..distill import Distillation, distill
-    from ..export import export
+    from ..onnx_format.write import export
 
     check_folders(run)
     labelled = [ex for split in ("train", "dev") for ex in data.splits.get(split, []) if ex.label is not None]

@@ -1,6 +1,6 @@
 """Each token's linearised evidence for the label the model ranks first over the runner-up, computed in the forward
 pass: what `predict`'s top words rank by, and an export's evidence for texts too long for occlusion
-(attentive/runtime/on_demand.py runs it only when asked).
+(attentive/onnx_format/on_demand.py runs it only when asked).
 
 For labels f (first) and s (runner-up), token j's evidence is
 
@@ -17,7 +17,7 @@ as many answers as removing those of most evidence by occlusion (the graph run o
 removing the most attended (benchmarks/DECISIONS.md, "`predict`'s top words by evidence"). Occlusion stays what
 `explain` of an export gives where it can (texts of up to 512 tokens); the linearised evidence is given where it
 cannot, and `predict`'s top words rank by it where the model has it, computed only when asked
-(attentive/runtime/on_demand.py).
+(attentive/onnx_format/on_demand.py).
 """
 from __future__ import annotations
 

@@ -14,16 +14,13 @@ from ..answer.abstain import abstain_of
 from ..answer.answerer import ATTENTION, EVIDENCE_WORDS, NO_EVIDENCE_WORDS, Answerer, Looked, Need
 from ..answer.config_entries import temperature_of, thresholds_of
 from ..answer.inputs import Inputs
-from ..errors import AttentiveError
-from ..folders.config import EXPORT_FORMAT
+from ..onnx_format.on_demand import EVIDENCE, EVIDENCE_WANTED
+from ..onnx_format.read import FORMAT, read_exported
 from ..text.encoding import Item, batch_order, pad_numpy
 from ..util.checks import ArgumentError, check_folder, check_threads
 from ..util.threads import default_threads
 from .lanes import Lanes
 from .occlusion import linearised, occlusion_evidence
-from .on_demand import EVIDENCE, EVIDENCE_WANTED
-
-FORMAT = EXPORT_FORMAT
 
 
 class RuntimeModel(Answerer):
@@ -34,8 +31,6 @@ class RuntimeModel(Answerer):
     or OMP_NUM_THREADS)."""
 
     def __init__(self, folder: str | Path, int8: bool | None = None, threads: int | None = None):
-        from .folder import read_exported
-
         check_folder(folder)
         check_threads(threads)  # 0 or -1 refused before the folder is read, as the CLI's --threads refuses them
         self.folder = Path(folder)
@@ -98,7 +93,8 @@ class RuntimeModel(Answerer):
                 feed.update(zip(("aspect_ids", "aspect_mask"), pad_numpy([item.aspect for item in chosen])))
             feed = {name: value.astype(np.int64, copy=False) for name, value in feed.items()
                     if name in self.graph_inputs}
-            if EVIDENCE_WANTED in self.graph_inputs:  # the evidence is computed only when fetched (on_demand.py)
+            if EVIDENCE_WANTED in self.graph_inputs:  # the evidence is computed only when fetched
+                # (attentive/onnx_format/on_demand.py)
                 feed[EVIDENCE_WANTED] = np.array(EVIDENCE in fetched)
             outputs = self.session.run(["probabilities", *fetched], feed)
             probabilities[batch] = outputs[0]
@@ -159,16 +155,6 @@ class RuntimeModel(Answerer):
             for index, filled in zip(missing, occluded):
                 evidence[index] = filled
         return evidence
-
-
-def is_exported(folder: str | Path) -> bool:
-    """Whether `folder` holds an exported model (rather than a PyTorch model folder)."""
-    from ..folders.reading import read_json_in_folder
-
-    try:  # a config.json that is no file, or too large, is no exported model's (loading it then says what it is)
-        return read_json_in_folder(Path(folder), "config.json").get("format") == FORMAT
-    except AttentiveError:
-        return False
 
 
 def load(folder: str | Path, int8: bool | None = None, threads: int | None = None) -> RuntimeModel:

@@ -3,7 +3,7 @@ within each operator.
 
 The exported graph of a small model runs each operator in microseconds. Splitting an operator over two intra-op
 threads wakes the second thread for it (ONNX Runtime's idle threads sleep rather than spin:
-attentive/runtime/folder.py), which costs more than it saves on a small model's short texts. ONNX Runtime runs one
+attentive/onnx_format/read.py), which costs more than it saves on a small model's short texts. ONNX Runtime runs one
 session's
 `run` from several threads at once and releases the GIL while it computes, so `Lanes` runs whole batches side by side
 instead, each on one thread, the caller's own thread being one of them. The batches are those the call would be

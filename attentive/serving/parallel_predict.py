@@ -63,8 +63,8 @@ _MODEL = None
 def load_model(folder: str | Path, threads: int | None, graph: str | None = None):
     """`attentive.opening.open_model` in a worker: running `graph`, the one the parent process runs (None: the one
     `attentive.runtime.load` picks), computing with `threads` threads."""
+    from ..onnx_format.read import GRAPH_INT8
     from ..opening import open_model
-    from ..runtime.folder import GRAPH_INT8
     from ..util.threads import use_threads
 
     return open_model(folder, use_threads(threads), None if graph is None else graph == GRAPH_INT8)

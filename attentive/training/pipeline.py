@@ -30,10 +30,10 @@ from ..folders.output import OutputKind, claim
 from ..folders.saved import MODEL_FILES, holds_model
 from ..models.classifier import build_model
 from ..models.pretrained import pretrained_config, pretrained_tokenizer
+from ..onnx_format.read import is_exported
 from ..recipes.for_data import unseen_dev_aspects
 from ..recipes.loader import recipe_from_config
 from ..recipes.types import Recipe, Train
-from ..runtime import is_exported
 from ..text.embeddings import WordVectors
 from ..text.progress import vectors_progress
 from ..text.sources import build_vocabulary, initial_vectors, vocabulary_report

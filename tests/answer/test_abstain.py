@@ -156,7 +156,7 @@ def test_a_damaged_abstain_entry_fails_at_load(tiny_run, tmp_path):
 
 def test_an_export_keeps_the_threshold_and_its_runtime_abstains_by_it(tiny_run, tmp_path):
     from attentive import runtime
-    from attentive.export import export
+    from attentive.onnx_format.write import export
 
     run = copy_of_tiny_run(tiny_run, tmp_path / "run")
     assert main(["abstain", str(run), "--below", "1"]) == 0

@@ -12,7 +12,7 @@ from attentive import runtime
 from attentive.answer import torch_backend as model_module
 from attentive.answer.answerer import Answerer, Need
 from attentive.answer.inputs import Expanded
-from attentive.export import export
+from attentive.onnx_format.write import export
 from attentive.util.checks import ArgumentError
 
 from ..helpers import counted

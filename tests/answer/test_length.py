@@ -39,7 +39,7 @@ def test_evaluate_reports_accuracy_by_length_for_our_models_and_the_peers(tiny_r
     import attentive
     from attentive import compute_metrics, runtime
     from attentive.cli import main
-    from attentive.export import export
+    from attentive.onnx_format.write import export
 
     model = attentive.load(tiny_run)
     saved = model.evaluate("sst2_sample", "dev")

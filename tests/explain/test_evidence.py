@@ -121,7 +121,7 @@ def test_the_exported_runtime_gives_evidence_by_occlusion(compact, tmp_path):
     from fastapi.testclient import TestClient
 
     from attentive.answer.config_entries import temperature_of
-    from attentive.export import export
+    from attentive.onnx_format.write import export
     from attentive.runtime.occlusion import OCCLUSION
     from attentive.serving.server import create_app
     from attentive.text.encoding import Item

@@ -46,7 +46,7 @@ def test_training_records_the_deletion_test_in_config_json(run, sst2_small):
 
 def test_it_survives_load_and_export_and_shows_in_one_line(run, tmp_path):
     pytest.importorskip("onnxruntime")
-    from attentive.export import export
+    from attentive.onnx_format.write import export
 
     model = attentive.load(run)
     record = model.config["faithfulness"]
@@ -101,7 +101,7 @@ def test_the_pytorch_figures_are_those_of_the_test_before_it_moved(run, sst2_sma
 @pytest.fixture(scope="module")
 def int8_export(run, tmp_path_factory):
     pytest.importorskip("onnxruntime")
-    from attentive.export import export
+    from attentive.onnx_format.write import export
 
     return export(attentive.load(run), tmp_path_factory.mktemp("faithful-export") / "onnx", int8=True)
 

@@ -9,7 +9,7 @@ import pytest
 import attentive
 from attentive import runtime
 from attentive.answer.types import EVIDENCE_MEANING
-from attentive.export import export
+from attentive.onnx_format.write import export
 
 from ..helpers import ANSWERED_TEXTS
 

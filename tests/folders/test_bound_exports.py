@@ -19,7 +19,7 @@ import attentive
 from attentive import runtime
 from attentive.cli import main
 from attentive.errors import AttentiveError
-from attentive.export import export
+from attentive.onnx_format.write import export
 
 from ..helpers import free_port
 

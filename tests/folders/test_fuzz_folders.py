@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 import attentive
 from attentive import runtime
 from attentive.errors import AttentiveError
-from attentive.export import export
+from attentive.onnx_format.write import export
 
 from ..helpers import copy_of_tiny_run, memory_bound
 

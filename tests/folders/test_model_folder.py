@@ -22,6 +22,7 @@ from attentive.errors import AttentiveError
 from attentive.folders import reading as folder_reading
 from attentive.folders import saved
 from attentive.folders.metrics_log import read_metrics_log
+from attentive.onnx_format.read import is_exported
 from attentive.util.atomic import atomic_write_json
 from attentive.util.processes import worker_context
 
@@ -338,7 +339,7 @@ def test_json_results_never_hold_nan(tmp_path):
 
 @pytest.fixture(scope="module")
 def exported(run, tmp_path_factory):
-    from attentive.export import export
+    from attentive.onnx_format.write import export
 
     return export(attentive.load(run), tmp_path_factory.mktemp("exported") / "onnx")
 
@@ -350,8 +351,8 @@ def exported_copy(exported, tmp_path):
 def test_an_export_read_while_an_overwriting_export_replaces_it_is_read_again(run, exported, tmp_path, monkeypatch):
     """An export is committed file by file into its folder, like a save: a load that fails on a mix of the old and
     the new export's files is retried, not reported."""
-    from attentive.export import export
-    from attentive.runtime import folder as exported_folder
+    from attentive.onnx_format import read as exported_folder
+    from attentive.onnx_format.write import export
 
     folder = exported_copy(exported, tmp_path)
     real_read, calls = exported_folder._read_exported, []
@@ -400,7 +401,7 @@ def test_an_exported_config_linked_to_dev_zero_is_not_read(exported, tmp_path, c
     (folder / "config.json").unlink()
     (folder / "config.json").symlink_to("/dev/zero")
     with memory_bound():
-        assert not runtime.is_exported(folder)
+        assert not is_exported(folder)
     refused(folder, capsys, "config.json: a link to /dev/zero")
 
 

@@ -116,7 +116,7 @@ def test_export_never_writes_over_a_trained_model(run, tmp_path, capsys):
 def test_a_failed_export_leaves_nothing_behind(run, tmp_path, monkeypatch):
     import torch
 
-    from attentive.export import export
+    from attentive.onnx_format.write import export
 
     def broken(*args, **kwargs):
         raise RuntimeError("the exporter broke")

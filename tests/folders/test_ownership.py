@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 
 from attentive.cli import main
 from attentive.explain.report import REPORT_FILES
-from attentive.export import EXPORT
 from attentive.folders.manifest import MANIFEST, Owner, foreign_entries, owns_file, record, remove_owned
+from attentive.onnx_format.write import EXPORT
 from attentive.selection.cv import CV_FILES
 from attentive.training.pipeline import TRAINING_RUN
 

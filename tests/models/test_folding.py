@@ -11,8 +11,8 @@ import torch
 
 import attentive
 from attentive import runtime
-from attentive.export import export
 from attentive.models.folding import fold
+from attentive.onnx_format.write import export
 
 from ..helpers import ANSWERED_TEXTS, assert_same_answers, tiny_overrides
 

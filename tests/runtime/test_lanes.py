@@ -11,7 +11,7 @@ import pytest
 
 import attentive
 from attentive import runtime
-from attentive.export import export
+from attentive.onnx_format.write import export
 from attentive.runtime.lanes import Lanes
 
 from ..helpers import tiny_overrides

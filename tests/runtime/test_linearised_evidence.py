@@ -1,5 +1,5 @@
 """The linearised evidence (attentive/models/linearised.py): the margin's first-order split over the words, which an
-export's graph computes only when asked (attentive/runtime/on_demand.py), `explain` of an export gives a text too
+export's graph computes only when asked (attentive/onnx_format/on_demand.py), `explain` of an export gives a text too
 long for occlusion, and `predict(top_words_by="evidence")` ranks its top words by."""
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ import attentive
 from attentive import runtime
 from attentive.cli import main
 from attentive.data.batching import collate
-from attentive.export import export
 from attentive.models.linearised import linearised_evidence, margin_direction
-from attentive.runtime.on_demand import EVIDENCE, EVIDENCE_WANTED
+from attentive.onnx_format.on_demand import EVIDENCE, EVIDENCE_WANTED
+from attentive.onnx_format.write import export
 from attentive.util.checks import ArgumentError
 
 from ..helpers import ANSWERED_TEXTS, tiny_overrides
@@ -116,7 +116,7 @@ def test_a_model_without_the_evidence_says_so_in_one_line(sst2_small, default_mo
 
 def test_the_int8_graph_stores_no_weight_twice_for_the_evidence(default_model, tmp_path):
     """The quantiser writes the head's first layer once as the forward pass reads it and once as the gradient does;
-    the evidence's branch reads the first transposed (attentive/runtime/on_demand.py), and answers the same."""
+    the evidence's branch reads the first transposed (attentive/onnx_format/on_demand.py), and answers the same."""
     import onnx
     from onnx import numpy_helper
 

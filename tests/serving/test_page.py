@@ -13,7 +13,7 @@ import re
 import pytest
 
 import attentive
-from attentive.export import export
+from attentive.onnx_format.write import export
 
 from ..helpers import CHROMIUM, copy_of_tiny_run, start
 

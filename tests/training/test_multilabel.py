@@ -186,7 +186,7 @@ def test_thresholds_and_outputs_survive_save_load_and_export(multi_label_run, tm
     assert loaded.thresholds == model.thresholds
     assert np.allclose(loaded.predict_proba(TEXTS), model.predict_proba(TEXTS), atol=1e-6)
     assert [p.labels for p in loaded.predict(TEXTS)] == [p.labels for p in model.predict(TEXTS)]
-    from attentive.export import export
+    from attentive.onnx_format.write import export
     from attentive.runtime import load as load_exported
 
     runtime = load_exported(export(loaded, tmp_path / "exported"))
@@ -229,7 +229,7 @@ def test_serve_predict_returns_several_labels(multi_label_run):
 
 def test_evaluate_scores_an_export_of_label_sets_as_it_scores_the_saved_model(multi_label_run, tmp_path, capsys):
     from attentive.cli import main
-    from attentive.export import export
+    from attentive.onnx_format.write import export
 
     _, folder, data = multi_label_run
     exported = export(attentive.load(folder), tmp_path / "exported")

@@ -28,7 +28,7 @@ import numpy as np
 import attentive
 from attentive import runtime
 from attentive.distill import Distillation, distill
-from attentive.export import export
+from attentive.onnx_format.write import export
 from benchmarks.harness import model2vec_peer
 from benchmarks.harness.baselines import (
     fasttext_text,

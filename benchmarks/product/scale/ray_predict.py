@@ -37,7 +37,7 @@ def data_dir() -> Path:
 def exported_model() -> Path:
     """The exported student (trained and exported on the first run, reused after)."""
     import attentive
-    from attentive.export import export
+    from attentive.onnx_format.write import export
 
     run, onnx = WORK / "student", WORK / "onnx"
     if not (onnx / "config.json").exists():

@@ -1,6 +1,7 @@
 """`attentive export RUN --out DIR [--int8]`: a saved model as an ONNX graph that outputs the class probabilities and
-the attention (batch x heads x tokens) and, asked for it, each token's linearised evidence (attentive/runtime/
-on_demand.py), beside the same tokenizer.json and a config.json for the runtime.
+the attention (batch x heads x tokens) and, asked for it, each token's linearised evidence
+(attentive/onnx_format/on_demand.py), beside the same tokenizer.json and a config.json for the runtime
+(attentive/onnx_format/read.py reads them).
 
 The graph is traced with PyTorch's TorchScript exporter with dynamic batch and token axes (the newer dynamo
 exporter freezes the sequence length of bidirectional GRUs); the example batch is ragged (lengths 5 and 3) so that
@@ -14,7 +15,7 @@ predict`, `explain`, `evaluate` and `serve` of an export run its int8 graph wher
 The export is bound to its files: config.json records the SHA-256 of each graph and of tokenizer.json
 ("checksums"), and each graph's metadata keeps the label list in the order of its outputs (BOUND_LABELS) and the
 model id (BOUND_MODEL_ID), so that another export's graph dropped into the folder (even where config.json has lost its
-digests), or config.json's labels reordered, is refused at load (attentive/runtime/folder.py) rather than changing
+digests), or config.json's labels reordered, is refused at load (attentive/onnx_format/read.py) rather than changing
 every answer without a word.
 
 The folder is claimed as every output folder is (attentive/folders/output.py): never the input model, a folder
@@ -35,18 +36,17 @@ from typing import Protocol
 import torch
 from torch import nn
 
-from .answer.config_entries import temperature_of
-from .answer.types import BEFORE_EXPORT
-from .folders.config import BOUND_LABELS, BOUND_MODEL_ID
-from .folders.output import OutputKind, claim, read_config
-from .folders.saved import CONFIG, TOKENIZER, WEIGHTS
-from .models.folding import FoldedClassifier, fold
-from .models.linearised import linearised_evidence
-from .models.wide import CompactNgramChannel, NgramChannel, compacted
-from .runtime import FORMAT, is_exported
-from .runtime.folder import GRAPH, GRAPH_INT8
-from .runtime.on_demand import EVIDENCE, evidence_on_demand
-from .util.atomic import json_text
+from ..answer.config_entries import temperature_of
+from ..answer.types import BEFORE_EXPORT
+from ..folders.config import BOUND_LABELS, BOUND_MODEL_ID
+from ..folders.output import OutputKind, claim, read_config
+from ..folders.saved import CONFIG, TOKENIZER, WEIGHTS
+from ..models.folding import FoldedClassifier, fold
+from ..models.linearised import linearised_evidence
+from ..models.wide import CompactNgramChannel, NgramChannel, compacted
+from ..util.atomic import json_text
+from .on_demand import EVIDENCE, evidence_on_demand
+from .read import FORMAT, GRAPH, GRAPH_INT8, is_exported
 
 
 def earlier_export(folder: Path) -> dict | None:
@@ -144,9 +144,9 @@ def _quiet_tracing() -> None:
     """Silence, inside the caller's `warnings.catch_warnings()`, what the TorchScript exporter says on every export
     and a user cannot act on: that it is the legacy exporter (chosen: `dynamo=False` traces the graph the runtime
     reads); that tracing turns a shape test into a constant (the graph's axes stay dynamic, and
-    tests/runtime/test_export.py answers texts of other lengths and batch sizes as PyTorch does); that a GRU exported
-    with a batch of more than one may fail on other batch sizes (the same tests run batches of 1 to 128); and what
-    constant folding skips."""
+    tests/onnx_format/test_export.py answers texts of other lengths and batch sizes as PyTorch does); that a GRU
+    exported with a batch of more than one may fail on other batch sizes (the same tests run batches of 1 to 128); and
+    what constant folding skips."""
     warnings.filterwarnings("ignore", category=torch.jit.TracerWarning)
     for message, category in (("You are using the legacy TorchScript-based ONNX export", DeprecationWarning),
                               ("The feature will be removed", DeprecationWarning),
@@ -189,7 +189,7 @@ def _exported_files(model: Exportable, scratch: Path, int8: bool) -> dict[str, b
             evidence_on_demand(scratch / name)
     config = {
         "format": FORMAT, "labels": model.labels, "inputs": list(inputs), "has_attention": has_attention,
-        "has_evidence": EVIDENCE in outputs,  # the linearised evidence (attentive/runtime/on_demand.py)
+        "has_evidence": EVIDENCE in outputs,  # the linearised evidence (attentive/onnx_format/on_demand.py)
         "max_length": model.max_length, "special_tokens": model.special_tokens, "aspects": model.aspects,
         "aspect_type": model.recipe.aspect.type, "is_pair": model.is_pair, "uses_aspect": model.uses_aspect,
         "recipe": model.config["recipe"], "model_id": model.config.get("model_id"),

@@ -15,7 +15,7 @@ from attentive import runtime
 from attentive.cli import main
 from attentive.data.example import Dataset
 from attentive.data.registry import load_dataset
-from attentive.export import export
+from attentive.onnx_format.write import export
 
 from ..helpers import ANSWERED_TEXTS, assert_same_answers, copy_of_tiny_run, tiny_overrides
 

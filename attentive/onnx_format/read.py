@@ -23,6 +23,7 @@ from ..errors import AttentiveError
 from ..folders.config import (
     BOUND_LABELS,
     BOUND_MODEL_ID,
+    EXPORT_FORMAT,
     EXPORTED_INPUTS,
     check_bound_labels,
     check_bound_model_id,
@@ -40,8 +41,17 @@ from ..folders.reading import (
 )
 from .on_demand import EVIDENCE, EVIDENCE_WANTED
 
+FORMAT = EXPORT_FORMAT  # config.json's "format" of an export
 CONFIG, TOKENIZER = "config.json", "tokenizer.json"
 GRAPH, GRAPH_INT8 = "model.onnx", "model.int8.onnx"
+
+
+def is_exported(folder: str | Path) -> bool:
+    """Whether `folder` holds an exported model (rather than a PyTorch model folder)."""
+    try:  # a config.json that is no file, or too large, is no exported model's (loading it then says what it is)
+        return read_json_in_folder(Path(folder), CONFIG).get("format") == FORMAT
+    except AttentiveError:
+        return False
 
 
 def read_exported(folder: Path, format_name: str, int8: bool | None = None):
@@ -80,7 +90,7 @@ def _read_exported(folder: Path, format_name: str, int8: bool | None):
 
 
 def read_exported_config(folder: Path, format_name: str) -> dict:
-    """config.json of an exported folder in `format_name` (runtime.FORMAT), with every entry the runtime reads
+    """config.json of an exported folder in `format_name` (`FORMAT`), with every entry the runtime reads
     checked."""
     config = read_json_in_folder(folder, CONFIG)
     if "format" in config and config["format"] != format_name:
