@@ -15,8 +15,8 @@ keywords), the shipped recipes (`load_recipe(name, overrides)`) and `compute_met
 the metrics `Model.evaluate` reports, to score another model the same way.
 
 scikit-learn users: `attentive.sklearn.AttentiveClassifier`. Exported models run without PyTorch:
-`attentive.runtime.load(folder)` (onnxruntime, tokenizers and numpy only). The names below are imported on first
-use, so that `import attentive.runtime` does not import PyTorch.
+`attentive.answer.onnx_backend.load(folder)` (onnxruntime, tokenizers and numpy only). The names below are imported
+on first use, so that `import attentive.answer.onnx_backend` does not import PyTorch.
 """
 from __future__ import annotations
 
@@ -39,6 +39,6 @@ _FROM = {"Explanation": ".answer.types", "Prediction": ".answer.types", "Model":
 def __getattr__(name: str):
     if name in _FROM:
         return getattr(importlib.import_module(_FROM[name], __name__), name)
-    if name in ("api", "sklearn", "runtime", "cli"):
+    if name in ("api", "sklearn", "cli"):
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'attentive' has no attribute {name!r}")

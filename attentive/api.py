@@ -64,13 +64,13 @@ def encoded_probabilities(model: Model, items: Sequence, batch_size: int = 128):
 
 def load(folder: str | Path, device: str | None = None):
     """Read a model folder: a saved one as a `Model` (safetensors + JSON; nothing unpickled), an exported one as
-    `attentive.runtime.load` reads it (ONNX Runtime, its int8 graph where it has one). Both answer `predict`,
-    `predict_proba`, `explain` and `evaluate` alike."""
+    `attentive.answer.onnx_backend.load` reads it (ONNX Runtime, its int8 graph where it has one). Both answer
+    `predict`, `predict_proba`, `explain` and `evaluate` alike."""
     from .onnx_format.read import is_exported
 
     check_folder(folder)
     if is_exported(folder):
-        from .runtime import load as load_exported
+        from .answer.onnx_backend import load as load_exported
 
         return load_exported(folder)
     network, tokenizer, config, recipe = load_folder(folder)

@@ -3,11 +3,11 @@ every row of a Ray Data `Dataset`, or of JSONL files on the cluster's storage, w
 export`), through `Dataset.map_batches` and a pool of actors. Install `attentive[ray]`; the base install does not
 need Ray, which is imported only when this module's functions run.
 
-Each actor (`Scorer`, a callable class) loads the exported model once with `attentive.runtime.load`, computing
-on `threads` threads (lanes of network batches, attentive/runtime/lanes.py; it asks Ray for as many CPUs), and answers
-each batch of `batch_size` rows as `attentive predict` answers one batch of its input: one `predict_proba` call with
-that batch size. The rows keep their input order (the dataset's `preserve_order` is set), so that row i of the answers
-is row i of the input.
+Each actor (`Scorer`, a callable class) loads the exported model once with `attentive.answer.onnx_backend.load`,
+computing on `threads` threads (lanes of network batches, attentive/answer/lanes.py; it asks Ray for as many CPUs), and
+answers each batch of `batch_size` rows as `attentive predict` answers one batch of its input: one `predict_proba` call
+with that batch size. The rows keep their input order (the dataset's `preserve_order` is set), so that row i of the
+answers is row i of the input.
 
 A JSONL path is cut into lines at "\\n" (`file_lines`; each file read whole by one task, as Ray's own readers
 read it: give a large input as several files), and each line is parsed in the actor as `attentive predict --input`
@@ -71,7 +71,7 @@ class Scorer:
 
     def __init__(self, model_dir: str, int8: bool | None, threads: int, batch_size: int, text_column: str,
                  pair_column: str, record_column: str | None, source: str, answer_key: str = ANSWER_KEY):
-        from .runtime import load
+        from .answer.onnx_backend import load
 
         self.model = load(model_dir, int8=int8, threads=threads)
         self.batch_size, self.source = batch_size, source
@@ -130,12 +130,11 @@ def predict(data, model_dir: str | Path, *, output: str | Path | None = None, ov
 
     `data`: a `ray.data.Dataset` with a `text_column`, or a JSONL path (a file, a folder of them, or a list; any
     storage Ray reads, `s3://...` included) of `attentive predict --input`'s form. `int8`: the graph, as
-    `attentive.runtime.load` takes it (None: model.int8.onnx where the export has it, as `attentive predict` and
-    `serve` run). `concurrency`: the actors' pool, a number or (min, max) (None: Ray's autoscaling pool); each
-    actor computes with `threads` threads and asks Ray for `threads` CPUs. `answer_key`: where a written line's
-    answer goes (a line or row holding it is refused). A path's read tasks ask for no CPU (reading a block is light
-    beside answering it), so that actors filling every CPU cannot starve the reads; a Dataset's own reads need a CPU
-    left over.
+    `attentive.answer.onnx_backend.load` takes it (None: model.int8.onnx where the export has it, as `attentive predict`
+    and `serve` run). `concurrency`: the actors' pool, a number or (min, max) (None: Ray's autoscaling pool); each actor
+    computes with `threads` threads and asks Ray for `threads` CPUs. `answer_key`: where a written line's answer goes (a
+    line or row holding it is refused). A path's read tasks ask for no CPU (reading a block is light beside answering
+    it), so that actors filling every CPU cannot starve the reads; a Dataset's own reads need a CPU left over.
 
     Returns the answers as a lazy `ray.data.Dataset` (see the module's docstring), or, with `output` (a JSONL
     file, claimed by the rule every output file follows: refused where it exists unless `overwrite`, and never an

@@ -7,12 +7,13 @@ from pathlib import Path
 
 def open_model(folder: str | Path, threads: int | None = None, int8: bool | None = None):
     """The model a folder holds, whichever kind: a saved one (PyTorch, `attentive.load`) or an exported one (ONNX
-    Runtime, `attentive.runtime.load`: its int8 graph where it has one, unless `int8` is False), so that predict,
-    explain, evaluate, serve, predict's workers and distillation's teachers open alike. `threads`: what it computes
-    with (an export's lanes; PyTorch's threads, set for the process), None: the process's own setting for PyTorch,
-    `attentive.util.threads.default_threads()` lanes for an export. An export is opened without importing PyTorch."""
+    Runtime, `attentive.answer.onnx_backend.load`: its int8 graph where it has one, unless `int8` is False), so that
+    predict, explain, evaluate, serve, predict's workers and distillation's teachers open alike. `threads`: what it
+    computes with (an export's lanes; PyTorch's threads, set for the process), None: the process's own setting for
+    PyTorch, `attentive.util.threads.default_threads()` lanes for an export. An export is opened without importing
+    PyTorch."""
+    from .answer.onnx_backend import load as load_exported
     from .onnx_format.read import is_exported
-    from .runtime import load as load_exported
     from .util.threads import use_threads
 
     if is_exported(folder):

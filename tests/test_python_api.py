@@ -109,12 +109,12 @@ FORMAT_1 = Path(__file__).parent / "fixtures" / "model-format-1"
 @pytest.fixture(scope="module")
 def both_paths(tmp_path_factory):
     """The saved fixture model, and its export run by ONNX Runtime."""
-    from attentive import runtime
+    from attentive.answer import onnx_backend
     from attentive.onnx_format.write import export
 
     model = attentive.load(FORMAT_1)
     out = export(model, tmp_path_factory.mktemp("export") / "onnx")
-    return {"torch": model, "onnx": runtime.load(out)}
+    return {"torch": model, "onnx": onnx_backend.load(out)}
 
 
 @pytest.mark.parametrize("path", ["torch", "onnx"])
@@ -147,9 +147,9 @@ def test_no_texts_get_no_answers_of_the_same_shape_in_both_paths(both_paths, pat
 
 
 def test_loading_nothing_is_one_line():
-    import attentive.runtime
+    from attentive.answer import onnx_backend
 
-    for load in (attentive.load, attentive.runtime.load):
+    for load in (attentive.load, onnx_backend.load):
         with pytest.raises(AttentiveError, match="folder=None: give the path of a model folder"):
             load(None)
 

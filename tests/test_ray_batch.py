@@ -1,5 +1,5 @@
 """Scoring on Ray Data (attentive/batch.py; issue 36, item 4), on a local Ray instance of 2 CPUs: a JSONL file and
-a Dataset are answered in input order with the labels and probabilities of `attentive.runtime`, and the same
+a Dataset are answered in input order with the labels and probabilities of `attentive.answer.onnx_backend`, and the same
 labels as `attentive predict --jobs 2`; a bad row stops the run with one line; the output is written whole or not
 at all."""
 from __future__ import annotations
@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 import attentive
-from attentive import batch, runtime
+from attentive import batch
+from attentive.answer import onnx_backend
 from attentive.cli import main
 from attentive.errors import AttentiveError
 from attentive.onnx_format.write import export
@@ -64,7 +65,7 @@ def test_a_jsonl_file_is_answered_in_order_as_the_runtime_and_predict_jobs_answe
     assert [line["id"] for line in lines] == [f"{i:04d}" for i in range(ROWS)]  # in order, "0007" kept a string
     assert all(line["note"] == "é" and line["text"] == text for line, text in zip(lines, texts))
 
-    model = runtime.load(exported)
+    model = onnx_backend.load(exported)
     expected = model.predict_proba(texts, batch_size=BATCH)
     got = np.array([[line["prediction"]["probabilities"][label] for label in model.labels] for line in lines])
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-6)
@@ -84,7 +85,7 @@ def test_a_jsonl_file_is_answered_in_order_as_the_runtime_and_predict_jobs_answe
 
 
 def test_a_dataset_keeps_its_columns_and_gets_labels_and_probabilities(local_ray, exported, texts):
-    model = runtime.load(exported)
+    model = onnx_backend.load(exported)
     dataset = ray.data.from_items([{"id": i, "text": text} for i, text in enumerate(texts)])
     answers = batch.predict(dataset, exported, batch_size=BATCH, concurrency=1).take_all()
     assert [row["id"] for row in answers] == list(range(ROWS))

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import attentive
-from attentive import runtime
+from attentive.answer import onnx_backend
 from attentive.sklearn import AttentiveClassifier
 
 from .helpers import tiny_overrides
@@ -12,7 +12,7 @@ def test_a_model_exports_itself_and_load_opens_the_export(tiny_run, tmp_path):
     model = attentive.load(tiny_run)
     folder = model.export(tmp_path / "onnx", int8=True)
     opened = attentive.load(folder)
-    assert isinstance(opened, runtime.RuntimeModel) and opened.labels == model.labels
+    assert isinstance(opened, onnx_backend.RuntimeModel) and opened.labels == model.labels
     assert (folder / "model.int8.onnx").is_file()
     assert opened.predict("a gorgeous , witty film")[0].label == model.predict("a gorgeous , witty film")[0].label
 

@@ -3,9 +3,10 @@
 A call is checked once (`util.checks.check_call`), its texts expanded and checked once (`Inputs.expand`: each text
 by `inputs.text_problem`, once) and encoded once (`Inputs.items`); then the backend is asked for no more than the
 call `Need`s, and the answers are built here (`outputs.explanation`, `outputs.apply_threshold`). A backend is a
-subclass that gives `labels`, `thresholds`, `inputs` and `_look`: `attentive.Model` runs the network with PyTorch
-(attentive/answer/inference.py), `attentive.runtime.RuntimeModel` the exported graph with ONNX Runtime. So both answer
-the same texts the same way, and a change to how answers are made is made once.
+subclass that gives `labels`, `thresholds`, `inputs` and `_look`: `attentive.Model` (attentive/answer/torch_backend.py)
+runs the network with PyTorch (attentive/answer/inference.py), `RuntimeModel` (attentive/answer/onnx_backend.py) the
+exported graph with ONNX Runtime. So both answer the same texts the same way, and a change to how answers are made is
+made once.
 
 A caller that has expanded and checked the texts itself (`Inputs.expand`, told what it had checked before: the server
 and `attentive predict` check each text where they read it, to name it in their own words) passes them `Expanded` in
@@ -49,7 +50,7 @@ class Looked:
     channels: dict[str, np.ndarray] | None = None  # wide-and-deep models: each channel's logits (classes)
     ngram_words: np.ndarray | None = None  # tokens x classes: each token's share of the wide channel's logits
     attribution: dict | None = None  # the attention channel's evidence per token, margin and method
-    #   (TextClassifier.attribution; an export's attentive/runtime/occlusion.py)
+    #   (TextClassifier.attribution; an export's attentive/answer/occlusion.py)
     linear_evidence: np.ndarray | None = None  # tokens: each one's linearised evidence for the label ranked first
     #   (attentive/models/linearised.py), what the top words rank by where the model has it
 

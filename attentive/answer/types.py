@@ -1,5 +1,5 @@
 """What a model answers, as plain data (numpy, no PyTorch): a `Prediction` per text, an `Explanation` with its words
-and attention. Shared by `attentive.Model` and the torch-free `attentive.runtime`."""
+and attention. Shared by both backends, `attentive.Model` and the torch-free `attentive.answer.onnx_backend`."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -88,7 +88,7 @@ class Explanation:
     token_spans: list[tuple[int, int]] | None = None  # per word, the tokens it was read as: positions [start, end)
     #   (a word split into WordPiece pieces spans several; the per-word arrays above are summed over them)
     attribution: dict | None = None  # the attention channel's {"evidence": per word, "margin", "method"}
-    #   (TextClassifier.attribution; an export's by occlusion, attentive/runtime/occlusion.py), None where not computed
+    #   (TextClassifier.attribution; an export's by occlusion, attentive/answer/occlusion.py), None where not computed
     linear_evidence: np.ndarray | None = None  # per word, its linearised evidence for the label ranked first, both
     #   channels (attentive/models/linearised.py): what the top words rank by; None where the model has none
 

@@ -20,8 +20,8 @@ def export(
                                                             "files (only the export's own four are replaced)"),
     threads: Optional[int] = Threads,
 ):
-    """An ONNX graph (probabilities and attention) that `attentive predict`/`explain` and attentive.runtime run
-    without PyTorch."""
+    """An ONNX graph (probabilities and attention) that `attentive predict`/`explain` and
+    attentive.answer.onnx_backend run without PyTorch."""
     from ..api import load
     from ..onnx_format.read import GRAPH, GRAPH_INT8
     from ..onnx_format.write import export as export_model

@@ -25,7 +25,7 @@ import torch
 
 from .heads import MLPHead
 
-LINEARISED = "linearised"  # the evidence's `method` (attentive/runtime/occlusion.py's, which imports no torch)
+LINEARISED = "linearised"  # the evidence's `method` (attentive/answer/occlusion.py's, which imports no torch)
 
 
 def ranked_pair(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

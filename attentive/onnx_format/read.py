@@ -1,5 +1,5 @@
 """An exported model's folder (config.json, model.onnx and maybe model.int8.onnx, tokenizer.json), read and checked
-for the torch-free runtime (attentive/runtime/__init__.py): the files through attentive/folders/reading.py (regular
+for the torch-free runtime (attentive/answer/onnx_backend.py): the files through attentive/folders/reading.py (regular
 files inside the folder; config.json and tokenizer.json capped; each matching the SHA-256 config.json records under
 "checksums": `attentive export` records the graphs' and the tokenizer's, exports written before have none and are
 read as they are), config.json's entries through attentive/folders/config.py, and the graph by running it once, at
@@ -59,7 +59,7 @@ def read_exported(folder: Path, format_name: str, int8: bool | None = None):
     export (an `export --overwrite` may be replacing them: folder_reading.read_consistently). `int8` picks the
     quantised graph, False the float32 one, None the quantised one where the export has it (the graph `attentive
     serve` and `predict` run unless given --fp32). The session computes on one thread per `run`: a caller answers on
-    more threads by running batches side by side (attentive/runtime/lanes.py)."""
+    more threads by running batches side by side (attentive/answer/lanes.py)."""
     return read_consistently(folder, (CONFIG, TOKENIZER, GRAPH, GRAPH_INT8),
                              lambda: _read_exported(folder, format_name, int8))
 

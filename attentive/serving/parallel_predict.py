@@ -30,7 +30,8 @@ from .input_lines import BadLine, Batch, Stop, Wanted, answer, answer_line, batc
 from .predict_output import FileSink, Resumed, StdoutSink, answer_format, claim_output, model_identity, open_output
 
 # What a worker imports before its first chunk, once, in the fork server: this module and both model loaders.
-WORKER_IMPORTS = ("attentive.serving.parallel_predict", "attentive.runtime", "attentive.answer.torch_backend")
+WORKER_IMPORTS = ("attentive.serving.parallel_predict", "attentive.answer.onnx_backend",
+                  "attentive.answer.torch_backend")
 CHUNK_BATCHES = 4  # network batches sent to a worker at a time
 IN_FLIGHT_PER_JOB = 2  # chunks waiting or being answered, per worker
 
@@ -62,7 +63,7 @@ _MODEL = None
 
 def load_model(folder: str | Path, threads: int | None, graph: str | None = None):
     """`attentive.opening.open_model` in a worker: running `graph`, the one the parent process runs (None: the one
-    `attentive.runtime.load` picks), computing with `threads` threads."""
+    `attentive.answer.onnx_backend.load` picks), computing with `threads` threads."""
     from ..onnx_format.read import GRAPH_INT8
     from ..opening import open_model
     from ..util.threads import use_threads

@@ -293,7 +293,7 @@ async def _body_within(request: Request, max_body: int) -> bytes | None:
 
 def create_app(model, api_key: str | None = None, max_body: int = 1_000_000, max_texts: int = 256,
                window_ms: float = 5.0, max_batch: int = 64, max_batch_chars: int = MAX_BATCH_CHARS) -> FastAPI:
-    """The app serving `model` (an `attentive.Model` or an exported `attentive.runtime.RuntimeModel`)."""
+    """The app serving `model` (an `attentive.Model` or an exported `attentive.answer.onnx_backend.RuntimeModel`)."""
     app = FastAPI(title="attentive", version=__version__, docs_url=None, redoc_url=None)  # their pages load
     #   scripts from a CDN: the API is described by /openapi.json alone
     registry = CollectorRegistry()

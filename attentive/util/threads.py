@@ -48,7 +48,7 @@ def default_threads() -> int:
 def use_threads(threads: int | None = None, torch_needed: bool = False) -> int:
     """Set PyTorch's intra-op threads to `threads` (None: default_threads()) when the command needs PyTorch or has
     imported it already (the torch-free runtime path does not import it); return the number, for an exported
-    model's lanes (attentive/runtime/lanes.py). Any other `threads` than None or an integer ≥ 1 is an ArgumentError,
+    model's lanes (attentive/answer/lanes.py). Any other `threads` than None or an integer ≥ 1 is an ArgumentError,
     as the CLI's --threads refuses it."""
     threads = check_threads(threads) or default_threads()
     if torch_needed or "torch" in sys.modules:

@@ -155,13 +155,13 @@ def test_a_damaged_abstain_entry_fails_at_load(tiny_run, tmp_path):
 
 
 def test_an_export_keeps_the_threshold_and_its_runtime_abstains_by_it(tiny_run, tmp_path):
-    from attentive import runtime
+    from attentive.answer import onnx_backend
     from attentive.onnx_format.write import export
 
     run = copy_of_tiny_run(tiny_run, tmp_path / "run")
     assert main(["abstain", str(run), "--below", "1"]) == 0
-    exported = runtime.load(export(attentive.load(run), tmp_path / "onnx"))
+    exported = onnx_backend.load(export(attentive.load(run), tmp_path / "onnx"))
     assert exported.abstain_below == 1.0
     assert all(p.label is None and p.abstained for p in exported.predict(TEXTS, top_k=0))
     assert main(["abstain", str(tmp_path / "onnx"), "--below", "0"]) == 0  # set in the export's folder too
-    assert all(p.label is not None and p.abstained is None for p in runtime.load(tmp_path / "onnx").predict(TEXTS))
+    assert all(p.label is not None and p.abstained is None for p in onnx_backend.load(tmp_path / "onnx").predict(TEXTS))

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import attentive
-from attentive import runtime
+from attentive.answer import onnx_backend
 from attentive.answer import torch_backend as model_module
 from attentive.answer.answerer import Answerer, Need
 from attentive.answer.inputs import Expanded
@@ -24,7 +24,7 @@ TEXTS = ["a gorgeous , witty film", "dull", "zzzz qqqq", "the plot is a mess but
 def backends(tiny_run, tmp_path_factory):
     """(PyTorch model, its exported runtime model): the session's tiny lama_ctx model."""
     model = attentive.load(tiny_run)
-    return model, runtime.load(export(model, tmp_path_factory.mktemp("answer-path") / "onnx"))
+    return model, onnx_backend.load(export(model, tmp_path_factory.mktemp("answer-path") / "onnx"))
 
 
 def same_predictions(ours, theirs) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 import attentive
 import attentive.onnx_format.write
-import attentive.runtime
+from attentive.answer import onnx_backend
 from attentive.answer.inference import infer
 from attentive.answer.metrics import expected_calibration_error, negative_log_likelihood
 from attentive.errors import AttentiveError
@@ -181,7 +181,7 @@ def test_the_temperature_survives_save_load_and_export(trained, sst2_small, tmp_
     np.testing.assert_allclose(calibrated, _softmax(logits, 3.0), atol=1e-5)
     assert np.abs(calibrated - _softmax(logits)).max() > 1e-3
     exported = attentive.onnx_format.write.export(loaded, tmp_path / "onnx")
-    runtime = attentive.runtime.load(exported)
+    runtime = onnx_backend.load(exported)
     np.testing.assert_allclose(runtime.predict_proba(texts), calibrated, atol=1e-5)
     assert [p.label for p in runtime.predict(texts)] == [p.label for p in loaded.predict(texts)]
     assert json.loads((exported / "config.json").read_text())["calibration"]["temperature"] == 3.0
@@ -199,7 +199,7 @@ def test_a_folder_without_calibration_answers_at_temperature_1(trained, sst2_sma
     texts = [ex.text for ex in sst2_small.splits["test"][:20]]
     logits = _logits(loaded, texts)
     np.testing.assert_allclose(loaded.predict_proba(texts), _softmax(logits), atol=1e-5)
-    runtime = attentive.runtime.load(attentive.onnx_format.write.export(loaded, tmp_path / "onnx"))
+    runtime = onnx_backend.load(attentive.onnx_format.write.export(loaded, tmp_path / "onnx"))
     np.testing.assert_allclose(runtime.predict_proba(texts), _softmax(logits), atol=1e-5)
     assert attentive.load(FIXTURE).temperature == 1.0  # saved in the first format, long before calibration
 

@@ -37,13 +37,14 @@ def test_evaluate_reports_accuracy_by_length_for_our_models_and_the_peers(tiny_r
     import json
 
     import attentive
-    from attentive import compute_metrics, runtime
+    from attentive import compute_metrics
+    from attentive.answer import onnx_backend
     from attentive.cli import main
     from attentive.onnx_format.write import export
 
     model = attentive.load(tiny_run)
     saved = model.evaluate("sst2_sample", "dev")
-    exported = runtime.load(export(model, tmp_path / "onnx")).evaluate("sst2_sample", "dev")
+    exported = onnx_backend.load(export(model, tmp_path / "onnx")).evaluate("sst2_sample", "dev")
     assert [row["texts"] for row in saved["by_length"]["quartiles"]] == \
         [row["texts"] for row in exported["by_length"]["quartiles"]]
     assert sum(row["texts"] for row in saved["by_length"]["mean"]) == saved["n"]

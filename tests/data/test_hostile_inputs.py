@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import attentive
-import attentive.runtime
+from attentive.answer import onnx_backend
 from attentive.cli import main
 from attentive.data.readers import read_table
 from attentive.data.registry import load_files, load_texts
@@ -187,13 +187,13 @@ def test_an_infinite_or_missing_label_is_refused_naming_its_index(bad, message):
 def test_thread_counts_are_checked_in_python_as_in_the_cli(tmp_path):
     for threads in (0, -1, 1.5, True):
         with pytest.raises(ArgumentError, match=rf"^threads={threads!r}: must be an integer ≥ 1"):
-            attentive.runtime.load(tmp_path, threads=threads)  # refused before the folder is read
+            onnx_backend.load(tmp_path, threads=threads)  # refused before the folder is read
         with pytest.raises(ArgumentError, match=rf"^threads={threads!r}"):
             use_threads(threads)
         with pytest.raises(ArgumentError, match=rf"^threads={threads!r}"):
             attentive.cv(texts=TEXTS, labels=LABELS, folds=2, threads=threads, jobs=2)
     with pytest.raises(AttentiveError, match="config.json: missing"):
-        attentive.runtime.load(tmp_path, threads=1)  # a good count: the folder is what is wrong
+        onnx_backend.load(tmp_path, threads=1)  # a good count: the folder is what is wrong
 
 
 def _tsv(path, rows) -> str:

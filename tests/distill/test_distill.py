@@ -151,7 +151,7 @@ def test_a_student_distils_exports_serves_and_explains_from_the_cli(teacher, sst
     exported = tmp_path / "exported"
     assert main(["export", str(student), "--out", str(exported), "--int8"]) == 0
     texts = [ex.text for ex in sst2_small.splits["test"][:20]]
-    np.testing.assert_allclose(attentive.runtime.load(exported, int8=False).predict_proba(texts),
+    np.testing.assert_allclose(attentive.answer.onnx_backend.load(exported, int8=False).predict_proba(texts),
                                attentive.load(student).predict_proba(texts), atol=1e-4)
     process, url = start(exported)
     try:

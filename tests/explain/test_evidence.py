@@ -117,17 +117,17 @@ def test_json_and_html_carry_evidence_and_channels(compact):
 def test_the_exported_runtime_gives_evidence_by_occlusion(compact, tmp_path):
     """An export without the linearised evidence (made before it existed) gives in its explain (and the server's
     /explain of it) each word's evidence by occlusion: the margin of the label it ranks first over the runner-up,
-    less that margin with the word left out (attentive/runtime/occlusion.py)."""
+    less that margin with the word left out (attentive/answer/occlusion.py)."""
     from fastapi.testclient import TestClient
 
     from attentive.answer.config_entries import temperature_of
+    from attentive.answer.occlusion import OCCLUSION
     from attentive.onnx_format.write import export
-    from attentive.runtime.occlusion import OCCLUSION
     from attentive.serving.server import create_app
     from attentive.text.encoding import Item
 
     export(compact, tmp_path / "exported")
-    runtime = attentive.runtime.load(tmp_path / "exported")
+    runtime = attentive.answer.onnx_backend.load(tmp_path / "exported")
     runtime.config["has_evidence"] = False  # as an export made before the linearised evidence existed
     temperature = temperature_of(runtime.config)
     for text, explanation in zip(TEXTS, runtime.explain(TEXTS)):

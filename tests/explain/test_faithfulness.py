@@ -58,7 +58,7 @@ def test_it_survives_load_and_export_and_shows_in_one_line(run, tmp_path):
     model.save(tmp_path / "again")
     assert attentive.load(tmp_path / "again").config["faithfulness"] == record
     export(model, tmp_path / "exported")
-    runtime = attentive.runtime.load(tmp_path / "exported")
+    runtime = attentive.answer.onnx_backend.load(tmp_path / "exported")
     copied = {**record, "measured_on": "pytorch before export"}  # the PyTorch model's, and named so
     assert runtime.config["faithfulness"] == copied
     copied_line = faithfulness_line(runtime.config)
@@ -108,9 +108,9 @@ def int8_export(run, tmp_path_factory):
 
 def test_an_exports_faithfulness_is_measured_on_the_export(int8_export, sst2_small, monkeypatch):
     from attentive.answer import inference
-    from attentive.runtime import RuntimeModel
+    from attentive.answer.onnx_backend import RuntimeModel
 
-    runtime = attentive.runtime.load(int8_export)
+    runtime = attentive.answer.onnx_backend.load(int8_export)
     assert runtime.graph == "model.int8.onnx"
     answered, reduced, rankings = set(), [], {}
     original_run, original_without, original_rows = RuntimeModel.outputs, deletion.without, deletion.removal_rows

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import attentive
-from attentive import runtime
+from attentive.answer import onnx_backend
 from attentive.answer.types import EVIDENCE_MEANING
 from attentive.onnx_format.write import export
 
@@ -19,8 +19,8 @@ TEXTS = [*ANSWERED_TEXTS, "How do I locate my card?", "not bad at all , honestly
 @pytest.fixture(scope="module")
 def backends(tiny_run, tmp_path_factory):
     folder = export(attentive.load(tiny_run), tmp_path_factory.mktemp("one-ranking") / "onnx")
-    return {"pytorch": attentive.load(tiny_run), "fp32 export": runtime.load(folder, int8=False),
-            "int8 export": runtime.load(folder)}
+    return {"pytorch": attentive.load(tiny_run), "fp32 export": onnx_backend.load(folder, int8=False),
+            "int8 export": onnx_backend.load(folder)}
 
 
 def _evidence_ranking(explanation, top_k: int) -> list[tuple[str, float]]:

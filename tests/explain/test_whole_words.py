@@ -90,11 +90,11 @@ def test_the_api_shows_whole_words_with_their_pieces_summed(model):
 
 
 def test_the_exported_runtime_gives_the_same_words_and_weights(model, tmp_path):
-    from attentive import runtime
+    from attentive.answer import onnx_backend
     from attentive.onnx_format.write import export
 
     [e] = model.explain(TEXT)
-    [r] = runtime.load(export(model, tmp_path / "onnx")).explain(TEXT)
+    [r] = onnx_backend.load(export(model, tmp_path / "onnx")).explain(TEXT)
     assert r.words == e.words == TEXT.split() and r.token_spans == e.token_spans
     np.testing.assert_allclose(r.attention, e.attention, atol=1e-5)
     assert [w for w, _ in r.prediction.top_words] == [w for w, _ in e.prediction.top_words]

@@ -16,7 +16,7 @@ import pytest
 import torch
 
 import attentive
-from attentive import runtime
+from attentive.answer import onnx_backend
 from attentive.cli import main
 from attentive.errors import AttentiveError
 from attentive.onnx_format.write import export
@@ -78,7 +78,7 @@ def test_another_exports_graph_dropped_into_the_folder_is_one_line(exports, tmp_
     shutil.copyfile(exports["other"] / graph, folder / graph)  # a graph onnxruntime runs, of another model
     refused(capsys, ["predict", str(folder), TEXT, *option], f"{folder}: {graph} {CHANGED}")
     with pytest.raises(AttentiveError, match=f"{graph} does not match the digest"):
-        runtime.load(folder, int8=graph == "model.int8.onnx")
+        onnx_backend.load(folder, int8=graph == "model.int8.onnx")
 
 
 def test_a_tokenizer_changed_after_export_is_one_line(exports, tmp_path, capsys):
@@ -96,7 +96,7 @@ def test_an_exports_labels_reordered_in_config_json_are_one_line(exports, tmp_pa
     edit_config(folder, lambda config: config["labels"].reverse())
     with pytest.raises(AttentiveError, match=rf"\['positive', 'negative'\] are not the labels {graph} was written "
                                              r"with, in their order \(\['negative', 'positive'\]\)"):
-        runtime.load(folder, int8=int8)
+        onnx_backend.load(folder, int8=int8)
     refused(capsys, ["serve", str(folder), "--port", str(free_port()), *([] if int8 is None else ["--fp32"])],
             "config.json was changed since; restore its labels or export again")
 
@@ -111,7 +111,7 @@ def test_a_graphs_label_metadata_that_is_no_label_list_is_one_line(exports, tmp_
     onnx.save(graph, str(folder / "model.onnx"))
     edit_config(folder, lambda config: config.pop("checksums"))
     with pytest.raises(AttentiveError, match="model.onnx: its metadata's attentive.labels must be a JSON list"):
-        runtime.load(folder, int8=False)
+        onnx_backend.load(folder, int8=False)
 
 
 def exported_as(tmp_path: Path, name: str, model_id: str, moved: float = 0.0) -> Path:
@@ -131,7 +131,7 @@ def test_another_models_graph_with_the_same_labels_is_refused_where_config_json_
         bound = {entry.key: entry.value for entry in onnx.load(str(ours / graph)).metadata_props}
         assert bound["attentive.model_id"] == "ours-id"
     edit_config(ours, lambda config: config.pop("checksums"))  # as an export made before digests were written
-    assert runtime.load(ours).predict_proba([TEXT]).shape == (1, 2)  # its own graphs still load
+    assert onnx_backend.load(ours).predict_proba([TEXT]).shape == (1, 2)  # its own graphs still load
     for graph, option in (("model.int8.onnx", []), ("model.onnx", ["--fp32"])):
         shutil.copyfile(other / graph, ours / graph)  # same labels, another model
         refused(capsys, ["predict", str(ours), TEXT, *option],
@@ -169,7 +169,7 @@ def test_a_saved_folders_labels_reordered_in_config_json_are_one_line(tmp_path, 
 def test_folders_written_before_the_bindings_load_as_they_did(capsys):
     expected = json.loads((EXPORT_FORMAT_1 / "expected.json").read_text())
     for int8, name in ((None, "int8"), (True, "int8"), (False, "fp32")):
-        exported = runtime.load(EXPORT_FORMAT_1, int8=int8)
+        exported = onnx_backend.load(EXPORT_FORMAT_1, int8=int8)
         assert exported.graph == ("model.onnx" if name == "fp32" else "model.int8.onnx")
         np.testing.assert_allclose(exported.predict_proba(expected["texts"]), expected[name], atol=1e-6)
     lines = predicted(capsys, ["predict", str(EXPORT_FORMAT_1), *expected["texts"]])
@@ -184,7 +184,7 @@ def test_predict_explain_and_serve_run_the_int8_graph_an_export_has(exports, tmp
     """model.onnx replaced by garbage: only the graph that runs is read, and without --fp32 that is the int8 one."""
     folder = copy_of(exports["ours"], tmp_path)
     (folder / "model.onnx").write_bytes(b"not a graph at all")
-    int8 = runtime.load(folder)
+    int8 = onnx_backend.load(folder)
     assert int8.graph == "model.int8.onnx"
     [line] = predicted(capsys, ["predict", str(folder), TEXT])
     assert line["probabilities"]["positive"] == pytest.approx(float(int8.predict_proba([TEXT])[0, 1]), abs=1e-6)
@@ -226,13 +226,13 @@ def test_a_damaged_int8_graph_is_refused_where_it_would_run(exports, tmp_path, c
 
 
 def test_explicit_graph_choices_still_hold(exports, tmp_path):
-    assert runtime.load(exports["ours"], int8=True).graph == "model.int8.onnx"
-    assert runtime.load(exports["ours"], int8=False).graph == "model.onnx"
+    assert onnx_backend.load(exports["ours"], int8=True).graph == "model.int8.onnx"
+    assert onnx_backend.load(exports["ours"], int8=False).graph == "model.onnx"
     folder = copy_of(exports["ours"], tmp_path)
     edit_config(folder, lambda config: config.update(graphs=["model.onnx"]))  # as an export without --int8
-    assert runtime.load(folder).graph == "model.onnx"
+    assert onnx_backend.load(folder).graph == "model.onnx"
     with pytest.raises(AttentiveError, match="no model.int8.onnx"):
-        runtime.load(folder, int8=True)
+        onnx_backend.load(folder, int8=True)
 
 
 def test_an_export_of_an_unknown_format_says_so(exports, tmp_path, capsys):
@@ -241,11 +241,11 @@ def test_an_export_of_an_unknown_format_says_so(exports, tmp_path, capsys):
     message = "config.json: format 'attentive-onnx-9' is not one this version reads (attentive-onnx-1)"
     refused(capsys, ["predict", str(folder), TEXT], message)
     with pytest.raises(AttentiveError, match=r"format 'attentive-onnx-9' is not one this version reads"):
-        runtime.load(folder)
+        onnx_backend.load(folder)
     with pytest.raises(AttentiveError, match=r"format 'attentive-onnx-9' is not one this version reads"):
         attentive.load(folder)
     opened = attentive.load(exports["ours"])  # one load for saved folders and exports
-    assert type(opened) is type(runtime.load(exports["ours"])) and opened.labels
+    assert type(opened) is type(onnx_backend.load(exports["ours"])) and opened.labels
 
 
 def test_evaluate_scores_an_export_on_the_graph_it_runs(exports, tmp_path, capsys):

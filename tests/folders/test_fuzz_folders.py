@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 import attentive
-from attentive import runtime
+from attentive.answer import onnx_backend
 from attentive.errors import AttentiveError
 from attentive.onnx_format.write import export
 
@@ -201,4 +201,4 @@ def test_a_damaged_saved_folder_answers_or_is_one_line(folders, changes):
 @FUZZ
 @given(changes=damages(EXPORTED_FILES))
 def test_a_damaged_exported_folder_answers_or_is_one_line(folders, changes):
-    answers_or_refuses(lambda folder: runtime.load(folder, threads=1), damaged(folders, "exported", changes))
+    answers_or_refuses(lambda folder: onnx_backend.load(folder, threads=1), damaged(folders, "exported", changes))

@@ -16,7 +16,7 @@ import pytest
 import safetensors.torch
 
 import attentive
-from attentive import runtime
+from attentive.answer import onnx_backend
 from attentive.cli import main
 from attentive.errors import AttentiveError
 from attentive.folders import reading as folder_reading
@@ -365,7 +365,7 @@ def test_an_export_read_while_an_overwriting_export_replaces_it_is_read_again(ru
         return real_read(*args)
 
     monkeypatch.setattr(exported_folder, "_read_exported", read_during_an_export)
-    assert runtime.load(folder).labels == attentive.load(run).labels and len(calls) == 2
+    assert onnx_backend.load(folder).labels == attentive.load(run).labels and len(calls) == 2
 
 def truncate_graph(folder):
     data = (folder / "model.onnx").read_bytes()
@@ -410,7 +410,7 @@ def test_an_exported_folder_recording_digests_is_checked_against_them(exported, 
     digests = {name: hashlib.sha256((folder / name).read_bytes()).hexdigest()
                for name in ("model.onnx", "tokenizer.json")}
     edit_config(folder, lambda c: c.update(checksums=digests))
-    assert runtime.load(folder).predict("a fine film")[0].label in ("positive", "negative")
+    assert onnx_backend.load(folder).predict("a fine film")[0].label in ("positive", "negative")
     tokenizer = json.loads((folder / "tokenizer.json").read_text())
     tokenizer["model"]["vocab"]["film"], tokenizer["model"]["vocab"]["fine"] = (tokenizer["model"]["vocab"]["fine"],
                                                                                 tokenizer["model"]["vocab"]["film"])

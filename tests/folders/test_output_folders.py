@@ -13,7 +13,7 @@ import sys
 import pytest
 
 import attentive
-from attentive import runtime
+from attentive.answer import onnx_backend
 from attentive.cli import main
 from attentive.errors import AttentiveError
 from attentive.folders.manifest import MANIFEST
@@ -101,7 +101,7 @@ def test_export_overwrite_replaces_an_earlier_export_and_keeps_the_users_files(r
     assert sorted(os.listdir(out)) == [MANIFEST, "config.json", "model.onnx", "notes.txt", "tokenizer.json"]  # int8
     assert (out / "notes.txt").read_text() == "my notes"                           # graph and the scratch were ours
     assert json.loads((out / "config.json").read_text())["graphs"] == ["model.onnx"]
-    assert runtime.load(out).predict("a gorgeous film")[0].label in ("negative", "positive")
+    assert onnx_backend.load(out).predict("a gorgeous film")[0].label in ("negative", "positive")
 
 
 def test_export_never_writes_over_a_trained_model(run, tmp_path, capsys):

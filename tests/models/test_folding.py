@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import attentive
-from attentive import runtime
+from attentive.answer import onnx_backend
 from attentive.models.folding import fold
 from attentive.onnx_format.write import export
 
@@ -42,7 +42,7 @@ def test_the_folded_network_answers_what_the_network_answers(student):
 def test_the_export_of_a_student_is_folded_and_answers_the_same(student, tmp_path):
     folder = export(student, tmp_path / "onnx")
     assert json.loads((folder / "config.json").read_text())["folded"] is True
-    assert_same_answers(student, runtime.load(folder), ANSWERED_TEXTS * 3)
+    assert_same_answers(student, onnx_backend.load(folder), ANSWERED_TEXTS * 3)
 
 
 @pytest.mark.parametrize("recipe", ["opinion", "avg", "sunlu"])
@@ -56,6 +56,6 @@ def test_a_model_with_an_encoder_or_another_pooler_is_not_folded(recipe):
 
 def test_an_int8_folded_export_agrees_with_the_network(student, sst2_small, tmp_path):
     texts = [example.text for example in sst2_small.splits["dev"]]
-    exported = runtime.load(export(student, tmp_path / "onnx", int8=True), int8=True)
+    exported = onnx_backend.load(export(student, tmp_path / "onnx", int8=True), int8=True)
     ours, theirs = exported.predict_proba(texts), student.predict_proba(texts)
     assert np.abs(ours - theirs).max() < 0.05 and (ours.argmax(1) == theirs.argmax(1)).mean() > 0.97

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 import attentive
-from attentive import runtime
+from attentive.answer import onnx_backend
 from attentive.cli import main
 from attentive.data.example import Dataset
 from attentive.data.registry import load_dataset
@@ -30,14 +30,14 @@ def small(name: str, size: int = 300) -> Dataset:
 def test_single_text_families_answer_the_same_in_onnx_runtime(sst2_small, recipe, tmp_path):
     model = attentive.train(sst2_small, recipe, overrides=tiny_overrides(recipe) + ["train.epochs=1"],
                             show_progress=False)
-    assert_same_answers(model, runtime.load(export(model, tmp_path / "onnx")), ANSWERED_TEXTS * 3)
+    assert_same_answers(model, onnx_backend.load(export(model, tmp_path / "onnx")), ANSWERED_TEXTS * 3)
 
 
 def test_aspect_models_answer_the_same_in_onnx_runtime(tmp_path):
     data = small("semeval14_category")
     model = attentive.train(data, "atae_lstm", overrides=tiny_overrides("atae_lstm") + ["train.epochs=1"],
                             show_progress=False)
-    exported = runtime.load(export(model, tmp_path / "onnx"))
+    exported = onnx_backend.load(export(model, tmp_path / "onnx"))
     assert_same_answers(model, exported, ANSWERED_TEXTS[:3], aspects=["food", "service", "price"])
     assert len(exported.predict(ANSWERED_TEXTS[0])) == len(model.aspects)  # no aspect: one answer per category
 
@@ -45,7 +45,7 @@ def test_aspect_models_answer_the_same_in_onnx_runtime(tmp_path):
 def test_pair_models_answer_the_same_in_onnx_runtime(tmp_path):
     model = attentive.train(small("sick"), "lama_pair",
                             overrides=tiny_overrides("lama_pair") + ["train.epochs=1"], show_progress=False)
-    exported = runtime.load(export(model, tmp_path / "onnx"))
+    exported = onnx_backend.load(export(model, tmp_path / "onnx"))
     assert_same_answers(model, exported, ANSWERED_TEXTS[:3],
                         pairs=["a man plays", "nobody is here", "the actors are good"])
 
@@ -60,7 +60,7 @@ def test_an_export_of_many_classes_stores_only_the_bigram_rows_training_reached(
     rows = json.loads((folder / "config.json").read_text())["bigram_rows"]
     assert rows["buckets"] == model.network.wide.buckets and 0 < rows["kept"] < 10_000
     assert (folder / "model.int8.onnx").stat().st_size < 2e6  # 77 x 2^18 one-byte scores alone are 20 MB
-    assert_same_answers(model, runtime.load(folder, int8=False), ANSWERED_TEXTS)
+    assert_same_answers(model, onnx_backend.load(folder, int8=False), ANSWERED_TEXTS)
 
 
 @pytest.mark.slow  # trains a MiniLM model (a pretrained encoder of 22M weights): the quick loop's longest test
@@ -69,7 +69,7 @@ def test_the_pretrained_encoder_recipes_export_too(sst2_small, tmp_path):
                             "test": []}, sst2_small.labels)
     model = attentive.train(data, "minilm_frozen", overrides=["train.epochs=1", "tokenizer.max_length=32"],
                             show_progress=False)
-    assert_same_answers(model, runtime.load(export(model, tmp_path / "onnx")), ANSWERED_TEXTS)
+    assert_same_answers(model, onnx_backend.load(export(model, tmp_path / "onnx")), ANSWERED_TEXTS)
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +81,8 @@ def exported_run(tiny_run, tmp_path_factory):
 
 
 def test_the_runtime_runs_without_pytorch(exported_run):
-    script = ("import sys, attentive.runtime as r; m = r.load(sys.argv[1]); [p] = m.predict('a gorgeous film'); "
+    script = ("import sys, attentive.answer.onnx_backend as r; m = r.load(sys.argv[1]); "
+              "[p] = m.predict('a gorgeous film'); "
               "assert 'torch' not in sys.modules, 'torch imported'; print(p.label)")
     done = subprocess.run([sys.executable, "-c", script, str(exported_run / "onnx")], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-600:]
@@ -96,7 +97,7 @@ def test_the_runtime_runs_without_pytorch(exported_run):
 def test_int8_graph_is_smaller_and_answers(exported_run):
     folder = exported_run / "onnx"
     assert (folder / "model.int8.onnx").stat().st_size < (folder / "model.onnx").stat().st_size
-    quantised, full = runtime.load(folder, int8=True), runtime.load(folder, int8=False)
+    quantised, full = onnx_backend.load(folder, int8=True), onnx_backend.load(folder, int8=False)
     agree = (quantised.predict_proba(ANSWERED_TEXTS).argmax(1) == full.predict_proba(ANSWERED_TEXTS).argmax(1)).mean()
     assert agree >= 0.75
 

@@ -186,8 +186,8 @@ def test_thresholds_and_outputs_survive_save_load_and_export(multi_label_run, tm
     assert loaded.thresholds == model.thresholds
     assert np.allclose(loaded.predict_proba(TEXTS), model.predict_proba(TEXTS), atol=1e-6)
     assert [p.labels for p in loaded.predict(TEXTS)] == [p.labels for p in model.predict(TEXTS)]
+    from attentive.answer.onnx_backend import load as load_exported
     from attentive.onnx_format.write import export
-    from attentive.runtime import load as load_exported
 
     runtime = load_exported(export(loaded, tmp_path / "exported"))
     assert runtime.thresholds == model.thresholds

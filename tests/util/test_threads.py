@@ -102,7 +102,7 @@ def test_an_exported_model_runs_on_the_threads_given(run_dir, tmp_path, capsys, 
     assert main(["export", str(run_dir), "--out", str(tmp_path / "onnx"), "--threads", "1"]) == 0
     model = _load_any(tmp_path / "onnx", 1)
     assert model.session.get_session_options().intra_op_num_threads == 1 and model.lanes.count == 1
-    # two lanes of batches, each on one ONNX Runtime thread (attentive/runtime/lanes.py)
+    # two lanes of batches, each on one ONNX Runtime thread (attentive/answer/lanes.py)
     two = _load_any(tmp_path / "onnx", 2)
     assert two.session.get_session_options().intra_op_num_threads == 1 and two.lanes.count == 2
     capsys.readouterr()
@@ -114,9 +114,9 @@ def test_open_model_is_the_one_way_to_a_saved_or_an_exported_model(run_dir, tmp_
     """The CLI, predict's workers and distillation's teachers all open a folder through attentive.api.open_model:
     a saved model with PyTorch on the threads given (None: as the process is set), an export on that many lanes."""
     from attentive import Model
+    from attentive.answer.onnx_backend import RuntimeModel
     from attentive.distill import load_teacher
     from attentive.opening import open_model
-    from attentive.runtime import RuntimeModel
     from attentive.serving.parallel_predict import load_model
 
     torch.set_num_threads(2)

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 import attentive
-from attentive import runtime
+from attentive.answer import onnx_backend as runtime
 from attentive.distill import Distillation, distill
 from attentive.onnx_format.write import export
 from benchmarks.harness import model2vec_peer
@@ -395,7 +395,7 @@ def deployable_section(results: list[dict]) -> list[str]:
              "the peers, the pickled vectorizer and model, fastText's .bin); batched texts/s with 2 threads "
              "(calls of 128 texts, the median of five passes over the texts, or of fifteen taken in turn with the "
              "other systems' in a retime since 2026-11-27; ours answer a call's batches on two "
-             "lanes, attentive/runtime/lanes.py, since commit `052bf56`) and p50 of one sentence with 1 thread, "
+             "lanes, attentive/answer/lanes.py, since commit `052bf56`) and p50 of one sentence with 1 thread, "
              "all four in the same process on the same test texts; training time per seed (the student's excludes "
              "its teacher's). Issue 33's target, for the compact model as it ships (alone where the run has it, else "
              "distilled): ≥ the better peer, ≥ `opinion` − 0.5, int8 ≤ 5 MB, texts/s ≥ TF-IDF + LR's.", "",

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import attentive
-from attentive import runtime
+from attentive.answer import onnx_backend
 from attentive.cli import main
 from attentive.data.batching import collate
 from attentive.models.linearised import linearised_evidence, margin_direction
@@ -52,7 +52,7 @@ def test_the_evidence_sums_to_the_first_order_margin_and_the_n_gram_channels_sha
 
 def test_an_export_computes_the_evidence_only_when_asked_and_as_pytorch_does(default_model, tmp_path):
     items, _, expected = forward(default_model, ANSWERED_TEXTS)
-    exported = runtime.load(export(default_model, tmp_path / "onnx"), int8=False)
+    exported = onnx_backend.load(export(default_model, tmp_path / "onnx"), int8=False)
     assert exported.config["has_evidence"] and EVIDENCE_WANTED in exported.graph_inputs
     found = exported.outputs(items, 128, (EVIDENCE,))[1][EVIDENCE]
     for row, values in enumerate(found):
@@ -63,7 +63,7 @@ def test_an_export_computes_the_evidence_only_when_asked_and_as_pytorch_does(def
 
 
 def test_explain_of_an_export_gives_the_linearised_evidence_and_occlusion_only_without_it(default_model, tmp_path):
-    exported = runtime.load(export(default_model, tmp_path / "onnx"), int8=False)
+    exported = onnx_backend.load(export(default_model, tmp_path / "onnx"), int8=False)
     texts = ["a gorgeous , witty film", "dull"]
     parts = [e.channel_evidence()["attention"] for e in exported.explain(texts)]
     assert [part["method"] for part in parts] == ["linearised", "linearised"]  # what predict ranks by
@@ -76,7 +76,7 @@ def test_explain_of_an_export_gives_the_linearised_evidence_and_occlusion_only_w
 
 def test_predict_names_the_words_of_most_evidence_on_both_backends(default_model, tmp_path, capsys):
     texts = ANSWERED_TEXTS * 4  # more than FEW_TEXTS: the call's words found at once, as one at a time below
-    exported = runtime.load(export(default_model, tmp_path / "onnx"), int8=False)
+    exported = onnx_backend.load(export(default_model, tmp_path / "onnx"), int8=False)
     by_pytorch = default_model.predict(texts, top_k=3, top_words_by="evidence")
     by_export = exported.predict(texts, top_k=3, top_words_by="evidence")
     for ours, theirs in zip(by_pytorch, by_export):
@@ -108,7 +108,7 @@ def test_a_model_without_the_evidence_says_so_in_one_line(sst2_small, default_mo
                                   show_progress=False)
     with pytest.raises(ArgumentError, match="gives no linearised evidence"):
         mean_pooled.predict("a film", top_words_by="evidence")
-    exported = runtime.load(export(default_model, tmp_path / "onnx"), int8=False)
+    exported = onnx_backend.load(export(default_model, tmp_path / "onnx"), int8=False)
     exported.config["has_evidence"] = False  # as an export made before it existed
     with pytest.raises(ArgumentError, match="export again"):
         exported.predict("a film", top_words_by="evidence")
@@ -125,7 +125,7 @@ def test_the_int8_graph_stores_no_weight_twice_for_the_evidence(default_model, t
     matrices = [w for w in weights if w.ndim == 2 and w.size > 1]
     assert not any(a.shape == b.shape[::-1] and np.array_equal(a.T, b) for i, a in enumerate(matrices)
                    for b in matrices[i + 1:])
-    quantised, full = runtime.load(folder, int8=True), runtime.load(folder, int8=False)
+    quantised, full = onnx_backend.load(folder, int8=True), onnx_backend.load(folder, int8=False)
     items, _ = quantised.inputs.items(ANSWERED_TEXTS, None, [None] * len(ANSWERED_TEXTS), offsets=False)
     for ours, theirs in zip(quantised.outputs(items, 128, (EVIDENCE,))[1][EVIDENCE],
                             full.outputs(items, 128, (EVIDENCE,))[1][EVIDENCE]):

@@ -1,4 +1,4 @@
-"""Lanes (attentive/runtime/lanes.py): a call's batches answered on several threads at once, every batch exactly once,
+"""Lanes (attentive/answer/lanes.py): a call's batches answered on several threads at once, every batch exactly once,
 the largest first, an error of one batch raised after every lane stopped; and an exported model answering on several
 lanes gives bitwise the answers of one."""
 from __future__ import annotations
@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 import attentive
-from attentive import runtime
+from attentive.answer import onnx_backend
+from attentive.answer.lanes import Lanes
 from attentive.onnx_format.write import export
-from attentive.runtime.lanes import Lanes
 
 from ..helpers import tiny_overrides
 
@@ -81,7 +81,7 @@ def test_an_exported_model_on_three_lanes_answers_bitwise_as_on_one(sst2_small, 
                             show_progress=False)
     folder = export(model, tmp_path / "onnx", int8=int8)
     texts = [example.text for example in sst2_small.splits["dev"]]
-    one, three = runtime.load(folder, int8=int8, threads=1), runtime.load(folder, int8=int8, threads=3)
+    one, three = onnx_backend.load(folder, int8=int8, threads=1), onnx_backend.load(folder, int8=int8, threads=3)
     assert one.lanes.count == 1 and three.lanes.count == 3
     np.testing.assert_array_equal(one.predict_proba(texts, batch_size=16), three.predict_proba(texts, batch_size=16))
     for ours, theirs in zip(one.explain(texts, batch_size=16), three.explain(texts, batch_size=16)):

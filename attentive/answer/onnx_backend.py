@@ -1,8 +1,8 @@
-"""Exported models without PyTorch: `attentive.runtime.load(folder)` reads what `attentive export` wrote and offers
-the same `predict`, `predict_proba` and `explain` as `attentive.load`, with onnxruntime, tokenizers and numpy only
-(install `attentive[runtime]`). `RuntimeModel` is the answer path's ONNX Runtime backend: its calls are
-`attentive.answer.answerer.Answerer`'s, which the PyTorch model's are too, so both paths check, encode and answer the
-same texts the same way.
+"""The answer path's ONNX Runtime backend, without PyTorch: `load(folder)` reads what `attentive export` wrote
+(attentive/onnx_format/read.py) as a `RuntimeModel`, which offers the same `predict`, `predict_proba` and `explain`
+as `attentive.load`, with onnxruntime, tokenizers and numpy only (install `attentive[runtime]`). Its calls are
+`attentive.answer.answerer.Answerer`'s, which the PyTorch backend's (attentive/answer/torch_backend.py) are too, so
+both paths check, encode and answer the same texts the same way.
 """
 from __future__ import annotations
 
@@ -10,15 +10,15 @@ from pathlib import Path
 
 import numpy as np
 
-from ..answer.abstain import abstain_of
-from ..answer.answerer import ATTENTION, EVIDENCE_WORDS, NO_EVIDENCE_WORDS, Answerer, Looked, Need
-from ..answer.config_entries import temperature_of, thresholds_of
-from ..answer.inputs import Inputs
 from ..onnx_format.on_demand import EVIDENCE, EVIDENCE_WANTED
 from ..onnx_format.read import FORMAT, read_exported
 from ..text.encoding import Item, batch_order, pad_numpy
 from ..util.checks import ArgumentError, check_folder, check_threads
 from ..util.threads import default_threads
+from .abstain import abstain_of
+from .answerer import ATTENTION, EVIDENCE_WORDS, NO_EVIDENCE_WORDS, Answerer, Looked, Need
+from .config_entries import temperature_of, thresholds_of
+from .inputs import Inputs
 from .lanes import Lanes
 from .occlusion import linearised, occlusion_evidence
 
@@ -27,7 +27,7 @@ class RuntimeModel(Answerer):
     """An exported model run by ONNX Runtime. `int8`: True runs the quantised graph (exported with --int8), False
     the float32 one, None the quantised one where the export has it (what `attentive serve` and `predict` run);
     `graph` names the one it runs. `threads` is how many threads answer a call, each running whole batches on one
-    ONNX Runtime thread (attentive/runtime/lanes.py; None: attentive.util.threads.default_threads(), the usable cores
+    ONNX Runtime thread (attentive/answer/lanes.py; None: attentive.util.threads.default_threads(), the usable cores
     or OMP_NUM_THREADS)."""
 
     def __init__(self, folder: str | Path, int8: bool | None = None, threads: int | None = None):
@@ -126,7 +126,7 @@ class RuntimeModel(Answerer):
         when `need` asks for more than them, each item's attention and linearised evidence (where the graph has it);
         `explain` (Need.EVIDENCE) also each token's evidence: the graph's linearised evidence, what `predict`'s top
         words rank by (attentive/answer/types.py EVIDENCE_MEANING), where the graph has it; for an export without it
-        (made before it existed) by occlusion (attentive/runtime/occlusion.py), the graph answering the text once
+        (made before it existed) by occlusion (attentive/answer/occlusion.py), the graph answering the text once
         without each token (not for a multi-label model, whose labels are no one softmax)."""
         wanted = () if need == Need.PROBABILITIES else ("attention", EVIDENCE) if self._has_evidence else ("attention",)
         probabilities, found = self.outputs(items, batch_size, wanted)

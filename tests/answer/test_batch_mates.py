@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import attentive
-from attentive import runtime
+from attentive.answer import onnx_backend
 
 INT8_BOUND = 0.03  # docs/deploy.md: the largest move of a probability, alone against in a batch of 128
 FP32_BOUND = 1e-6
@@ -20,7 +20,7 @@ def exported(tiny_default_run, tmp_path_factory):
 
 @pytest.mark.parametrize("int8, bound", [(True, INT8_BOUND), (False, FP32_BOUND)])
 def test_an_answer_moves_with_its_batch_mates_within_the_stated_bound(exported, sst2_small, int8, bound):
-    model = runtime.load(exported, int8=int8)
+    model = onnx_backend.load(exported, int8=int8)
     texts = [ex.text for ex in sst2_small.splits["test"][:256]]
     alone = np.vstack([model.predict_proba([text]) for text in texts])
     together = model.predict_proba(texts, batch_size=128)
