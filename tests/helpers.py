@@ -24,7 +24,8 @@ from attentive.answer import inputs as inputs_module
 from attentive.data.example import Dataset
 from attentive.models.classifier import build_model
 from attentive.recipes.loader import load_recipe
-from attentive.serving import input_lines, server
+from attentive.scoring import input_lines
+from attentive.serving import server
 
 
 def counted(monkeypatch, name: str) -> list:

@@ -26,7 +26,7 @@ LAYERS = [
     ("answering", ["attentive.answer", "attentive.explain", "attentive.onnx_format"]),
     ("training", ["attentive.training"]),
     ("entry points", ["attentive", "attentive.training.pipeline", "attentive.api", "attentive.opening",
-                      "attentive.distill", "attentive.sklearn", "attentive.batch",
+                      "attentive.distill", "attentive.sklearn", "attentive.scoring",
                       "attentive.serving", "attentive.selection", "attentive.fewlabels", "attentive.cli",
                       "attentive.sample",
                       "attentive.__main__"]),
@@ -34,7 +34,7 @@ LAYERS = [
 
 # What benchmarks/ may import: attentive's __all__, and these modules with their names not starting with "_".
 PUBLIC_MODULES = ["attentive.api", "attentive.answer.onnx_backend", "attentive.onnx_format.write", "attentive.sklearn",
-                  "attentive.distill", "attentive.batch", "attentive.fewlabels", "attentive.answer.abstain"]
+                  "attentive.distill", "attentive.scoring.ray_batch", "attentive.fewlabels", "attentive.answer.abstain"]
 
 # benchmarks/ imports the public API only: a name the experiments need is made public (attentive.api), never listed
 # here. The test fails on a new private import and on a listed one that is gone.

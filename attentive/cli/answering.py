@@ -137,7 +137,7 @@ def _answer_key(answer_key: str | None, input_file) -> str | None:
     """Where an --input line's answer goes (`--answer-key`, "prediction" by default); None for texts given on the
     command line, which are answered flat."""
     from ..answer.inputs import unicode_problem
-    from ..serving.input_lines import ANSWER_KEY, READ_FIELDS
+    from ..scoring.input_lines import ANSWER_KEY, READ_FIELDS
 
     if input_file is None:
         if answer_key is not None:
@@ -157,10 +157,10 @@ def _records(model, texts, pair, input_file, answer_key: str | None = None, thre
              every_probability: bool = False):
     """The records to answer: an --input file's lines, or the texts given (with their --pair texts); refused where
     the model has no use for --pair or --threshold. An --input file is read in its format (CSV, TSV, a text a line,
-    else JSON lines: attentive/serving/input_tables.py), a table's by the model's columns; its records carry the
+    else JSON lines: attentive/scoring/input_tables.py), a table's by the model's columns; its records carry the
     header line their output starts with (`header`, None but for a table)."""
-    from ..serving.input_lines import command_line_records
-    from ..serving.input_tables import file_records
+    from ..scoring.input_lines import command_line_records
+    from ..scoring.input_tables import file_records
 
     if pair and not model.is_pair:
         raise AttentiveError("this model classifies single texts, not pairs: drop --pair")
@@ -174,8 +174,8 @@ def _records(model, texts, pair, input_file, answer_key: str | None = None, thre
 
 def _wanted(model, texts, pair, input_file, aspect, answer_key: str | None = None, threshold: float | None = None,
             every_probability: bool = False):
-    from ..serving.input_lines import with_aspects
-    from ..serving.input_tables import HeadedRecords
+    from ..scoring.input_lines import with_aspects
+    from ..scoring.input_tables import HeadedRecords
 
     records = _records(model, texts, pair, input_file, answer_key, threshold, every_probability)
     return HeadedRecords(with_aspects(model, records, aspect, str(input_file) if input_file is not None else "text"),
@@ -226,7 +226,7 @@ def predict(
     --input line comes back as it is, its answer under "prediction" (--answer-key). A CSV or TSV --input comes back
     in its own format, every column kept, the answer's columns added (prediction, prediction_probability,
     prediction_top_words); a .txt file (a text a line) comes back as JSON lines."""
-    from ..serving.input_lines import answer_line, answered_in_batches
+    from ..scoring.input_lines import answer_line, answered_in_batches
 
     skipped = []
 
@@ -238,7 +238,7 @@ def predict(
     check_top_words_by(top_words_by)
     key = _answer_key(answer_key, input_file)
     if jobs > 1 or output is not None or resume:
-        from ..serving.parallel_predict import PredictRequest
+        from ..scoring.parallel_predict import PredictRequest
 
         options = {"top_k": top_k, "threshold": threshold, "top_words_by": top_words_by,
                    "abstain_below": abstain_below}
@@ -261,10 +261,10 @@ def predict(
 
 
 def _predict_to(run, texts, pair, request, warn, fp32: bool = False) -> None:
-    """predict with --jobs N (worker processes, attentive.serving.parallel_predict) or --output FILE (resumable), as
+    """predict with --jobs N (worker processes, attentive.scoring.parallel_predict) or --output FILE (resumable), as
     `request` (a `PredictRequest`) says, of the command-line `texts` and their `pair` texts or of its --input file;
     `fp32`: an export's model.onnx, not its int8 graph."""
-    from ..serving.parallel_predict import predict as predict_records
+    from ..scoring.parallel_predict import predict as predict_records
     from ..util.threads import oversubscription_warning, usable_cores
 
     jobs, threads = request.jobs, request.threads
@@ -307,7 +307,7 @@ def explain(
     from ..answer.types import faithfulness_line
     from ..explain.terminal import explanation_table, word_table
     from ..folders.output_file import claim_file
-    from ..serving.input_lines import BadLine, answer
+    from ..scoring.input_lines import BadLine, answer
     from ..util.atomic import atomic_write_text
 
     _one_source(texts, pair, input_file)

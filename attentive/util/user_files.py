@@ -1,6 +1,6 @@
 """Reading the user's files, with nothing but the standard library: that a path names a readable file, and its lines
 as bytes, gunzipped when the name ends in `.gz`; every failure a DataError naming the file (and the line reached).
-The readers (attentive/data/readers) decode the lines; `predict --input` (attentive/serving/input_lines.py) does it
+The readers (attentive/data/readers) decode the lines; `predict --input` (attentive/scoring/input_lines.py) does it
 line by line, so that one bad line does not stop the others, and reads each line only up to a size
 (`iter_bounded_lines`), from a file, a named pipe or /dev/stdin. `cut_to_lines` cuts a JSONL file back to its whole
 lines (`predict --resume`).

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from attentive.data import readers as r
 from attentive.errors import DataError
-from attentive.serving.input_lines import BadLine, jsonl_records
+from attentive.scoring.input_lines import BadLine, jsonl_records
 
 pytestmark = pytest.mark.slow  # fuzzing
 

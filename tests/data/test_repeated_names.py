@@ -10,7 +10,7 @@ import pytest
 from attentive.data import readers as r
 from attentive.data.registry import load_files
 from attentive.errors import DataError
-from attentive.serving.input_lines import BadLine, jsonl_records
+from attentive.scoring.input_lines import BadLine, jsonl_records
 
 TEXTS = [f"a real review number {i}" for i in range(20)]
 

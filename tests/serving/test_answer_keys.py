@@ -186,7 +186,7 @@ def test_every_input_field_comes_back_byte_for_byte(loaded_once, given_lines):
 def test_ray_answers_go_under_the_answer_key_too():
     import numpy as np
 
-    from attentive import batch
+    from attentive.scoring import ray_batch as batch
 
     answer = {"label": np.array(["pos"], dtype=object), "probabilities": np.array([[0.25, 0.75]], dtype=np.float32)}
     own = '{"text": "a",  "label": "gold", "n": 1.50}'

@@ -22,7 +22,7 @@ from tokenizers import Tokenizer
 import attentive
 import attentive.api
 from attentive.cli import main
-from attentive.serving.input_lines import MAX_LINE_BYTES, BadLine, jsonl_records
+from attentive.scoring.input_lines import MAX_LINE_BYTES, BadLine, jsonl_records
 from attentive.serving.server import MicroBatcher, create_app
 from attentive.text.encoding import MAX_TOKENS, encode_batch
 

@@ -117,7 +117,7 @@ def test_open_model_is_the_one_way_to_a_saved_or_an_exported_model(run_dir, tmp_
     from attentive.answer.onnx_backend import RuntimeModel
     from attentive.distill import load_teacher
     from attentive.opening import open_model
-    from attentive.serving.parallel_predict import load_model
+    from attentive.scoring.parallel_predict import load_model
 
     torch.set_num_threads(2)
     assert isinstance(open_model(run_dir), Model) and torch.get_num_threads() == 2

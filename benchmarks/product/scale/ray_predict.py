@@ -87,7 +87,7 @@ def main() -> None:
 
     import ray
 
-    from attentive import batch
+    from attentive.scoring import ray_batch as batch
 
     start = time.perf_counter()
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)

@@ -3,7 +3,7 @@ attentive/data/reading.py, unless `--text-column` names another) comes back in i
 field of every row as they were, in order, with the answer's columns added after them (`answer_columns`: the label,
 its probability, the top words, and the aspect for aspect models), a byte order mark kept where the input had one and
 CRLF line ends where it used them; a plain text file (`.txt`: one text a line) comes back as JSON lines,
-{"text": ..., "prediction": {...}}; anything else is read as JSONL (attentive/serving/input_lines.py). The rows are
+{"text": ..., "prediction": {...}}; anything else is read as JSONL (attentive/scoring/input_lines.py). The rows are
 `Record`s whose `answer_line` is their row (`TableRecord.table.row`), so that the streaming, the batches, `--jobs` and
 `--output` of JSONL serve them unchanged."""
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Where `attentive predict` writes its answer lines: stdout, or `--output OUT` appended to a chunk at a time with its
 progress sidecar OUT.progress ({"input_line", "output_lines", "input", "model_id", "answers"}, written atomically
-after each chunk), and how a `--resume` picks up from that record (attentive/serving/parallel_predict.py)."""
+after each chunk), and how a `--resume` picks up from that record (attentive/scoring/parallel_predict.py)."""
 from __future__ import annotations
 
 import json

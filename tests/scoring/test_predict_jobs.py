@@ -13,7 +13,7 @@ import time
 import pytest
 
 from attentive.cli import main
-from attentive.serving import predict_output
+from attentive.scoring import predict_output
 
 from ..helpers import copy_of_tiny_run
 

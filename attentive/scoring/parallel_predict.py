@@ -11,7 +11,7 @@ PyTorch, an exported one with ONNX Runtime, computing with `threads` threads, 1 
 every answer before it is written, then its one-line error is raised; under "skip" it is warned about and counted.
 
 With `--output OUT` the answers are appended to OUT a chunk at a time, with a progress record beside it
-(attentive/serving/predict_output.py); `--resume` cuts OUT back to its last whole line that the record covers and
+(attentive/scoring/predict_output.py); `--resume` cuts OUT back to its last whole line that the record covers and
 answers the input from the start again without answering the lines kept (their batches are rebuilt, not run), so
 the resumed OUT is the uninterrupted run's, byte for byte. It refuses another input file, another model or other
 answer options.
@@ -30,7 +30,7 @@ from .input_lines import BadLine, Batch, Stop, Wanted, answer, answer_line, batc
 from .predict_output import FileSink, Resumed, StdoutSink, answer_format, claim_output, model_identity, open_output
 
 # What a worker imports before its first chunk, once, in the fork server: this module and both model loaders.
-WORKER_IMPORTS = ("attentive.serving.parallel_predict", "attentive.answer.onnx_backend",
+WORKER_IMPORTS = ("attentive.scoring.parallel_predict", "attentive.answer.onnx_backend",
                   "attentive.answer.torch_backend")
 CHUNK_BATCHES = 4  # network batches sent to a worker at a time
 IN_FLIGHT_PER_JOB = 2  # chunks waiting or being answered, per worker

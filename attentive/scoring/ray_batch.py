@@ -1,4 +1,4 @@
-"""Scoring a large file on a Ray cluster: `attentive.batch.predict(data, model_dir)` answers
+"""Scoring a large file on a Ray cluster: `attentive.scoring.ray_batch.predict(data, model_dir)` answers
 every row of a Ray Data `Dataset`, or of JSONL files on the cluster's storage, with an exported model (`attentive
 export`), through `Dataset.map_batches` and a pool of actors. Install `attentive[ray]`; the base install does not
 need Ray, which is imported only when this module's functions run.
@@ -35,9 +35,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .answer.inputs import Checked, Expanded, text_problem
-from .errors import AttentiveError
-from .serving.input_lines import ANSWER_KEY, LineProblem, parsed_line, spliced
+from ..answer.inputs import Checked, Expanded, text_problem
+from ..errors import AttentiveError
+from .input_lines import ANSWER_KEY, LineProblem, parsed_line, spliced
 
 DEFAULT_BATCH_SIZE = 256  # as `attentive predict --batch-size`
 RECORD = "record"  # the column of a JSONL line read from a path
@@ -52,7 +52,7 @@ def ray_data():
     try:
         import ray.data
     except ImportError as exc:
-        raise AttentiveError(f"attentive.batch runs on Ray Data, which is not installed ({exc}): "
+        raise AttentiveError(f"attentive.scoring.ray_batch runs on Ray Data, which is not installed ({exc}): "
                              "pip install 'attentive[ray]'") from None
     return ray.data
 
@@ -71,7 +71,7 @@ class Scorer:
 
     def __init__(self, model_dir: str, int8: bool | None, threads: int, batch_size: int, text_column: str,
                  pair_column: str, record_column: str | None, source: str, answer_key: str = ANSWER_KEY):
-        from .answer.onnx_backend import load
+        from ..answer.onnx_backend import load
 
         self.model = load(model_dir, int8=int8, threads=threads)
         self.batch_size, self.source = batch_size, source
@@ -141,7 +141,7 @@ def predict(data, model_dir: str | Path, *, output: str | Path | None = None, ov
     input, a model's file, a folder or a device, nor in a missing folder), writes them there and returns its
     path."""
     rd = ray_data()
-    from .onnx_format.read import is_exported
+    from ..onnx_format.read import is_exported
 
     if not Path(model_dir).is_dir() or not is_exported(model_dir):
         raise AttentiveError(f"{model_dir}: not an exported model folder (make one with `attentive export`)")
@@ -151,7 +151,7 @@ def predict(data, model_dir: str | Path, *, output: str | Path | None = None, ov
     if not isinstance(answer_key, str) or not answer_key.strip() or answer_key in (text_column, pair_column):
         raise AttentiveError(f"answer_key must name a field other than the texts', not {answer_key!r}")
     if output is not None:  # the rule for every output file (attentive/folders/output_file.py)
-        from .folders.output_file import claim_file
+        from ..folders.output_file import claim_file
 
         local = [data] if isinstance(data, (str, Path)) else [item for item in data if isinstance(item, (str, Path))] \
             if isinstance(data, Sequence) else []
@@ -211,7 +211,7 @@ def _pool(rd, concurrency: int | tuple[int, int] | None):
 
 
 def _labels(model_dir: str | Path) -> list[str]:
-    from .folders.reading import read_json_in_folder
+    from ..folders.reading import read_json_in_folder
 
     return read_json_in_folder(Path(model_dir), "config.json")["labels"]
 

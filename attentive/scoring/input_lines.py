@@ -152,7 +152,7 @@ def answer_line(record: dict, prediction, answer_key: str | None) -> str:
     `parsed_line`); without, the answer alone, flat (a command-line text has no fields of its own)."""
     if answer_key is None:
         return json.dumps(prediction.as_dict(), ensure_ascii=False)
-    table = getattr(record, "table", None)  # a CSV or TSV row (attentive/serving/input_tables.py): its own fields
+    table = getattr(record, "table", None)  # a CSV or TSV row (attentive/scoring/input_tables.py): its own fields
     if table is not None:  # with the answer's columns after them
         return table.row(record.fields, prediction)
     return spliced(record.line, answer_key, prediction.as_dict())

@@ -1,7 +1,7 @@
-"""Scoring on Ray Data (attentive/batch.py; issue 36, item 4), on a local Ray instance of 2 CPUs: a JSONL file and
-a Dataset are answered in input order with the labels and probabilities of `attentive.answer.onnx_backend`, and the same
-labels as `attentive predict --jobs 2`; a bad row stops the run with one line; the output is written whole or not
-at all."""
+"""Scoring on Ray Data (attentive/scoring/ray_batch.py; issue 36, item 4), on a local Ray instance of 2 CPUs: a JSONL
+file and a Dataset are answered in input order with the labels and probabilities of `attentive.answer.onnx_backend`, and
+the same labels as `attentive predict --jobs 2`; a bad row stops the run with one line; the output is written whole or
+not at all."""
 from __future__ import annotations
 
 import json
@@ -12,13 +12,13 @@ import numpy as np
 import pytest
 
 import attentive
-from attentive import batch
 from attentive.answer import onnx_backend
 from attentive.cli import main
 from attentive.errors import AttentiveError
 from attentive.onnx_format.write import export
+from attentive.scoring import ray_batch as batch
 
-from .helpers import copy_of_tiny_run
+from ..helpers import copy_of_tiny_run
 
 pytestmark = pytest.mark.slow  # a Ray cluster
 
@@ -141,7 +141,7 @@ def test_wrong_calls_are_refused_before_ray_runs(exported, tmp_path):
 
 
 def test_ray_is_imported_only_when_used_and_its_absence_is_one_line(exported, tmp_path, monkeypatch):
-    script = "import sys, attentive.batch; assert 'ray' not in sys.modules, 'ray imported'"
+    script = "import sys, attentive.scoring.ray_batch; assert 'ray' not in sys.modules, 'ray imported'"
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-600:]
     monkeypatch.setitem(sys.modules, "ray.data", None)  # as if attentive[ray] were not installed
