@@ -62,6 +62,27 @@ def encoded_probabilities(model: Model, items: Sequence, batch_size: int = 128):
     return predict_probabilities(model.network, items, batch_size=batch_size, device=model.device)
 
 
+def linear_part_accuracy(model: Model, data: Dataset, splits: Sequence[str] = ("dev", "test")) -> dict | None:
+    """The accuracy of the model's own linear part alone, the logistic regression its `wide.prior` fits over the
+    n-gram channel's features (attentive/training/prior.py), refitted on the training split at the C dev chose,
+    on each of `splits`; None where the model fitted none."""
+    import numpy as np
+
+    from .training.prior import linear_part_answers
+
+    c = (model.config.get("prior") or {}).get("C")
+    if c is None:
+        return None
+    index = {label: i for i, label in enumerate(model.labels)}
+    channel, train = model.network.wide, data.splits["train"]
+    answers = linear_part_answers(model.encode_examples(train), [index[ex.label] for ex in train],
+                                  [model.encode_examples(data.splits[split]) for split in splits],
+                                  channel.unigrams.num_embeddings, channel.buckets, c)
+    scored = {split: float(np.mean(found == np.array([index.get(ex.label, -1) for ex in data.splits[split]])))
+              for split, found in zip(splits, answers)}
+    return {"C": c, **scored}
+
+
 def load(folder: str | Path, device: str | None = None):
     """Read a model folder: a saved one as a `Model` (safetensors + JSON; nothing unpickled), an exported one as
     `attentive.answer.onnx_backend.load` reads it (ONNX Runtime, its int8 graph where it has one). Both answer

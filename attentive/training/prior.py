@@ -95,6 +95,23 @@ def fit_linear(train: Sequence[Item], train_targets: Sequence[int], dev: Sequenc
     return seen, idf, weights, intercept, x_dev @ weights + intercept, report
 
 
+def linear_part_answers(train: Sequence[Item], train_targets: Sequence[int], text_sets: Sequence[Sequence[Item]],
+                        vocab: int, buckets: int, c: float) -> list[np.ndarray]:
+    """The class ids the linear model alone answers for each set of `text_sets`: the logistic regression
+    `fit_linear` fits, over the same features, refitted at the given C (the one dev chose; lbfgs is deterministic,
+    so it is the same model)."""
+    from sklearn.linear_model import LogisticRegression
+
+    counts = feature_counts(train, vocab, buckets)
+    seen = np.flatnonzero(counts.getnnz(0))
+    idf = smoothed_idf(counts)[seen]
+    tokens = lambda items: np.array([len(item.ids) for item in items])  # noqa: E731
+    fitted = LogisticRegression(C=c, max_iter=1000).fit(length_scaled(counts[:, seen], idf, tokens(train)),
+                                                         train_targets)
+    return [fitted.predict(length_scaled(feature_counts(texts, vocab, buckets)[:, seen], idf, tokens(texts)))
+            for texts in text_sets]
+
+
 WEIGHT_BOUNDS = (0.01, 100.0)  # a and b of `fitted_weight`, each
 
 

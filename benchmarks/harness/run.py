@@ -13,11 +13,10 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
 import torch
 
 import attentive
-from attentive.api import resolve_dataset
+from attentive.api import linear_part_accuracy, resolve_dataset
 from benchmarks.harness.common import RESULTS_DIR, commit_at_start, variant_names, write_result
 from benchmarks.harness.results_io import read_stored
 
@@ -35,32 +34,6 @@ def analysis(model, dataset, report: Path) -> dict:
     summary = model.analyze(dataset, report, "test", REDUNDANCY_SAMPLE)
     keep = ("texts", "mean_normalised_entropy", "mean_offdiag", "deletion")
     return {key: summary[key] for key in keep if key in summary}
-
-
-def linear_alone(model, dataset) -> dict | None:
-    """The model's own linear part alone: the logistic regression its `wide.prior` fits over the n-gram channel's
-    features (attentive/training/prior.py), refitted at the C dev chose, its dev and test accuracy; None where the
-    model fitted none."""
-    from sklearn.linear_model import LogisticRegression
-
-    from attentive.training.prior import feature_counts, length_scaled, smoothed_idf
-
-    c = (model.config.get("prior") or {}).get("C")
-    if c is None:
-        return None
-    channel, index = model.network.wide, {label: i for i, label in enumerate(model.labels)}
-    vocab, buckets = channel.unigrams.num_embeddings, channel.buckets
-    items = {split: model.encode_examples(dataset.splits[split]) for split in ("train", "dev", "test")}
-    targets = {split: np.array([index.get(example.label, -1) for example in dataset.splits[split]])
-               for split in items}
-    counts = feature_counts(items["train"], vocab, buckets)
-    seen = np.flatnonzero(counts.getnnz(0))
-    idf = smoothed_idf(counts)[seen]
-    features = {split: length_scaled(feature_counts(each, vocab, buckets)[:, seen], idf,
-                                     np.array([len(item.ids) for item in each])) for split, each in items.items()}
-    fitted = LogisticRegression(C=c, max_iter=1000).fit(features["train"], targets["train"])
-    return {"C": c, **{split: float((fitted.predict(features[split]) == targets[split]).mean())
-                       for split in ("dev", "test")}}
 
 
 def run_one(recipe: str, dataset, seed: int, overrides: Sequence[str], variant: str | None, device: str | None,
@@ -88,7 +61,7 @@ def run_one(recipe: str, dataset, seed: int, overrides: Sequence[str], variant: 
         payload["variant"] = variant
     if model.config.get("prior"):  # the linear model fitted after training (`wide.prior`): its C and weight
         payload["prior"] = model.config["prior"]
-        payload["linear_alone"] = linear_alone(model, dataset)
+        payload["linear_alone"] = linear_part_accuracy(model, dataset)
     if report_root is not None:
         payload["analysis"] = analysis(model, dataset, report_root / name)
     path = write_result(name, payload, results_dir)

@@ -177,3 +177,14 @@ def test_a_prior_needs_an_mlp_head_with_a_bias():
         build_model(recipe, 50, 3)
     with pytest.raises(AttentiveError, match="wide.prior must be true or false"):
         load_recipe("default", ["wide.prior=0.5"])
+
+
+def test_the_linear_part_alone_is_scored_as_the_fitted_one_answered_dev(sst2_small):
+    from attentive.api import linear_part_accuracy
+
+    model = attentive.train(sst2_small, "default", None, overrides=tiny_overrides("default"), show_progress=False)
+    scored = linear_part_accuracy(model, sst2_small)
+    prior = model.config["prior"]
+    assert scored["C"] == prior["C"]
+    assert scored["dev"] == pytest.approx(prior["dev_accuracy_linear"])  # the same model, refitted
+    assert 0.5 < scored["test"] <= 1.0
