@@ -35,51 +35,48 @@ def test_the_default_models_targets_check_the_default_as_it_ships_not_an_experim
 
 
 def test_defaults_table_opens_benchmarks_and_sets_the_default_beside_the_better_baseline(tmp_path):
-    from benchmarks.product.accuracy.render_defaults import defaults_section
+    from benchmarks.product.accuracy.render_defaults import CURRENT, defaults_section
 
-    results = [made_result("default-sst2-defaults-s0", 0, 0.84, recipe="default", dataset="sst2", variant="defaults"),
-               made_result("default-sst2-defaults-s1", 1, 0.82, recipe="default", dataset="sst2", variant="defaults"),
+    def peer(model, test):
+        return {**made_result(f"{model}-sst2-s0", 0, test, dataset="sst2", kind="baseline"), "recipe": None,
+                "model": model}
+
+    results = [made_result("default-sst2-rows-s0", 0, 0.84, recipe="default", dataset="sst2", variant=CURRENT,
+                           linear_alone={"C": 8, "dev": 0.8, "test": 0.81}),
+               made_result("default-sst2-rows-s1", 1, 0.82, recipe="default", dataset="sst2", variant=CURRENT,
+                           linear_alone={"C": 8, "dev": 0.8, "test": 0.83}),
+               made_result("default-sst2-defaults-s0", 0, 0.70, recipe="default", dataset="sst2", variant="defaults"),
                made_result("default-sst2-tuned-s0", 0, 0.99, recipe="default", dataset="sst2", variant="tuned"),
-               {**made_result("tfidf_lr-sst2-s0", 0, 0.81, dataset="sst2", kind="baseline"), "recipe": None,
-                "model": "tfidf_lr"},
-               {**made_result("fasttext-sst2-s0", 0, 0.85, dataset="sst2", kind="baseline"), "recipe": None,
-                "model": "fasttext"},
-               {**made_result("model2vec-sst2-s0", 0, 0.80, dataset="sst2", kind="baseline"), "recipe": None,
-                "model": "model2vec"}]
+               peer("tfidf_lr", 0.81), peer("fasttext", 0.85), peer("model2vec", 0.80)]
     lines = defaults_section(results)
     [row] = [line for line in lines if line.startswith("| sst2 ")]
     cells = [cell.strip() for cell in row.strip("|").split("|")]
-    assert cells[1] == "83.00 ± 1.41 (2)"  # only the `defaults` variant counts, not a tuned one
-    assert cells[2:4] == ["—", "—"]  # no run of `documents`, nor of `opinion`, the default until commit a798496
-    assert cells[4:7] == ["81.00", "85.00", "80.00 (1)"] and cells[8] == "-2.00"  # below the best peer, fastText
+    assert cells[1] == "83.00 ± 1.41 (2)"  # only the current default's runs count, not a tuned one
+    assert cells[2:5] == ["82.00 ± 1.41", "70.00 (1)", "—"]  # its linear part, the previous default, no opinion
+    assert cells[5:8] == ["81.00", "85.00", "80.00 (1)"] and cells[8] == "-2.00"  # below the best peer, fastText
+    assert cells[9] == "—" and cells[10] == "100"  # no opinion run to pick from; wall seconds
+    text = "\n".join(lines)
+    assert "Below the best peer by more than its seed std on sst2 -2.00 (std 1.41)" in text
+    assert "at or above its own linear part alone on every set" in text
     for result in results:
         write_made(tmp_path, result)
     text = render.render(tmp_path, tmp_path / "B.md")
     assert text.index("## The default model against the baselines") < text.index("## Targets")
 
 
-def test_the_defaults_table_shows_documents_and_where_it_is_within_half_a_point_of_the_best_baseline():
-    from benchmarks.product.accuracy.render_defaults import defaults_section
+def test_the_simulated_pick_takes_opinion_only_beyond_the_noise_and_within_the_budget():
+    from benchmarks.product.accuracy.render_defaults import simulated_pick
 
-    def run(recipe, dataset, seed, test, variant=None):
-        return made_result(f"{recipe}-{dataset}-s{seed}", seed, test, recipe=recipe, dataset=dataset, variant=variant)
+    def run(recipe, seed, dev, test, seconds=100.0):
+        return made_result(f"{recipe}-s{seed}", seed, test, recipe=recipe, wall_time_s=seconds,
+                           dev={"accuracy": dev, "n": 1000})
 
-    results = [run("default", "imdb", seed, 0.893, "defaults") for seed in range(3)]
-    results += [run("documents", "imdb", seed, 0.905 + 0.001 * seed) for seed in range(3)]
-    results += [run("documents", "news", seed, 0.900) for seed in range(3)]
-    results += [{**made_result(f"tfidf_lr-{name}-s0", 0, test, dataset=name, kind="baseline"), "recipe": None,
-                 "model": "tfidf_lr"} for name, test in (("imdb", 0.9044), ("news", 0.9096))]
-    lines = defaults_section(results)
-    [row] = [line for line in lines if line.startswith("| imdb ")]
-    cells = [cell.strip() for cell in row.strip("|").split("|")]
-    assert cells[1:3] == ["89.30 ± 0.00 (3)", "90.60 ± 0.10 (3)"]  # sample std, as every table
-    assert cells[8:10] == ["-1.14", "+0.16"]  # each against the best baseline
-    [row] = [line for line in lines if line.startswith("| news ")]
-    assert [cell.strip() for cell in row.strip("|").split("|")][8:10] == ["—", "-0.96"]
-    text = "\n".join(lines)
-    assert "`documents` is within 0.5 of the best baseline on 1 of the 2 sets it ran on (more below on news -0.96), " \
-        "at or above it on 1;" in text
-    assert "is within 0.5" not in "\n".join(defaults_section(results[:3]))  # no run of documents: no sentence
+    ours = [run("default", seed, 0.80, 0.81) for seed in range(3)]
+    theirs = [run("opinion", 0, 0.85, 0.86), run("opinion", 1, 0.81, 0.90),  # +5 points: beyond; +1: within
+              run("opinion", 2, 0.90, 0.95, seconds=2000)]  # beyond, but the two overrun the budget
+    picks = simulated_pick(ours, theirs)
+    assert [p[0] for p in picks] == ["opinion", "default", "default"]
+    assert [p[1] for p in picks] == [0.86, 0.81, 0.81] and [p[2] for p in picks] == [200.0, 200.0, 100.0]
 
 
 def test_the_gated_row_shows_the_family_variant_best_on_dev_over_three_seeds():

@@ -1,8 +1,9 @@
 """BENCHMARKS.md's defaults table, right after the summary: the default path (`attentive train` with no recipe and no
---set) on every visible single-text dataset, beside the recipes `documents` and `opinion`, TF-IDF + LR, fastText,
-model2vec and the fine-tuned MiniLM where they were run (issues 15, 45 and 46).
+--set) on every visible single-text dataset, beside its own linear part, the previous default, `opinion`, TF-IDF + LR,
+fastText and model2vec, and what `train --pick` picks.
 
-Rows come from result files whose `variant` is `defaults` (benchmarks/product/accuracy/reproduce_defaults.sh).
+Rows come from result files whose `variant` is CURRENT (`python -m benchmarks.harness.run --recipe default --variant
+rows`; the previous default's are `defaults`, benchmarks/product/accuracy/reproduce_defaults.sh).
 """
 from __future__ import annotations
 

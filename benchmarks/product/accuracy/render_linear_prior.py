@@ -52,7 +52,7 @@ def falls(sets: dict[str, list[dict]], alpha: float) -> list[str]:
 
 
 def linear_prior_section(results: list[dict]) -> list[str]:
-    """The section's lines, or [] without any run (the recipe `documents`, which it led to, is a column of the
+    """The section's lines, or [] without any run (the weight each model fits, which it led to, is the default's; the
     defaults table: benchmarks/product/accuracy/render_defaults.py)."""
     sets = by_set(results)
     if not sets:
@@ -76,6 +76,5 @@ def linear_prior_section(results: list[dict]) -> list[str]:
                 "enter the default." if alpha > 0 and not fallen else
                 f"{'alpha 0' if alpha == 0 else 'with ' + ', '.join(fallen) + ' falling beyond their spreads'}: "
                 "the default stays as it is.")
-    return lines + [verdict, "", "A weight each model fits on its own dev split instead is the recipe `documents`, a "
-                    "column of the defaults table above (benchmarks/DECISIONS.md, \"A linear model fitted first\", "
-                    "scores it cross-fitted).", ""]
+    return lines + [verdict, "", "A weight each model fits on its own dev split instead is what the default does "
+                    "(benchmarks/DECISIONS.md, \"The linear model on every length\").", ""]
