@@ -10,6 +10,7 @@ import typer
 from rich.text import Text
 
 from ..errors import AttentiveError
+from ..selection.limits import parse_budget
 from .app import _report_data, _use_threads, app, console, err, said_as_warnings
 from .options import (
     AspectColumn,
@@ -26,6 +27,7 @@ from .options import (
     TextColumn,
     Threads,
     TrainFile,
+    checked_by,
     data_arguments,
     load_data,
     retold,
@@ -77,8 +79,8 @@ def train(
     pick: bool = typer.Option(False, "--pick", help="train the compact default and, within --budget, the recipe "
                                                     "opinion (word order, slower), and keep opinion only where dev "
                                                     "says it is better by more than the noise"),
-    budget: float = typer.Option(900.0, "--budget", min=1.0, help="with --pick: seconds the two trainings may take "
-                                                                 "in all"),
+    budget: str = typer.Option("15m", "--budget", callback=checked_by(parse_budget),
+                               help="with --pick: time the two trainings may take in all: 30s, 15m, 1h"),
 ):
     """Train a recipe on a dataset; the best dev epoch is kept and saved to OUT, with a checkpoint after every epoch."""
     from ..util.run_settings import RunSettings
@@ -139,7 +141,7 @@ def train(
     with said_as_warnings(SmallDevWarning):  # a dev split too small to choose on, said once training starts
         settings = RunSettings(out, source["data_dir"], device, overwrite=overwrite, resume=resume is not None)
         if pick:
-            model = _pick(data, recipe, set_, settings, budget)
+            model = _pick(data, recipe, set_, settings, parse_budget(budget))
         else:
             model = train_model(data, recipe, overrides=set_, settings=settings, source=recorded)
     summary = model.config["training"]

@@ -66,6 +66,8 @@ CASES = [
     ("tune", "--budget", "0s"),
     ("tune", "--budget", "-1m"),
     ("tune", "--budget", "soon"),
+    ("train", "--budget", "0s"),
+    ("train", "--budget", "soon"),
     ("predict", "--top-k", "-1"),
 ]
 
