@@ -11,11 +11,13 @@ texts, idf_f = ln((1 + N) / (1 + df_f)) + 1, and divided by the text's number of
 The two models are combined as a product of experts (Hinton 2002), log p_model + r · log p_linear, the weight r of
 the linear model fitted on dev: the two numbers a, b > 0 minimising the dev log-loss of softmax(a · log p_model +
 b · log p_linear) give r = b / a (a logistic-regression stacker of the two models; a alone would be a temperature).
-Divided by n as the channel divides its rows' sum, z is itself a channel: adding s · idf_w · W_w to the unigram row
-of w, s · idf_h · W_h to the bigram row of h and s · b to the head's bias, with s = r · T, makes the model's logits
-over T equal to its own plus r · z, whose softmax is the product above normalised (log-softmax only subtracts one
-number per text). So the fitted model costs nothing at answer time, an export carries it, and the channel's exact
-per-word split explains it. The temperature is fitted again afterwards, on the sum.
+Divided by n as the channel divides its rows' sum, z is itself a channel. The network's logits are linear in its
+head's last layer and the channel's rows, so multiplying those by a / T and then adding b · idf_w · W_w to the
+unigram row of w, b · idf_h · W_h to the bigram row of h and b times the intercept to the head's bias makes the
+logits a · logits / T + b · z: the fitted product itself, normalised (log-softmax only subtracts one number per text),
+at the scale the fit found, so that the temperature fitted again afterwards, on the sum, stays near 1 even where a
+is small (a network whose dev answers were worth little). So the fitted model costs nothing at answer time, an
+export carries it, and the channel's exact per-word split explains it.
 
 Why it is there: on long documents TF-IDF + LR beats a jointly trained n-gram channel; fitted first and apart, with its
 own regularisation, the linear model keeps what it reads best, and the dev split says how much it is worth on the data
@@ -115,12 +117,13 @@ def linear_part_answers(train: Sequence[Item], train_targets: Sequence[int], tex
 WEIGHT_BOUNDS = (0.01, 100.0)  # a and b of `fitted_weight`, each
 
 
-def fitted_weight(model_log_probs: np.ndarray, linear_log_probs: np.ndarray, gold: Sequence[int]) -> float:
-    """r = b / a for the a, b in WEIGHT_BOUNDS minimising the log-loss of softmax(a · model_log_probs + b ·
-    linear_log_probs) against `gold` (rows of texts; Nelder-Mead over log a and log b from a = 1, b = 0.3). The bounds
-    matter only where the model's dev answers are worth nothing (an untrained head): unbounded, a then goes to 0 and
-    r to infinity (SciPy 1.17 stopped at r = 1e14, which would fold the linear model in at a scale no float holds);
-    the optima of trained models lie well inside them (a 0.4-1.7, b 0.2-0.3 on the tests' data)."""
+def fitted_weights(model_log_probs: np.ndarray, linear_log_probs: np.ndarray,
+                   gold: Sequence[int]) -> tuple[float, float]:
+    """The a, b in WEIGHT_BOUNDS minimising the log-loss of softmax(a · model_log_probs + b · linear_log_probs)
+    against `gold` (rows of texts; Nelder-Mead over log a and log b from a = 1, b = 0.3). The bounds matter only
+    where the model's dev answers are worth nothing (an untrained head): unbounded, a then goes to 0 (SciPy 1.17
+    stopped at b / a = 1e14); the optima of trained models lie well inside them (a 0.4-1.7, b 0.2-0.3 on the tests'
+    data)."""
     from scipy.optimize import minimize
     from scipy.special import log_softmax
 
@@ -132,7 +135,13 @@ def fitted_weight(model_log_probs: np.ndarray, linear_log_probs: np.ndarray, gol
 
     bounds = [tuple(np.log(WEIGHT_BOUNDS))] * 2
     a, b = np.exp(minimize(loss, [0.0, np.log(0.3)], method="Nelder-Mead", bounds=bounds).x)
-    return float(b / a)
+    return float(a), float(b)
+
+
+def fitted_weight(model_log_probs: np.ndarray, linear_log_probs: np.ndarray, gold: Sequence[int]) -> float:
+    """r = b / a of `fitted_weights`: the linear model's weight against the model's."""
+    a, b = fitted_weights(model_log_probs, linear_log_probs, gold)
+    return b / a
 
 
 def folding_check(model_log_probs: np.ndarray, linear_log_probs: np.ndarray, gold: Sequence[int]) -> dict:
@@ -178,20 +187,23 @@ def add_prior(channel: NgramChannel, head: MLPHead, train: Sequence[Item], train
     if not check["kept"]:
         return {"skipped": "on dev texts its weight was not fitted on, the model answered better without it "
                            "(by more than one standard error)", **check, **report}
-    weight = fitted_weight(model_log_probs, log_softmax(linear, axis=1), dev_targets)
-    scale = weight * temperature
-    rows = torch.as_tensor(scale * idf[:, None] * weights, dtype=channel.unigrams.weight.dtype)
+    a, b = fitted_weights(model_log_probs, log_softmax(linear, axis=1), dev_targets)
+    network_scale = a / temperature  # every logit of the network times this, then b · z added: the product exactly
+    rows = torch.as_tensor(b * idf[:, None] * weights, dtype=channel.unigrams.weight.dtype)
     index = torch.as_tensor(seen)
+    last = head.net[-1]  # an MLP head's last layer, with a bias (build_model checks it has one)
     with torch.no_grad():
+        for tensor in (last.weight, last.bias, channel.unigrams.weight, channel.bigrams.weight):
+            tensor.mul_(network_scale)
         unigram = index < vocab
         channel.unigrams.weight.index_add_(0, index[unigram].to(channel.unigrams.weight.device),
                                            rows[unigram].to(channel.unigrams.weight.device))
         channel.bigrams.weight.index_add_(0, (index[~unigram] - vocab).to(channel.bigrams.weight.device),
                                           rows[~unigram].to(channel.bigrams.weight.device))
-        bias = head.net[-1].bias  # an MLP head's (build_model checks it has one)
-        added = torch.as_tensor(scale * intercept, dtype=bias.dtype, device=bias.device)
-        bias.add_(added[1] - added[0] if head.sigmoid else added)  # the sigmoid form's logits are (0, s)
-    after = np.asarray(dev_logits, dtype=np.float64) + scale * linear  # the folded model's dev logits
+        added = torch.as_tensor(b * intercept, dtype=last.bias.dtype, device=last.bias.device)
+        last.bias.add_(added[1] - added[0] if head.sigmoid else added)  # the sigmoid form's logits are (0, s)
+    after = network_scale * np.asarray(dev_logits, dtype=np.float64) + b * linear  # the folded model's dev logits
     accuracy = float((after.argmax(1) == np.asarray(dev_targets)).mean())
-    return {"weight": weight, "scale": scale, **report, **check, "dev_accuracy": accuracy}
+    return {"weight": b / a, "network_scale": network_scale, "linear_scale": b, **report, **check,
+            "dev_accuracy": accuracy}
 

@@ -12,7 +12,15 @@ from attentive.errors import AttentiveError
 from attentive.models.heads import MLPHead
 from attentive.models.wide import NgramChannel
 from attentive.text.encoding import Item
-from attentive.training.prior import WEIGHT_BOUNDS, add_prior, feature_counts, fit_linear, fitted_weight, smoothed_idf
+from attentive.training.prior import (
+    WEIGHT_BOUNDS,
+    add_prior,
+    feature_counts,
+    fit_linear,
+    fitted_weight,
+    fitted_weights,
+    smoothed_idf,
+)
 
 from ..helpers import tiny_overrides, write_tsv
 
@@ -58,13 +66,14 @@ def test_the_folded_rows_answer_the_product_of_the_two_models(classes, sigmoid):
     report = add_prior(channel, head, train, train_labels, dev, dev_labels, before, temperature)
 
     *_, linear, _ = fit_linear(train, train_labels, dev, dev_labels, VOCAB, BUCKETS, classes)
-    after = logits_of(channel, head, dev) / temperature
-    weight = fitted_weight(log_softmax(before / temperature), log_softmax(linear), dev_labels)
-    assert report["weight"] == pytest.approx(weight) and weight > 0.1  # the linear model reads the labels' words
-    assert weight <= WEIGHT_BOUNDS[1] / WEIGHT_BOUNDS[0]  # finite where the model's answers are noise (sigmoid)
-    expected = log_softmax(before / temperature) + weight * log_softmax(linear)  # log p_model + r · log p_linear
-    assert np.allclose(log_softmax(after), log_softmax(expected), atol=1e-5)
-    assert report["scale"] == pytest.approx(weight * temperature) and report["C"] in (8, 32, 128)
+    after = logits_of(channel, head, dev)
+    a, b = fitted_weights(log_softmax(before / temperature), log_softmax(linear), dev_labels)
+    assert report["weight"] == pytest.approx(b / a) and b / a > 0.1  # the linear model reads the labels' words
+    assert b / a <= WEIGHT_BOUNDS[1] / WEIGHT_BOUNDS[0]  # finite where the model's answers are noise (sigmoid)
+    expected = a * log_softmax(before / temperature) + b * log_softmax(linear)  # the fitted product of experts
+    assert np.allclose(log_softmax(after), log_softmax(expected), atol=1e-5)  # at its own scale: no temperature
+    assert report["network_scale"] == pytest.approx(a / temperature) and report["linear_scale"] == pytest.approx(b)
+    assert report["C"] in (8, 32, 128)
     assert report["dev_accuracy"] == pytest.approx(float((after.argmax(1) == np.array(dev_labels)).mean()))
 
 
@@ -110,7 +119,7 @@ def test_training_folds_the_prior_and_the_saved_model_answers_with_it(sst2_small
     prior = model.config["prior"]
     assert prior["features"] > 1000 and f"{prior['C']:g}" in prior["dev_accuracy_by_C"]
     temperature = model.config["calibration"]["temperature"]
-    assert prior["weight"] > 0 and prior["scale"] > 0 and temperature > 0
+    assert prior["weight"] > 0 and prior["network_scale"] > 0 and prior["linear_scale"] > 0 and temperature > 0
     dev = sst2_small.splits["dev"]
     answers = np.array(model.labels)[model.predict_proba([ex.text for ex in dev]).argmax(1)]
     assert prior["dev_accuracy"] == pytest.approx(float(np.mean(answers == np.array([ex.label for ex in dev]))))
