@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import attentive
+from attentive.answer import onnx_backend
 from attentive.explain.html import explanation_html
 
 from ..helpers import tiny_overrides
@@ -127,7 +128,7 @@ def test_the_exported_runtime_gives_evidence_by_occlusion(compact, tmp_path):
     from attentive.text.encoding import Item
 
     export(compact, tmp_path / "exported")
-    runtime = attentive.answer.onnx_backend.load(tmp_path / "exported")
+    runtime = onnx_backend.load(tmp_path / "exported")
     runtime.config["has_evidence"] = False  # as an export made before the linearised evidence existed
     temperature = temperature_of(runtime.config)
     for text, explanation in zip(TEXTS, runtime.explain(TEXTS)):

