@@ -54,7 +54,20 @@ class Suggestion:
 
 
 def rank_for_labelling(model, texts: Sequence[str], n: int) -> list[Suggestion]:
-    """The `n` texts of `texts` most worth labelling (see the module's docstring), most uncertain first."""
+    """The `n` texts of `texts` most worth labelling (see the module's docstring), most uncertain first, each with
+    the model's guess, runner-up and the words pulling towards each."""
+    suggestions = _ranked(model, texts, n)
+    _add_evidence(model, suggestions)
+    return suggestions
+
+
+def choose_for_labelling(model, texts: Sequence[str], n: int) -> list[int]:
+    """The rows of `texts` (from 0) that `rank_for_labelling` suggests, in its order: the same choice, without the
+    evidence words (for a simulation of the labelling loop, which needs only the rows)."""
+    return [suggestion.row for suggestion in _ranked(model, texts, n)]
+
+
+def _ranked(model, texts: Sequence[str], n: int) -> list[Suggestion]:
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise AttentiveError(f"n: give 1 or more texts to suggest (got {n!r})")
     if len(model.labels) < 2:
@@ -70,7 +83,6 @@ def rank_for_labelling(model, texts: Sequence[str], n: int) -> list[Suggestion]:
     suggestions = [Suggestion(i, texts[i], model.labels[top[i]], float(probabilities[i, top[i]]),
                               model.labels[second[i]], float(probabilities[i, second[i]]), float(margins[i]))
                    for i in picked]
-    _add_evidence(model, suggestions)
     return suggestions
 
 

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from attentive.errors import AttentiveError
+from attentive.fewlabels import choose_for_labelling
 from attentive.fewlabels.suggest import rank_for_labelling, read_pool, suggestions_file
 
 
@@ -33,6 +34,12 @@ def test_the_least_certain_come_first_and_rewordings_do_not_crowd_out_the_rest()
     assert chosen[0].text == "refund my card now" and chosen[0].margin == pytest.approx(0.0)
     assert chosen[1].text == "where is my parcel", "the next rewording of the first is passed over for another text"
     assert chosen[1].guess == "pos" and chosen[1].runner_up == "neg" and "pos 0.60 or neg 0.40" in chosen[1].why()
+
+
+def test_the_rows_chosen_are_the_rows_suggested_in_their_order():
+    texts = ["a b", "c d", "e f", "g h", "i j"]
+    model = Table(dict(zip(texts, [0.9, 0.58, 0.45, 0.7, 0.5])))
+    assert choose_for_labelling(model, texts, 3) == [s.row for s in rank_for_labelling(model, texts, 3)] == [4, 2, 1]
 
 
 def test_n_must_be_one_or_more():
