@@ -39,9 +39,10 @@ def static_model_folder() -> Path:
     return folder
 
 
-def fit_classifier(train_texts: list[str], train_labels: list[str], dev_texts: list[str], dev_labels: list[str],
-                   seed: int):
-    """model2vec's classifier on the static model, fitted with its defaults (early stopping on the dev texts)."""
+def fit_classifier(train_texts: list[str], train_labels: list[str], dev_texts: list[str] | None,
+                   dev_labels: list[str] | None, seed: int):
+    """model2vec's classifier on the static model, fitted with its defaults (early stopping on the dev texts; with
+    none given, on its own hold-out: a stratified tenth of the training texts, at least one, drawn with `seed`)."""
     from model2vec.train import StaticModelForClassification
 
     classifier = StaticModelForClassification.from_pretrained(path=str(static_model_folder()))

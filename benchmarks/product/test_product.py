@@ -334,3 +334,21 @@ def test_a_missing_set_means_no_verdict_and_a_deployable_run_fills_a_candidate_i
     assert "| news | 0.1250 | 91.00 | 91.00 | 91.00 | +0.00 |" in lines
     assert any(line.startswith("Score:") for line in lines)
     assert compact_rule_section([r for r in results if r["recipe"] == "opinion"]) == []  # no compact run: no section
+
+
+# --------------------------------------------------------------------------- few labels and the labelling loop
+
+
+def _few(method: str, seed: int, accuracy: float) -> dict:
+    return made_result(f"few-{method}-sst2-k16-s{seed}", seed, accuracy, kind="few_labels", dataset="sst2",
+                       per_class=16, pool=2000, method=method, test_accuracy=accuracy, train_seconds=3.0)
+
+
+def test_the_few_labels_table_has_a_model2vec_column():
+    from benchmarks.product.fewlabels.few_labels import few_labels_section
+
+    lines = few_labels_section([_few("tfidf_lr", 0, 0.55), _few("model2vec", 0, 0.60), _few("model2vec", 1, 0.62)])
+    head = next(line for line in lines if line.startswith("| set"))
+    assert head.split(" | ")[4:7] == ["TF-IDF + LR", "default, labels alone", "model2vec"]
+    assert "| sst2 | 16 | 2,000 | 2 | 55.0 (one draw) | — | 61.0 ± 1.4 | — | — | — | — | — |" in lines
+

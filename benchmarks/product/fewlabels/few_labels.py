@@ -4,7 +4,12 @@ rest of the split (up to --pool texts, labels dropped) as the unlabelled pool, t
     python -m benchmarks.product.fewlabels.few_labels --dataset sst2 --per-class 16 --draws 3
 
 Per draw, each of: TF-IDF + LR on the k-a-class texts (scikit-learn, C=1, no dev to tune on); attentive's default
-trained on them alone (`attentive.train`, the call a user makes, its 10% dev carved from them); and the few-label path
+trained on them alone (`attentive.train`, the call a user makes, its 10% dev carved from them); model2vec, the peer a
+user who wants a small fast classifier picks (benchmarks/harness/model2vec_peer.py: its static model distilled from
+MiniLM, PCA 256, with its own classifier, `StaticModelForClassification.fit` with its defaults: one hidden layer of
+512, learning rate 1e-3, its automatic batch size, early stopping with patience 5; given no dev, it holds out its own
+stratified tenth of the k-a-class texts, at least one, drawn with the draw's seed, to stop on; nothing else is tuned,
+never on test); and the few-label path
 (`train --few-labels`: the teacher, which is SetFit run by the setfit package with its default settings over the
 MiniLM package, then the compact default distilled from it on the pool, exported int8). One result file a method and
 draw (kind "few_labels"): test accuracy, training seconds on this machine, and for the student its int8 export's size
@@ -65,6 +70,18 @@ def default_alone(labelled, test, seed: int) -> tuple[float, float]:
     return float(model.evaluate(data, "test")["accuracy"]), seconds
 
 
+def model2vec_alone(labelled, test, labels: list[str], seed: int) -> tuple[float, float]:
+    from benchmarks.harness import model2vec_peer
+
+    model2vec_peer.static_model_folder()  # distilled once and cached: not this run's training
+    began = time.perf_counter()
+    classifier = model2vec_peer.fit_classifier([ex.text for ex in labelled], [ex.label for ex in labelled], None,
+                                               None, seed)
+    seconds = time.perf_counter() - began
+    found = model2vec_peer.probabilities(classifier, [ex.text for ex in test], labels).argmax(axis=1)
+    return float(np.mean([labels[int(i)] == ex.label for i, ex in zip(found, test)])), seconds
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", required=True)
@@ -72,7 +89,7 @@ def main() -> None:
     parser.add_argument("--draws", type=int, default=3)
     parser.add_argument("--first-draw", type=int, default=0)
     parser.add_argument("--pool", type=int, default=2000)
-    parser.add_argument("--methods", nargs="+", default=["tfidf_lr", "default", "few_labels"])
+    parser.add_argument("--methods", nargs="+", default=["tfidf_lr", "default", "model2vec", "few_labels"])
     parser.add_argument("--variant", default="", help="a suffix of the result names: runs not to average together")
     args = parser.parse_args()
     commit_at_start()
@@ -91,6 +108,10 @@ def main() -> None:
                 accuracy, seconds = default_alone(labelled, test, seed)
                 write_result(f"few-default-{args.dataset}-k{k}{args.variant}-s{seed}",
                              {**base, "method": "default", "test_accuracy": accuracy, "train_seconds": seconds})
+            if "model2vec" in args.methods:
+                accuracy, seconds = model2vec_alone(labelled, test, list(data.labels), seed)
+                write_result(f"few-model2vec-{args.dataset}-k{k}{args.variant}-s{seed}",
+                             {**base, "method": "model2vec", "test_accuracy": accuracy, "train_seconds": seconds})
             if "few_labels" in args.methods:
                 with tempfile.TemporaryDirectory(prefix="few-labels-") as scratch:
                     out = Path(scratch) / "m"
@@ -111,7 +132,7 @@ def main() -> None:
 
 
 
-METHODS = [("tfidf_lr", "TF-IDF + LR"), ("default", "default, labels alone"),
+METHODS = [("tfidf_lr", "TF-IDF + LR"), ("default", "default, labels alone"), ("model2vec", "model2vec"),
            ("setfit_teacher", "SetFit teacher"), ("student", "compact student")]
 
 
@@ -134,7 +155,9 @@ def few_labels_section(results: list[dict]) -> list[str]:
              "many of its texts, labels dropped) as the unlabelled pool, the full test split scored; the same draws "
              "for every method. "
              "The SetFit teacher is the setfit package with its default settings over the MiniLM package, as "
-             "`attentive train --few-labels` trains it; the compact student is the default distilled from it on the "
+             "`attentive train --few-labels` trains it; model2vec is its static model distilled from the same MiniLM "
+             "with its own classifier at its default settings, stopping early on its own tenth of the labelled texts; "
+             "the compact student is the default distilled from it on the "
              "pool and exported int8. Test accuracy (%), mean ± std over the draws; training seconds on this "
              f"machine (`{first['command']}`, commit {first['git_commit']}).", "",
              *md_head(["set", "k a class", "pool", "draws", *(name for _, name in METHODS),
