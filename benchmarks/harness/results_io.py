@@ -19,7 +19,8 @@ PAPERS = Path(__file__).resolve().parents[1] / "papers" / "papers.json"
 FAMILIES = {"model": "runs", "baseline": "runs", "long_texts": "long_texts", "linear_prior": "linear_prior",
             "deployable": "deploy", "shipped": "deploy", "frontier": "deploy", "size": "deploy",
             "class_weights": "accuracy", "cv": "accuracy", "tune": "accuracy", "multilabel": "accuracy",
-            "abstain": "accuracy", "few_labels": "accuracy", "small_calibration": "accuracy",
+            "abstain": "accuracy", "few_labels": "accuracy", "active_loop": "accuracy",
+            "small_calibration": "accuracy",
             "scaling": "scale", "ddp_accuracy": "scale", "throughput": "scale",
             "parameters": "papers", "characteristics": "papers"}
 OWN_SECTION_KINDS = tuple(kind for kind in FAMILIES if kind not in ("model", "baseline"))  # sections of their own

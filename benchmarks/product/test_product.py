@@ -352,3 +352,96 @@ def test_the_few_labels_table_has_a_model2vec_column():
     assert head.split(" | ")[4:7] == ["TF-IDF + LR", "default, labels alone", "model2vec"]
     assert "| sst2 | 16 | 2,000 | 2 | 55.0 (one draw) | — | 61.0 ± 1.4 | — | — | — | — | — |" in lines
 
+
+def _loop(strategy: str, seed: int, accuracies: list[float], per_round: int = 50) -> dict:
+    curve = [{"added": i * per_round, "labelled": 16 + i * per_round, "test_accuracy": a, "train_seconds": 10.0}
+             for i, a in enumerate(accuracies)]
+    return made_result(f"active-{strategy}-sst2-teacher-s{seed}", seed, accuracies[-1], kind="active_loop",
+                       dataset="sst2", strategy=strategy, learner="teacher", start_per_class=8, per_round=per_round,
+                       rounds=len(accuracies) - 1, pool=2000, variant="", curve=curve)
+
+
+def test_the_active_learning_section_sets_suggest_beside_random_and_checks_300_added_labels(tmp_path):
+    from benchmarks.product.fewlabels.active_loop import active_loop_section
+
+    start = [0.70] * 6
+    suggest = [_loop("suggest", s, [0.70, *start[1:], 0.85 + s / 100]) for s in range(3)]
+    random_ = [_loop("random", s, [0.70, *start[1:], 0.80 + s / 100]) for s in range(3)]
+    lines = active_loop_section(suggest + random_)
+    assert lines[0] == "## Active learning" and "### sst2, teacher: 8 a class to start, 50 a round, pool 2,000" in lines
+    assert "| 0 | 16 | 70.0 ± 0.0 | 70.0 ± 0.0 | 3/3 | 10 |" in lines
+    assert "| 300 | 316 | 86.0 ± 1.0 | 81.0 ± 1.0 | 3/3 | 10 |" in lines
+    [check] = [line for line in lines if line.startswith("Suggest against random")]
+    assert check.startswith("Suggest against random after 300 added labels: mean +5.0 points; suggest beats random by")
+    close = [_loop("random", s, [0.70, *start[1:], 0.845 + s / 100]) for s in range(3)]
+    assert "does not beat random by more than the draws' spread (1.0 points" in "\n".join(
+        active_loop_section(suggest + close))
+    one = active_loop_section([suggest[0], random_[0]])
+    assert any("fewer than 2 draws of each" in line for line in one)
+    assert active_loop_section([_few("model2vec", 0, 0.6)]) == []
+    for result in suggest + random_:  # read back as result files, the section in BENCHMARKS.md
+        write_made(tmp_path, result)
+    text = render.render(tmp_path, tmp_path / "BENCHMARKS.md")
+    assert "## Active learning" in text and "Skipped results" not in text
+
+
+class _Guessing:
+    """A model of two labels whose probabilities come from the text alone: a stand-in learner (no training)."""
+
+    labels = ["negative", "positive"]
+
+    def predict_proba(self, texts):
+        import zlib
+
+        positive = [zlib.crc32(text.encode()) % 1000 / 1000 for text in texts]
+        return [[1 - p, p] for p in positive]
+
+
+def test_the_loop_adds_exactly_per_round_new_pool_rows_each_round_from_one_shared_start():
+    import attentive
+    from benchmarks.product.fewlabels.active_loop import simulate, start
+
+    data = attentive.load_dataset("sst2_sample")
+    train, test = list(data.splits["train"]), list(data.splits["test"])[:50]
+    trainings = []
+
+    def learn(texts, labels, seed):
+        trainings.append(len(texts))
+        return _Guessing()
+
+    start_rows, pool = start(train, data.labels, 8, 3, 300)
+    assert (start_rows, pool) == start(train, data.labels, 8, 3, 300), "the draw is seeded"
+    assert [train[row].label for row in start_rows].count("positive") == 8 and len(set(start_rows)) == 16
+    assert len(pool) == 300 and not set(pool) & set(start_rows)
+    runs = {strategy: simulate(strategy, train, test, start_rows, pool, learn, 4, 25, 3) for strategy in
+            ("suggest", "random")}
+    assert trainings == [16, 41, 66, 91, 116] * 2
+    for found in runs.values():
+        assert [p["labelled"] for p in found["curve"]] == [16, 41, 66, 91, 116]
+        assert [p["added"] for p in found["curve"]] == [0, 25, 50, 75, 100]
+        added = [row for rows in found["added_rows"] for row in rows]
+        assert [len(rows) for rows in found["added_rows"]] == [25] * 4
+        assert len(set(added)) == 100 and set(added) <= set(pool), "no row chosen twice, each from the pool"
+    assert runs["suggest"]["curve"][0] == runs["random"]["curve"][0]
+    assert runs["suggest"]["added_rows"] != runs["random"]["added_rows"]
+    assert simulate("random", train, test, start_rows, pool, learn, 4, 25, 3)["added_rows"] == \
+        runs["random"]["added_rows"], "random is seeded"
+    with pytest.raises(ValueError, match="too small"):
+        simulate("random", train, test, start_rows, pool[:99], learn, 4, 25, 3)
+
+
+def test_a_tiny_labelling_loop_with_the_default_learner_writes_one_curve_a_strategy(tmp_path):
+    import json
+
+    from benchmarks.product.fewlabels.active_loop import active_loop_section, main
+
+    main(["--dataset", "sst2_sample", "--draws", "1", "--rounds", "2", "--per-round", "10", "--pool", "200",
+          "--learner", "default", "--results-dir", str(tmp_path)])
+    found = {path.name: json.loads(path.read_text()) for path in tmp_path.glob("*.json")}
+    assert sorted(found) == ["active-random-sst2_sample-default-s0.json", "active-suggest-sst2_sample-default-s0.json"]
+    for result in found.values():
+        assert result["kind"] == "active_loop" and [p["labelled"] for p in result["curve"]] == [16, 26, 36]
+        assert 0 <= result["curve"][-1]["test_accuracy"] <= 1 and result["start_rows"]
+    assert found["active-random-sst2_sample-default-s0.json"]["curve"][0] == \
+        found["active-suggest-sst2_sample-default-s0.json"]["curve"][0]
+    assert any(line.startswith("| 20 | 36 |") for line in active_loop_section(list(found.values())))
