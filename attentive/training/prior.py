@@ -12,12 +12,14 @@ The two models are combined as a product of experts (Hinton 2002), log p_model +
 the linear model fitted on dev: the two numbers a, b > 0 minimising the dev log-loss of softmax(a · log p_model +
 b · log p_linear) give r = b / a (a logistic-regression stacker of the two models; a alone would be a temperature).
 Divided by n as the channel divides its rows' sum, z is itself a channel. The network's logits are linear in its
-head's last layer and the channel's rows, so multiplying those by a / T and then adding b · idf_w · W_w to the
-unigram row of w, b · idf_h · W_h to the bigram row of h and b times the intercept to the head's bias makes the
-logits a · logits / T + b · z: the fitted product itself, normalised (log-softmax only subtracts one number per text),
-at the scale the fit found, so that the temperature fitted again afterwards, on the sum, stays near 1 even where a
-is small (a network whose dev answers were worth little). So the fitted model costs nothing at answer time, an
-export carries it, and the channel's exact per-word split explains it.
+head's last layer and the channel's rows, so multiplying those by u · a / T and then adding u · b · idf_w · W_w to
+the unigram row of w, u · b · idf_h · W_h to the bigram row of h and u · b times the intercept to the head's bias
+makes the logits u · (a · logits / T + b · z): the fitted product, normalised (log-softmax only subtracts one number
+per text), times u = 1 / max(a, b, 1). The temperature is then fitted again on the sum, within the bounds dev
+supports (attentive/training/calibration.py): where a and b are at most 1 it lands near 1, even for a network whose
+dev answers were worth little (small a); where the fit sharpened either part (a or b above 1), the sum is left at a
+scale that sharpens neither, and only a dev large enough to sharpen on takes it further. So the fitted model costs
+nothing at answer time, an export carries it, and the channel's exact per-word split explains it.
 
 Why it is there: on long documents TF-IDF + LR beats a jointly trained n-gram channel; fitted first and apart, with its
 own regularisation, the linear model keeps what it reads best, and the dev split says how much it is worth on the data
@@ -188,8 +190,9 @@ def add_prior(channel: NgramChannel, head: MLPHead, train: Sequence[Item], train
         return {"skipped": "on dev texts its weight was not fitted on, the model answered better without it "
                            "(by more than one standard error)", **check, **report}
     a, b = fitted_weights(model_log_probs, log_softmax(linear, axis=1), dev_targets)
-    network_scale = a / temperature  # every logit of the network times this, then b · z added: the product exactly
-    rows = torch.as_tensor(b * idf[:, None] * weights, dtype=channel.unigrams.weight.dtype)
+    unsharpened = 1 / max(a, b, 1.0)  # the product at a scale neither part is sharpened to; calibration may sharpen
+    network_scale, linear_scale = unsharpened * a / temperature, unsharpened * b
+    rows = torch.as_tensor(linear_scale * idf[:, None] * weights, dtype=channel.unigrams.weight.dtype)
     index = torch.as_tensor(seen)
     last = head.net[-1]  # an MLP head's last layer, with a bias (build_model checks it has one)
     with torch.no_grad():
@@ -200,10 +203,10 @@ def add_prior(channel: NgramChannel, head: MLPHead, train: Sequence[Item], train
                                            rows[unigram].to(channel.unigrams.weight.device))
         channel.bigrams.weight.index_add_(0, (index[~unigram] - vocab).to(channel.bigrams.weight.device),
                                           rows[~unigram].to(channel.bigrams.weight.device))
-        added = torch.as_tensor(b * intercept, dtype=last.bias.dtype, device=last.bias.device)
+        added = torch.as_tensor(linear_scale * intercept, dtype=last.bias.dtype, device=last.bias.device)
         last.bias.add_(added[1] - added[0] if head.sigmoid else added)  # the sigmoid form's logits are (0, s)
-    after = network_scale * np.asarray(dev_logits, dtype=np.float64) + b * linear  # the folded model's dev logits
+    after = network_scale * np.asarray(dev_logits, dtype=np.float64) + linear_scale * linear  # the folded dev logits
     accuracy = float((after.argmax(1) == np.asarray(dev_targets)).mean())
-    return {"weight": b / a, "network_scale": network_scale, "linear_scale": b, **report, **check,
+    return {"weight": b / a, "network_scale": network_scale, "linear_scale": linear_scale, **report, **check,
             "dev_accuracy": accuracy}
 

@@ -70,9 +70,11 @@ def test_the_folded_rows_answer_the_product_of_the_two_models(classes, sigmoid):
     a, b = fitted_weights(log_softmax(before / temperature), log_softmax(linear), dev_labels)
     assert report["weight"] == pytest.approx(b / a) and b / a > 0.1  # the linear model reads the labels' words
     assert b / a <= WEIGHT_BOUNDS[1] / WEIGHT_BOUNDS[0]  # finite where the model's answers are noise (sigmoid)
-    expected = a * log_softmax(before / temperature) + b * log_softmax(linear)  # the fitted product of experts
-    assert np.allclose(log_softmax(after), log_softmax(expected), atol=1e-5)  # at its own scale: no temperature
-    assert report["network_scale"] == pytest.approx(a / temperature) and report["linear_scale"] == pytest.approx(b)
+    unsharpened = 1 / max(a, b, 1)
+    expected = unsharpened * (a * log_softmax(before / temperature) + b * log_softmax(linear))  # the product
+    assert np.allclose(log_softmax(after), log_softmax(expected), atol=1e-5)  # at a scale sharpening neither part
+    assert report["network_scale"] == pytest.approx(unsharpened * a / temperature)
+    assert report["linear_scale"] == pytest.approx(unsharpened * b)
     assert report["C"] in (8, 32, 128)
     assert report["dev_accuracy"] == pytest.approx(float((after.argmax(1) == np.array(dev_labels)).mean()))
 
