@@ -445,3 +445,19 @@ def test_a_tiny_labelling_loop_with_the_default_learner_writes_one_curve_a_strat
     assert found["active-random-sst2_sample-default-s0.json"]["curve"][0] == \
         found["active-suggest-sst2_sample-default-s0.json"]["curve"][0]
     assert any(line.startswith("| 20 | 36 |") for line in active_loop_section(list(found.values())))
+
+
+def test_the_rule_for_the_linear_model_on_every_length_reads_dev_and_names_a_fallen_set():
+    from benchmarks.product.accuracy.render_defaults import CURRENT, PREVIOUS, RULE_SETS, rule_line
+
+    def runs(variant, dataset, devs):
+        return [made_result(f"default-{dataset}-{variant}-s{seed}", seed, 0.5, recipe="default", dataset=dataset,
+                            variant=variant, dev={"accuracy": dev}) for seed, dev in enumerate(devs)]
+
+    results = [r for dataset in RULE_SETS for r in runs(PREVIOUS, dataset, [0.80, 0.81, 0.82])
+               + runs(CURRENT, dataset, [0.81, 0.82, 0.83])]
+    assert rule_line(results).endswith("no set below by more than its seed std: the rule is met.")
+    fallen = [r for r in results if not (r["dataset"] == "sst2" and r["variant"] == CURRENT)]
+    fallen += runs(CURRENT, "sst2", [0.70, 0.71, 0.72])
+    assert "sst2 -10.00: the rule is not met." in rule_line(fallen)
+    assert "10 of 11 sets have run" in rule_line([r for r in results if r["dataset"] != "sst2"])
