@@ -137,11 +137,13 @@ def defaults_section(results: list[dict], sizes: list[dict] = ()) -> list[str]:
              "Beside it: its own linear part alone (that logistic regression, refitted at the C dev chose), the "
              f"previous default (variant `{PREVIOUS}`: the dense channel, the linear model on long texts only), "
              "`opinion` (a biGRU under the same attention), TF-IDF + LR, fastText and model2vec tuned on dev, and "
-             "what `train --pick` picks from the default and `opinion`. Test accuracy (%), mean ± std over seeds "
+             "what `train --pick` picks from the default and `opinion` (simulated from the two candidates' stored runs "
+             "of each seed: `simulated_pick`; its seconds are both trainings' where `opinion` fits the budget). Test "
+             "accuracy (%), mean ± std over seeds "
              "(n). Δ: the default's mean minus the best of TF-IDF + LR, fastText and model2vec. Train: mean wall "
              "seconds of the default's runs on the 2-core CPU machine (one thread, beside other work).", "",
              "| dataset | default (n) | linear part | previous default (n) | opinion (n) | TF-IDF + LR | fastText "
-             "| model2vec (n) | Δ default | pick: opinion / seeds (test) | train s |",
+             "| model2vec (n) | Δ default | pick: opinion / seeds (test; train s) | train s |",
              "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     below_peer, below_linear, means = [], [], {}
     for dataset in DATASETS:
@@ -163,7 +165,8 @@ def defaults_section(results: list[dict], sizes: list[dict] = ()) -> list[str]:
                 below_linear.append(f"{dataset} {(statistics.fmean(ours) - statistics.fmean(linear)) * 100:+.2f}")
         picks = simulated_pick(runs, opinion_runs)
         picked = "—" if not picks else (f"{sum(p[0] == 'opinion' for p in picks)}/{len(picks)} "
-                                        f"({fmt_mean_std([p[1] for p in picks])})")
+                                        f"({fmt_mean_std([p[1] for p in picks])}; "
+                                        f"{statistics.fmean(p[2] for p in picks):.0f} s)")
         train_s = mean(METRICS["wall_time_s"](runs))
         lines.append(f"| {dataset} | {_with_count(ours)} | {fmt_mean_std(linear)} | {_with_count(previous)} | "
                      f"{_with_count(opinion)} | {fmt_mean_std(baselines['tfidf_lr'])} | "
