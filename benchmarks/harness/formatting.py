@@ -1,5 +1,4 @@
-"""How BENCHMARKS.md writes numbers: every section formats through these functions (this module imports nothing from
-benchmarks). Accuracies are stored as fractions of 1 and shown in percent."""
+"""How BENCHMARKS.md writes numbers; accuracies are stored as fractions of 1 and shown in percent."""
 from __future__ import annotations
 
 import statistics
@@ -9,8 +8,7 @@ NONE = "—"
 
 
 def fmt_mean_std(values: Sequence[float], digits: int = 2, scale: float = 100.0) -> str:
-    """``mean ± std`` (sample std over seeds) of `values` × `scale` (percent by default) with `digits` decimals; just
-    the value for a single run; ``—`` for none. The one mean ± std formatter of BENCHMARKS.md."""
+    """``mean ± std`` (sample std) of `values` × `scale`; the value alone for one run; ``—`` for none."""
     if not values:
         return NONE
     if len(values) == 1:
@@ -24,7 +22,7 @@ def fmt_number(value: float | None, digits: int = 2, scale: float = 100.0) -> st
 
 
 def fmt_paper(value: float | None, digits: int = 2) -> str:
-    """A paper's number in percent: values up to 1 are read as fractions, larger ones as percentages."""
+    """A paper's number in percent (values up to 1 read as fractions)."""
     if value is None:
         return NONE
     return fmt_number(value, digits, 100.0 if value <= 1 else 1.0)
@@ -44,7 +42,7 @@ def fmt_seconds(seconds: float | None) -> str:
 
 
 def fmt_metric(metric: str, value: float) -> str:
-    """A metric of :data:`benchmarks.harness.results_io.METRICS`: times (``*_s``) as seconds, the rest in percent."""
+    """Times (``*_s``) as seconds, the rest in percent."""
     return fmt_seconds(value) if metric.endswith("_s") else f"{value * 100:.2f}%"
 
 
@@ -66,7 +64,7 @@ def md_row(cells: Sequence[str]) -> str:
 
 
 def md_head(columns: Sequence[str], align: str) -> list[str]:
-    """A markdown table's head: the column names, then each column's alignment (`align`: one `l` or `r` a column)."""
+    """A markdown table's head; `align` holds one `l` or `r` a column."""
     return [md_row(columns), md_row(["---:" if side == "r" else "---" for side in align])]
 
 

