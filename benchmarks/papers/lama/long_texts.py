@@ -1,23 +1,10 @@
-"""LAMA's long-text experiment (issue 46, item 2): heads on IMDB's long reviews beside its short ones.
+"""LAMA's long-text claim (paper §5.2): heads on IMDB's long reviews beside its short ones.
 
-    python -m benchmarks.papers.lama.long_texts [--halves long short] [--models lama_ctx san] [--counts 1 2 5 10 20]
-        [--seeds 0 1 2] [--jobs N] [--deadline SECONDS] [--device cuda|cpu] [--results-dir DIR]
+    python -m benchmarks.papers.lama.long_texts [--jobs N] [--deadline SECONDS] [--device cuda|cpu]
 
-The LAMA paper (§4.1.1) builds YelpL from the Yelp reviews longer than their mean (118 tokens) and reports (§5.2,
-Fig. 3) that more heads help there. No public long-review set ships here beyond IMDB, so IMDB is cut the same way:
-a review's length is its number of whitespace-separated words, the mean is taken over the TRAIN reviews, and train,
-dev and test are each cut into "long" (> mean) and "short" (<= mean) by that one number. Dev is the IMDB reader's own.
-
-Each half trains `lama_ctx` with `pooler.heads` and `san` with `pooler.hops` in `--counts`, one run per seed, at the
-CPU budget of the heads sweep (reproduce_heads.sh: at most 3 epochs, patience 1) but reading 800 tokens; the epoch is
-chosen on the half's dev split, its test split evaluated once. One result per run,
-`long-texts-<half>-<model>-<count>-s<seed>.json` (kind `long_texts`), which `long_texts_section` renders.
-
-Runs go seed by seed (seed 0 of every half, model and count first), so a run cut short by `--deadline` (no run
-starts after it) still leaves whole comparisons. `--jobs N` runs N at once in worker processes of one torch thread
-each. Before a half's runs, one warm-up training of a single batch computes its word2vec vectors, which attentive
-caches by the training texts' content, so that every run of the half reads them.
-"""
+IMDB is cut at the mean train length in words, as the paper cut Yelp for YelpL; each half trains `lama_ctx` (heads)
+and `san` (hops) at each count and seed, 3 epochs at most, 800 tokens, the epoch chosen on the half's dev. Runs go
+seed by seed so a `--deadline` leaves whole comparisons. Writes `long-texts-<half>-<model>-<count>-s<seed>.json`."""
 from __future__ import annotations
 
 import argparse
@@ -41,16 +28,17 @@ from benchmarks.harness.formatting import fmt_mean_std, md_head, md_row
 from benchmarks.harness.results_io import load_papers, machine_short
 
 HALVES = ("long", "short")
-COUNT_KEY = {"lama_ctx": "pooler.heads", "san": "pooler.hops"}  # the model's number of attention heads / hops
+COUNT_KEY = {"lama_ctx": "pooler.heads", "san": "pooler.hops"}
+COUNTS, SEEDS = (1, 2, 5, 10, 20), (0, 1, 2)
 MAX_LENGTH = 800
 SETTINGS = ("train.epochs=3", "train.patience=1", f"tokenizer.max_length={MAX_LENGTH}")
 WARM_UP = ("train.epochs=1", "train.batches_per_epoch=1", f"tokenizer.max_length={MAX_LENGTH}")
 LENGTH_UNIT = "whitespace-separated words (str.split)"
-_PRE_TOKENIZER = Whitespace()  # attentive's word tokenizer splits text this way before the vocabulary lookup
+_PRE_TOKENIZER = Whitespace()  # how attentive's word tokenizer splits text
 
 
 class Task(NamedTuple):
-    """One training: a run of the table, or (`warm_up`) the single batch that caches a half's word vectors."""
+    """One run of the table, or (`warm_up`) the single batch that caches a half's word vectors."""
 
     half: str
     model: str
@@ -60,18 +48,15 @@ class Task(NamedTuple):
 
 
 def word_count(text: str) -> int:
-    """A review's length as the cut counts it: whitespace-separated words."""
     return len(text.split())
 
 
 def token_count(text: str) -> int:
-    """A review's length as the model reads it: the tokenizer's words and punctuation runs (its pre-tokenizer)."""
     return len(_PRE_TOKENIZER.pre_tokenize_str(text))
 
 
 def cut_halves(dataset: Dataset) -> tuple[float, dict[str, Dataset]]:
-    """The mean length of the train reviews, and the dataset cut at it: "long" (> mean) and "short" (<= mean), train,
-    dev and test alike."""
+    """The mean train length, and the dataset cut at it: "long" (> mean) and "short", every split alike."""
     cut = statistics.fmean(word_count(ex.text) for ex in dataset.splits["train"])
     return cut, {half: Dataset(f"{dataset.name}-{half}", {
         split: [ex for ex in dataset.splits[split] if (word_count(ex.text) > cut) == (half == "long")]
@@ -83,13 +68,11 @@ def result_name(task: Task) -> str:
 
 
 def plan(halves: Sequence[str], models: Sequence[str], counts: Sequence[int], seeds: Sequence[int]) -> list[Task]:
-    """Every run, seed by seed: all of seed 0 first, so that runs cut off by the deadline leave whole comparisons."""
+    """Every run, all of seed 0 first."""
     return [Task(half, model, count, seed) for seed in seeds for half in halves for model in models for count in counts]
 
 
-# --------------------------------------------------------------------------- the worker processes
-
-_HALVES: list[tuple[float, dict[str, Dataset]]] = []  # per worker: IMDB cut once, read by every run
+_HALVES: list[tuple[float, dict[str, Dataset]]] = []  # per worker: IMDB cut once
 
 
 def init_worker(threads: int) -> None:
@@ -105,7 +88,7 @@ def halves() -> tuple[float, dict[str, Dataset]]:
 
 
 def run_task(task: Task, device: str | None, results_dir: Path | None) -> str:
-    """Train one task in this process; a run writes its result file. Returns the line to print."""
+    """Train one task; a run writes its result file. Returns the line to print."""
     import torch
 
     cut, cut_data = halves()
@@ -142,12 +125,12 @@ def run_task(task: Task, device: str | None, results_dir: Path | None) -> str:
             f"{payload['wall_time_s']} s) -> {path}")
 
 
-# --------------------------------------------------------------------------- the scheduler
+
 
 
 def schedule(tasks: list[Task], jobs: int, deadline: float | None, submit) -> int:
-    """Run `tasks` (warm-ups included) `jobs` at a time through `submit(task) -> Future`; a half's runs start only
-    after its warm-up. Starts nothing once `deadline` seconds have passed. Returns the number of failed tasks."""
+    """Run `tasks` `jobs` at a time through `submit(task) -> Future`, a half's runs after its warm-up, none started
+    after `deadline` seconds; the number of failed tasks."""
     started = time.monotonic()
     pending, running, failed = list(tasks), {}, 0
     warming = {task.half for task in tasks if task.warm_up}
@@ -179,21 +162,17 @@ def schedule(tasks: list[Task], jobs: int, deadline: float | None, submit) -> in
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--halves", nargs="+", choices=HALVES, default=list(HALVES))
-    parser.add_argument("--models", nargs="+", choices=sorted(COUNT_KEY), default=list(COUNT_KEY))
-    parser.add_argument("--counts", type=int, nargs="+", default=[1, 2, 5, 10, 20])
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+
     parser.add_argument("--jobs", type=int, default=1, help="runs at once, each its own process of one torch thread")
     parser.add_argument("--deadline", type=float, default=None, metavar="SECONDS",
                         help="start no run after this many seconds; finished runs are kept")
     parser.add_argument("--device", default=None, help="cuda or cpu (default: cuda where there is one)")
     parser.add_argument("--results-dir", type=Path, default=None)
     args = parser.parse_args(argv)
-    commit_at_start()  # the code that runs is the code at start
-    runs = plan(args.halves, args.models, args.counts, args.seeds)
-    warm_ups = [Task(half, args.models[0], args.counts[0], 0, warm_up=True) for half in args.halves]
+    commit_at_start()
+    runs = plan(HALVES, list(COUNT_KEY), COUNTS, SEEDS)
+    warm_ups = [Task(half, "lama_ctx", COUNTS[0], 0, warm_up=True) for half in HALVES]
     print(f"{len(runs)} runs, {args.jobs} at once, on {args.device or 'the default device'}", flush=True)
-    # one thread per worker for torch, OpenMP and the tokenizers' Rust pool (the workers inherit the environment)
     os.environ.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false")
     with ProcessPoolExecutor(args.jobs, mp_context=get_context("spawn"), initializer=init_worker,
                              initargs=(1,)) as pool:
@@ -201,9 +180,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                           lambda task: pool.submit(run_task, task, args.device, args.results_dir))
     return 1 if failed else 0
 
-
-
-# --------------------------------------------------------------------------- BENCHMARKS.md's section
 
 TITLE = "Heads against length (LAMA paper §4.1.1, §5.2)"
 LABEL = {"lama_ctx": "LAMA+Ctx", "san": "SAN"}
@@ -231,8 +207,7 @@ def _cell(runs: list[dict] | None, split: str) -> str:
 
 
 def gain(table: dict, recipe: str, half: str, counts: list[int]) -> tuple[float, int, list[float]]:
-    """On one half: test accuracy at the count dev prefers minus at the fewest, that count, and the seed stds of
-    the two cells (for the noise)."""
+    """On one half: test accuracy at the count dev prefers minus at the fewest, that count, the two cells' stds."""
     best = max(counts, key=lambda c: statistics.fmean(_accuracies(table[(recipe, c, half)], "dev")))
     ends = [_accuracies(table[(recipe, c, half)], "test") for c in (counts[0], best)]
     stds = [statistics.stdev(values) for values in ends if len(values) > 1]
@@ -240,7 +215,7 @@ def gain(table: dict, recipe: str, half: str, counts: list[int]) -> tuple[float,
 
 
 def verdict(table: dict) -> str:
-    """One sentence: does accuracy rise with heads more on the long half than on the short, and by how much."""
+    """Does accuracy rise with heads more on the long half than on the short, and by how much."""
     parts, lama = [], None
     for recipe in (r for r in LABEL if any(key[0] == r for key in table)):
         counts = sorted({c for (r, c, h) in table if r == recipe and all((r, c, x) in table for x in HALVES)})

@@ -1,11 +1,7 @@
-"""Parameter efficiency (LAMA paper §3.3.2, Fig. 4): attention-layer parameters against the number of heads for
-LAMA, SAN and TE, counted on built models, plus every recipe's total parameters and size on disk.
+"""Parameter efficiency (LAMA paper §3.3.2, Fig. 4): attention-layer parameters against heads for LAMA, SAN and TE,
+and every recipe's size, counted on built models.
 
-    python -m benchmarks.papers.lama.params [--max-heads 40]
-
-Writes benchmarks/results/params.json, which `parameters_section` renders into BENCHMARKS.md, and
-benchmarks/results/params_heads.png.
-"""
+    python -m benchmarks.papers.lama.params"""
 from __future__ import annotations
 
 import argparse
@@ -35,9 +31,7 @@ def attention_parameters(recipe: str, heads: int) -> int:
 
 
 def model_sizes() -> dict:
-    """Trainable parameters and safetensors size of every word-level recipe at its default settings: the network
-    `attentive.api.network_for` builds, saved by
-    `attentive.Model.save`."""
+    """Trainable parameters and safetensors size of every word-level recipe at its defaults."""
     sizes = {}
     for name in available_recipes():
         recipe = load_recipe(name)
@@ -79,11 +73,10 @@ def plot(curves: dict[str, list[int]], heads: list[int], path: Path) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--max-heads", type=int, default=40)
-    args = parser.parse_args(argv)
+    parser.parse_args(argv)
     commit_at_start()
     torch.manual_seed(0)
-    heads = list(range(1, args.max_heads + 1))
+    heads = list(range(1, 41))
     curves = {name: [attention_parameters(name, m) for m in heads] for name in ("lama", "lama_ctx", "san", "te")}
     plot(curves, heads, RESULTS_DIR / "params_heads.png")
     write_result("params", {"kind": "parameters", "heads": heads, "attention_parameters": curves,
@@ -93,9 +86,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-
 def parameters_section(result: dict) -> list[str]:
-    """Attention-layer parameters against heads (LAMA paper Fig. 4) and each recipe's size, from params.json."""
+    """Attention-layer parameters against heads and each recipe's size, from params.json."""
     heads, curves = result["heads"], result["attention_parameters"]
     shown = [m for m in (1, 5, 10, 20, 30, 40) if m in heads]
     lines = ["## Parameter efficiency (LAMA paper §3.3.2, Fig. 4)", "",

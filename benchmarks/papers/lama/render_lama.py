@@ -1,14 +1,5 @@
-"""BENCHMARKS.md's sections on the LAMA paper (Mehta et al.):
-
-- Table 3: its rows — SAN, BiGRU, CNN, TE, LAMA, LAMA+Ctx, the pretrained transformer (their BERT, our MiniLM-L6
-  fine-tune) and AVG — on IMDB, R8 and News beside the paper's figures, and the issue's check that LAMA+Ctx is at or
-  above every model of ours there, our TF-IDF + LR, fastText and frozen MiniLM included;
-- §5.2: accuracy against the number of heads (Fig. 4's parameter counts: params.py).
-
-Each Table 3 cell is the variant of the recipe that dev chose (`benchmarks.harness.results_io.selected_runs`: among the
-variants run with the most seeds, the highest mean dev accuracy), shown as its mean test accuracy ± sample std. Our
-News split is UCI headlines grouped by story, not the paper's news articles, so that column has no paper figure.
-"""
+"""BENCHMARKS.md's LAMA paper sections: Table 3 (each cell the variant dev chose) with the check that LAMA+Ctx is at
+or above every model of ours, and accuracy against the number of heads (§5.2)."""
 from __future__ import annotations
 
 import re
@@ -27,8 +18,7 @@ HEADS_VARIANT = re.compile(r"^heads-(?P<setting>.+)-m(?P<heads>\d+)$")
 
 
 def table_cells(results: list[dict]) -> dict[tuple[str, str], tuple[str, list[float]]]:
-    """(row name, dataset) -> (the dev-selected variant, its runs' test accuracies), for the paper's rows and ours
-    only that have runs."""
+    """(row name, dataset) -> (the dev-selected variant, its runs' test accuracies), for the rows that have runs."""
     cells = {}
     for name, _ in ROWS + OURS_ONLY:
         for dataset in DATASETS:
@@ -46,8 +36,7 @@ def _cell(entry: tuple[str, list[float]] | None) -> str:
 
 
 def challenger_checks(cells: dict[tuple[str, str], tuple[str, list[float]]]) -> list[str]:
-    """Per dataset: is LAMA+Ctx at or above every other model of ours? Those above it, by how many points, against
-    the larger of the two seed stds (the difference a re-run could plausibly undo)."""
+    """Per dataset: is LAMA+Ctx at or above every other model of ours? Those above it, with the larger seed std."""
     lines = []
     for dataset in DATASETS:
         mine = cells.get((CHALLENGER, dataset))

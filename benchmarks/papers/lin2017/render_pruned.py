@@ -1,12 +1,5 @@
-"""BENCHMARKS.md's pruned-MLP section: Lin et al. 2017, Appendix A / Table 4 in spirit. SAN with its full MLP head
-(`san`) beside SAN with the pruned one (`san_pruned`), run with the same settings (variant) on the same dataset:
-parameters of the hidden layer, the softmax layer and the other parts, and test accuracy; the paper's own rows
-(benchmarks/papers/papers.json) in the text above the table.
-
-Hidden and softmax counts come from the head of a model built from the run's own recipe and settings (the head does
-not depend on the vocabulary; `attentive.api.network_for` builds it); "other parts" is the run's trainable total less
-its head.
-"""
+"""BENCHMARKS.md's pruned-MLP section (Lin et al. 2017, Appendix A): `san` beside `san_pruned` at the same settings,
+with head parameter counts from a model built from each run's recipe."""
 from __future__ import annotations
 
 from attentive import load_recipe
@@ -36,7 +29,7 @@ def paper_rows() -> str:
 
 
 def pruned_section(results: list[dict]) -> list[str]:
-    """One table row per head for every (dataset, variant) where both SAN heads have runs; nothing otherwise."""
+    """A row per head for every (dataset, variant) where both SAN heads have runs."""
     groups = group_results(results)
     pairs = sorted({(dataset, variant) for (_kind, name, dataset, variant) in groups if name == PAIR[1]
                     and ("model", PAIR[0], dataset, variant) in groups})

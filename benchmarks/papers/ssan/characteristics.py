@@ -1,14 +1,7 @@
-"""The SSAN paper's model-characteristics table (Ambartsoumian & Popowich 2018, Table 3), measured on this machine:
-trainable parameters (with and without the word vectors), time to train 10 epochs of SST-fine (the training steps
-alone, without building the vocabulary or evaluating dev), time to predict the dev set 10 times, and peak memory.
+"""The SSAN paper's Table 3 measured here: parameters (with and without word vectors), time to train 10 epochs of
+SST-fine, time to predict dev 10 times, peak memory; each recipe in its own subprocess (its own ru_maxrss).
 
-    python -m benchmarks.papers.ssan.characteristics [--recipes ssan ssan_rpr ...] [--epochs 10]
-
-As in the paper: SST-fine (Barnes et al.'s trees), hidden size 300, batch 32 for training and inference, Adam, the
-same machine and run for every model. Each recipe runs in its own subprocess, so that its peak resident memory
-(ru_maxrss) is its own. Word vectors are random 300-d: timing and memory do not depend on their values.
-`characteristics_section` renders the result beside the paper's ratios (benchmarks/papers/papers.json).
-"""
+    python -m benchmarks.papers.ssan.characteristics"""
 from __future__ import annotations
 
 import argparse
@@ -43,10 +36,7 @@ def overrides_for(recipe_name: str, epochs: int) -> list[str]:
 
 
 def measure_one(recipe: str, epochs: int) -> dict:
-    """Train `recipe` on SST-fine for `epochs` epochs, then predict the dev set 10 times; runs in the child. The
-    prediction is timed on the network alone, the texts encoded once beforehand
-    (`attentive.api.encoded_probabilities`: Model.predict_proba would also time the tokenizer and the building of
-    answers)."""
+    """In the child: train `recipe` on SST-fine, then time the network alone on the encoded dev set 10 times."""
     import torch
 
     import attentive
@@ -69,17 +59,15 @@ def measure_one(recipe: str, epochs: int) -> dict:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--recipes", nargs="+", default=list(RECIPES))
     parser.add_argument("--epochs", type=int, default=10)
     parser.add_argument("--one", default=None, help=argparse.SUPPRESS)  # the child process: measure one recipe
-    parser.add_argument("--results-dir", default=None)
     args = parser.parse_args(argv)
     if args.one:
         print(json.dumps(measure_one(args.one, args.epochs)))
         return 0
     commit_at_start()
     rows, started = [], time.perf_counter()
-    for recipe in args.recipes:
+    for recipe in RECIPES:
         child = subprocess.run([sys.executable, "-m", "benchmarks.papers.ssan.characteristics", "--one", recipe,
                                 "--epochs", str(args.epochs)], capture_output=True, text=True, check=True)
         rows.append(json.loads(child.stdout.strip().splitlines()[-1]))
@@ -87,13 +75,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     payload = {"kind": "characteristics", "dataset": "barnes_sst_fine", "model": "ssan_table3", "seed": 0,
                "wall_time_s": round(time.perf_counter() - started, 1), "rows": rows,
                "settings": {"hidden": 300, "batch_size": 32, "optimizer": "adam", "vectors": "random 300-d"}}
-    print(write_result("characteristics-barnes_sst_fine", payload, args.results_dir))
+    print(write_result("characteristics-barnes_sst_fine", payload))
     return 0
 
 
-
 def characteristic_ratios(rows: list[dict]) -> list[str]:
-    """The paper's comparisons as markdown table rows: what it measured on its GPU against our ratio on this CPU."""
+    """The paper's comparisons as table rows: its GPU ratio beside ours."""
     by_recipe = {row["recipe"]: row for row in rows}
     paper = load_papers()["ssan"]
     lines = md_head(["comparison", "paper (GPU)", "ours (this CPU)"], "lrr")
@@ -109,7 +96,7 @@ def characteristic_ratios(rows: list[dict]) -> list[str]:
 
 
 def characteristics_section(result: dict) -> list[str]:
-    """The SSAN paper's Table 3 on this machine (benchmarks/papers/ssan/characteristics.py) and its comparisons."""
+    """The SSAN paper's Table 3 on this machine and its comparisons."""
     settings, rows = result["settings"], result["rows"]
     threads = sorted({row.get("torch_threads", "?") for row in rows})
     lines = ["## Model characteristics (SSAN paper Table 3)", "",

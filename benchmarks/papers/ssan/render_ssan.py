@@ -1,15 +1,7 @@
-"""BENCHMARKS.md's SSAN section: the shape of Ambartsoumian & Popowich (2018) Table 2 — eleven models × the six
-Barnes et al. (2017) datasets and their macro average — with the paper's claims checked on those numbers (its Table
-3, model characteristics, is characteristics.py's).
+"""BENCHMARKS.md's SSAN section: Ambartsoumian & Popowich (2018) Table 2 with the paper's claims checked on our numbers;
+Barnes et al.'s LSTM, BiLSTM and CNN at the word-vector dropout dev chose per dataset.
 
-Each Table 2 cell is the mean test accuracy ± sample std over the seeds of the recipe as shipped (runs without a
-variant; the `w2v300` variant gets a second table), except that Barnes et al.'s LSTM, BiLSTM and CNN take the
-word-vector dropout dev chose per dataset (`dropout_choices`); every run kept its best-dev epoch. The paper's claims
-are read from benchmarks/papers/papers.json.
-
-    python -m benchmarks.papers.ssan.render_ssan [--results-dir DIR]   # the dropout choices, for
-    benchmarks/papers/ssan/reproduce_ssan.sh
-"""
+    python -m benchmarks.papers.ssan.render_ssan   # prints the dropout choices reproduce_ssan.sh runs"""
 from __future__ import annotations
 
 import argparse
@@ -27,16 +19,12 @@ ROWS = (("barnes_lstm", "LSTM"), ("barnes_bilstm", "BiLSTM"), ("barnes_cnn", "CN
         ("transformer_rpr", "Transformer + RPR"))
 
 
-# Barnes et al. chose dropout on dev: for their three neural rows the word-vector dropout is chosen per dataset
-# among the recipes' 0.3 (no variant) and the sweep's variants, on the mean dev accuracy of the seeds that every one
-# of them ran (the sweep runs seed 0; `benchmarks/papers/ssan/reproduce_ssan.sh` then runs every seed of the choice).
 DROPOUT_SWEEP = {"": 0.3, "edrop01": 0.1, "edrop05": 0.5}
 SWEPT_ROWS = ("barnes_lstm", "barnes_bilstm", "barnes_cnn")
 
 
 def dropout_choices(results: list[dict]) -> dict[tuple[str, str], tuple[str, float]]:
-    """(row, dataset) -> (the variant dev chose, its dev accuracy on the shared seeds), for the cells whose sweep is
-    complete; a tie goes to the recipe as shipped. Test accuracy takes no part."""
+    """(row, dataset) -> (the variant dev chose on the shared seeds, its dev accuracy) where the sweep is complete."""
     dev: dict[tuple[str, str], dict[str, dict[int, float]]] = {}
     for result in results:
         name, variant = model_name(result), result.get("variant", "")
@@ -56,8 +44,7 @@ def dropout_choices(results: list[dict]) -> dict[tuple[str, str], tuple[str, flo
 def table_accuracies(results: list[dict], variant: str = "",
                      choices: dict[tuple[str, str], tuple[str, float]] | None = None
                      ) -> dict[tuple[str, str], list[float]]:
-    """(row name, dataset) -> the test accuracies of that recipe's runs with `variant` (none: the recipe as shipped),
-    or with the variant `choices` names for that cell."""
+    """(row name, dataset) -> test accuracies of the runs of `variant`, or of the variant `choices` names."""
     cells: dict[tuple[str, str], list[float]] = {}
     names = {name for name, _ in ROWS}
     for result in results:
@@ -84,11 +71,7 @@ BASELINE_ROWS = ("barnes_lstm", "barnes_bilstm", "barnes_cnn", "bow_lr", "ave_lr
 
 
 def claims(cells: dict[tuple[str, str], list[float]]) -> list[str]:
-    """The paper's claims, each marked holds / does not hold on our averages.
-
-    The averages run over the datasets on which every 1-layer/2-layer SSAN row has runs (all six once the table is
-    full: the paper's Macro-Avg); rows missing one of those datasets stay out of the comparisons.
-    """
+    """The paper's claims, each holds / does not hold, on the datasets every SSAN row has run."""
     shared = tuple(d for d in DATASETS if all(cells.get((n, d)) for n in SSAN_ROWS))
     if not shared:
         return ["The paper's claims are checked once every SSAN row has a dataset in common."]
@@ -158,8 +141,7 @@ WORD2VEC_300 = "w2v300"  # the variant `VECTORS=w2v300 benchmarks/papers/ssan/re
 
 
 def ssan_section(results: list[dict]) -> list[str]:
-    """The Table 2 markdown and the claims, then the word2vec-300 table when such runs exist; nothing when no run of
-    these rows exists."""
+    """The Table 2 markdown and the claims, then the word2vec-300 table where such runs exist."""
     choices = dropout_choices(results)
     cells = table_accuracies(results, choices=choices)
     if not cells:
@@ -183,10 +165,7 @@ def ssan_section(results: list[dict]) -> list[str]:
 
 
 def dropout_settings(results: list[dict]) -> list[str]:
-    """`RECIPE DATASET [benchmarks.harness.run arguments]` for each swept cell whose sweep is complete: the arguments
-    that
-    run the dropout dev chose (none for the recipe as shipped). benchmarks/papers/ssan/reproduce_ssan.sh reads these
-    lines."""
+    """`RECIPE DATASET [benchmarks.harness.run arguments]` that run the dropout dev chose, for reproduce_ssan.sh."""
     rate = {variant: f"--variant {variant} --set embedder.dropout={value}" for variant, value in DROPOUT_SWEEP.items()
             if variant}
     return [f"{name} {dataset} {rate.get(variant, '')}".rstrip()

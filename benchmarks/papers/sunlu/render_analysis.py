@@ -1,5 +1,4 @@
-"""BENCHMARKS.md's "Does the attention explain the decision?" section: the attention analyses of
-`benchmarks.harness.run --analyze` (entropy, redundancy, deletion test) for every analysed group of runs."""
+"""BENCHMARKS.md's attention analyses (`benchmarks.harness.run --analyze`): entropy, redundancy, deletion test."""
 from __future__ import annotations
 
 from benchmarks.harness.formatting import fmt_label, fmt_mean_std, fmt_number

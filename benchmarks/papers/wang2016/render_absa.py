@@ -1,10 +1,5 @@
-"""BENCHMARKS.md's aspect-category section: the shape of Wang et al. (2016) Table 2 — LSTM, AE-LSTM, AT-LSTM and
-ATAE-LSTM on SemEval-2014 restaurants, 3-way and binary — beside the paper's figures (benchmarks/papers/papers.json).
-
-Each cell is the variant of the recipe that dev chose (`benchmarks.harness.results_io.selected_runs`: among the
-variants run
-with the most seeds, the highest mean dev accuracy), shown as its mean test accuracy ± sample std (seeds).
-"""
+"""BENCHMARKS.md's aspect-category section: Wang et al. (2016) Table 2 (each cell the variant dev chose) beside the
+paper's figures."""
 from __future__ import annotations
 
 from benchmarks.harness.formatting import fmt_mean_std, fmt_paper
