@@ -1,5 +1,4 @@
-"""The papers' tables: the variant dev chooses, the papers' claims checked on our numbers, the reproduce scripts'
-jobs, and the long-text experiment's cut and verdict."""
+"""The papers' tables, claims, reproduce scripts and the long-text experiment."""
 from __future__ import annotations
 
 import json
@@ -27,7 +26,6 @@ def test_ssan_table_has_the_paper_shape_and_checks_its_claims():
                     "variant": "adam"})  # a variant stays out of the table
     lines = render_ssan.ssan_section(results)
     text = "\n".join(lines)
-
     row = next(line for line in lines if line.startswith("| 1-Layer SSAN + RPR |"))
     assert row.count("75.5 ± 0.7") == 6 and "| 75.5 | 2 |" in row
     assert next(line for line in lines if line.startswith("| CNN |")).count("—") == 8  # not run: no cell, no macro
@@ -85,8 +83,6 @@ def test_pruned_section_sets_the_pruned_head_beside_the_full_one_with_its_parame
     results = [run("san", 0, 0.80, 3_600_000), run("san", 1, 0.82, 3_600_000), run("san_pruned", 0, 0.79, 800_000)]
     rows = [line for line in pruned_section(results) if line.startswith("| sst2 |")]
 
-    # full head: 6000 x 512 + 512 hidden, 512 x 2 + 2 softmax; pruned: 30*200*25 + 30*25 + 200*30*20 + 200*20
-    # hidden, (30*25 + 200*20) x 2 + 2 softmax
     assert rows[0].startswith("| sst2 | penalty0 | san | 3.07M | 1.0K | 526.5K | 3.60M | 2 | 81.00 ± 1.41 |")
     assert rows[1].startswith("| sst2 | penalty0 | san_pruned | 274.8K | 9.5K | 515.7K | 800.0K | 1 | 79.00 |")
     assert pruned_section([run("san", 0, 0.80, 3_600_000)]) == []  # no pruned runs: no section
@@ -107,7 +103,6 @@ def test_lama_table_takes_the_dev_chosen_variant_and_names_baselines_above_lama_
     results += [run("tfidf_lr", "imdb", 0, 0.90, 0.90, kind="baseline")]
     lines = render_lama.lama_section(results)
     text = "\n".join(lines)
-
     row = next(line for line in lines if line.startswith("| LAMA+Ctx |"))
     assert "91.50 ± 0.71 (2) | 90.0" in row and "not run" in row  # dev chose the shipped recipe over `bad-dev`
     assert "| CNN | 95.00 ± 0.00 (3) `L1000` | 87.4 |" in text
@@ -130,7 +125,6 @@ def test_characteristics_section_sets_the_papers_ratios_beside_ours():
     result = {"settings": {"hidden": 300, "batch_size": 32, "optimizer": "adam", "vectors": "random 300-d"},
               "rows": rows, "git_commit": "abc1234", "date": "2026-01-01T00:00:00"}
     text = "\n".join(characteristics_section(result))
-
     assert "| ssan_rpr | 1,410 | 410 | 2m 00s | 4.4 s | 700 |" in text and "train 10 epochs" in text
     assert "| SSAN + RPR / SSAN + PE, training time | 1.112 | 1.200 |" in text
     assert "| BiLSTM / LSTM, parameters | ≈ 2 | 2.000 |" in text
@@ -140,9 +134,7 @@ def test_characteristics_section_sets_the_papers_ratios_beside_ours():
 
 
 def test_table3_script_gives_each_run_its_own_job_with_its_settings():
-    """A dry run (PY=echo) of benchmarks/papers/lama/reproduce_table3.sh: one benchmarks.harness.run command per
-    (recipe, variant, seed),
-    the dataset's shared settings first and the recipe's own after them, no two jobs joined into one line."""
+    """A dry run (PY=echo): one command a (recipe, variant, seed), shared settings before the recipe's own."""
     import os
     import subprocess
 
@@ -163,9 +155,7 @@ def test_table3_script_gives_each_run_its_own_job_with_its_settings():
 
 
 def test_ssan_script_sweeps_dropout_on_seed_0_then_runs_every_seed_at_the_dev_choice(tmp_path):
-    """A dry run of benchmarks/papers/ssan/reproduce_ssan.sh whose render_ssan step answers that dev chose 0.1 for
-    LSTM on
-    OpeNER: the sweep's three rates run seed 0, and later seeds of that cell carry the chosen variant only."""
+    """A dry run where dev chose 0.1 for LSTM on OpeNER: the sweep runs seed 0, later seeds the choice only."""
     import os
     import subprocess
 
@@ -189,7 +179,6 @@ def test_ssan_script_sweeps_dropout_on_seed_0_then_runs_every_seed_at_the_dev_ch
 
 
 def _long_run(half: str, recipe: str, count: int, seed: int, dev: float, test: float, **extra) -> dict:
-    """A result file as `python -m benchmarks.papers.lama.long_texts` writes it."""
     name = f"long-texts-{half}-{recipe}-{count}-s{seed}"
     return {"name": name, "command": "python -m benchmarks.papers.lama.long_texts", "git_commit": "abc1234",
             "machine": {"cpu_model": "x", "cpu_cores": 16, "cuda_device": "NVIDIA H200"},
@@ -212,10 +201,9 @@ def _long_results() -> list[dict]:
     return runs
 
 
-def test_the_section_sets_long_beside_short_with_the_papers_claim_and_a_computed_verdict():
+def test_the_section_sets_long_beside_short_with_the_papers_claim_and_a_computed_verdict(tmp_path):
     lines = long_texts_section(_long_results())
     text = "\n".join(lines)
-
     assert lines[0] == f"## {TITLE}"
     assert "| LAMA+Ctx | 1 | 80.00 ± 0.00 (3) | 80.00 ± 0.20 (3) | 86.00 ± 0.00 (3) | 86.00 ± 0.20 (3) |" in text
     assert "| SAN | 10 | 80.00 (1) † | 80.00 (1) † | 80.00 (1) † | 80.00 (1) † |" in text  # fewer than 3 seeds
@@ -226,26 +214,15 @@ def test_the_section_sets_long_beside_short_with_the_papers_claim_and_a_computed
     assert verdict.startswith("Verdict: the paper's claim **holds** here for LAMA+Ctx")
     assert "gains +3.00 points of test accuracy on the long half and +0.50 on the short, +2.50 points more" in verdict
     assert "SAN, from 1 hop to the count dev prefers" in verdict
-
-
-def test_the_claim_does_not_hold_when_the_short_half_gains_as_much():
     runs = [r for r in _long_results() if r["recipe"] == "lama_ctx" and r["half"] == "long"]
-    runs += [dict(r, half="short", name=r["name"].replace("long", "short")) for r in runs]
+    runs += [dict(r, half="short", name=r["name"].replace("long", "short")) for r in runs]  # short gains as much
     verdict = long_texts_section(runs)[-2]
     assert "**does not hold**" in verdict and "+0.00 points more on long texts" in verdict
-
-
-def test_benchmarks_md_shows_the_section_and_keeps_the_runs_out_of_the_other_tables(tmp_path):
-    results = tmp_path / "results"
-    results.mkdir()
     for run in _long_results():
-        (results / f"{run['name']}.json").write_text(json.dumps(run), encoding="utf-8")
-
-    rendered = render.render(results, tmp_path / "BENCHMARKS.md")
-
-    assert f"## {TITLE}" in rendered
+        (tmp_path / f"{run['name']}.json").write_text(json.dumps(run), encoding="utf-8")
+    rendered = render.render(tmp_path, tmp_path / "BENCHMARKS.md")
+    assert f"## {TITLE}" in rendered and "Skipped results" not in rendered
     assert "Document classification (LAMA paper Table 3)" not in rendered  # not IMDB runs of lama_ctx
-    assert "Skipped results" not in rendered
 
 
 def _dataset() -> Dataset:
@@ -258,7 +235,6 @@ def _dataset() -> Dataset:
 
 def test_the_cut_is_the_train_mean_and_splits_train_dev_and_test_alike():
     cut, halves = long_texts.cut_halves(_dataset())
-
     assert cut == 3.0  # (1 + 2 + 3 + 6) / 4, train only
     lengths = {half: {split: [long_texts.word_count(ex.text) for ex in rows] for split, rows in data.splits.items()}
                for half, data in halves.items()}
