@@ -1,18 +1,11 @@
-"""The deployable table: on one dataset, `opinion` (the biGRU model, the default until commit a798496; the "default"
-system of the results), the compact default distilled from it ("student"), the same recipe trained alone
-("student_alone": the default as `attentive train` trains it), TF-IDF + LR, fastText and model2vec side by side: test
-accuracy over seeds (and by the share of words training never showed), folder sizes, batched texts/s, p50 of one text
-(of `predict`, with top words, and of `predict_proba`), training time. The table itself: `deployable_section`.
+"""The deployable table on one dataset: `opinion` (the teacher), the compact default distilled from it and trained
+alone, TF-IDF + LR, fastText and model2vec: test accuracy over seeds (and by unseen words), sizes, texts/s, p50 of
+one text, training time.
 
-    python -m benchmarks.product.deploy.deployable --dataset sst2 --seeds 0 1 2 [--runs runs/deployable] [--retime]
+    python -m benchmarks.product.deploy.deployable --dataset sst2 --seeds 0 1 2 [--retime]
 
-Per seed: the teacher `opinion` is trained (or read back from RUNS/DATASET/default-sSEED), the student distilled from
-it (`attentive.distill` at its defaults, seed SEED), the student recipe trained alone, and the peers tuned on dev
-(benchmarks/harness/baselines.py). Then, in this one process on a quiet machine, the seed-0 models are timed on the
-first `--n` test texts (`timings`). Writes results/deployable-DATASET.json, `"kind": "deployable"`. `--retime`
-measures the speeds of an earlier run again from its saved models, keeping its accuracies and the command that scored
-them (`scored_by`). Nothing else may run beside it.
-"""
+`--retime` measures an earlier run's speeds again from its saved models, keeping its accuracies (`scored_by`).
+Nothing else may run beside it."""
 from __future__ import annotations
 
 import argparse
@@ -44,14 +37,14 @@ from benchmarks.harness.formatting import md_head, md_row
 from benchmarks.harness.results_io import in_defaults_order, machine_short
 from benchmarks.harness.unseen_words import accuracy_by_unseen, unseen_shares
 
-TEACHER = "opinion"  # the recipe of the "default" system: the default until commit a798496
-# The systems as the runs name them (before commit a798496 `default` was the biGRU model, now `opinion`, and
-# `student` the compact model, now `default`), and as the table labels them today.
+TEACHER = "opinion"  # the recipe of the "default" system
+# The systems as the runs name them (`default` was the biGRU model, now `opinion`), and as the table labels them.
 SYSTEMS = {"default": "opinion (the teacher)", "student": "default, distilled", "student_alone":
            "default, alone (shipped)", "tfidf_lr": "TF-IDF + LR", "fasttext": "fastText", "model2vec": "model2vec"}
 PEERS = ("tfidf_lr", "fasttext", "model2vec")
 SENTENCE = "the film starts slowly , but the performances are warm and the final act is moving and quietly funny ."
 PASSES = 15  # timed passes over the texts of each system, taken in turn, after one untimed pass
+TIMED_TEXTS, REPEATS = 5000, 300  # the test texts timed; calls of one sentence for the p50
 
 
 def trained(folder: Path, make) -> tuple[attentive.Model, float]:
@@ -74,8 +67,7 @@ def model_predicted(model, texts: list[str]) -> list[str]:
 
 
 def bucket_summary(per_seed: list[list[dict]]) -> list[dict]:
-    """Accuracy buckets (by unseen words, by length) over the seeds: per bucket the first seed's row with the mean ±
-    std of its accuracy."""
+    """Accuracy buckets over the seeds: per bucket the first seed's row with its accuracy's summary."""
     buckets = {}
     for found in per_seed:
         for row in found:
@@ -85,7 +77,7 @@ def bucket_summary(per_seed: list[list[dict]]) -> list[dict]:
 
 
 def folders_of(runs: Path, seed: int) -> tuple[Path, Path, Path]:
-    """One seed's teacher, student and student-alone folders (named as before the compact model became `default`)."""
+    """One seed's teacher, student and student-alone folders."""
     return runs / f"default-s{seed}", runs / f"student-s{seed}", runs / f"student-alone-s{seed}"
 
 
@@ -98,12 +90,10 @@ def main(argv=None) -> int:
     parser.add_argument("--dataset", required=True)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--runs", type=Path, default=Path("runs/deployable"))
-    parser.add_argument("--n", type=int, default=5000)
-    parser.add_argument("--repeats", type=int, default=300)
     parser.add_argument("--retime", action="store_true", help="measure the speeds of the earlier run again (its "
                                                                "saved models), keeping its accuracies")
     args = parser.parse_args(argv)
-    commit_at_start()  # the code that runs is the code at start, whatever is committed meanwhile
+    commit_at_start()
     if args.retime:
         return retime(args)
     data = attentive.api.resolve_dataset(args.dataset)
@@ -145,8 +135,8 @@ def main(argv=None) -> int:
                                ("by_unseen", scores["test"]["by_unseen"]), ("by_length", scores["test"]["by_length"])):
                 found[name][key].append(value)
         print(f"seed {seed}: " + ", ".join(f"{name} {f['accuracy'][-1]:.4f}" for name, f in found.items()), flush=True)
-    texts = test_texts[: args.n]
-    measured, sizes = timings(folders, data, texts, args.repeats)
+    texts = test_texts[:TIMED_TEXTS]
+    measured, sizes = timings(folders, data, texts)
     systems = {name: {**measured[name], **sizes[name], "accuracy": summary(f["accuracy"]),
                       "dev_accuracy": summary(f["dev_accuracy"]), "by_unseen": bucket_summary(f["by_unseen"]),
                       "by_length": {part: bucket_summary([b[part] for b in f["by_length"]])
@@ -191,9 +181,7 @@ def one_pass(answer_batch: Callable[[list[str]], object], texts: list[str]) -> f
 
 def interleaved_docs_per_second(answer_batches: dict[str, Callable[[list[str]], object]], texts: list[str],
                                 passes: int = PASSES) -> dict[str, float]:
-    """Each system's median texts/s: after one untimed pass of each, `passes` rounds in which each system makes one
-    pass in turn. Timed one after the other, two systems meet different stretches of a shared machine's speed
-    (benchmarks/DECISIONS.md, "The default as deployed"); taken in turn, their ratio sees the same stretches."""
+    """Each system's median texts/s over `passes` rounds of one pass each in turn, after one untimed pass each."""
     for answer_batch in answer_batches.values():
         one_pass(answer_batch, texts)
     found: dict[str, list[float]] = {name: [] for name in answer_batches}
@@ -216,13 +204,9 @@ def train_peers(train_texts: list[str], train_labels: list[str]) -> dict:
     return {"vectorizer": vectorizer, "linear": linear, "fasttext": fast}
 
 
-def timings(folders: dict[str, Path], data, texts: list[str], repeats: int) -> tuple[dict, dict]:
-    """Per system, texts/s (2 threads, batches of 128, the systems' passes taken in turn) and p50 of one sentence
-    (1 thread), and the sizes: our models (name -> saved folder) exported to int8 ONNX and run by ONNX Runtime, beside
-    TF-IDF + LR and fastText trained here (`train_peers`) and model2vec (its classifier fitted with seed 0), all in
-    this process on the same `texts`. Ours are timed on `predict` (the label with its top words: keys
-    `predict_docs_per_s`, `predict_p50_ms`) and on `predict_proba` (`docs_per_s`, `p50_ms`); a peer's predict and
-    predict_proba cost alike and are timed as predict_proba."""
+def timings(folders: dict[str, Path], data, texts: list[str], repeats: int = REPEATS) -> tuple[dict, dict]:
+    """Per system, texts/s (2 threads, passes in turn) and p50 of one sentence (1 thread), and the sizes: our models
+    (name -> folder) as int8 ONNX on `predict` and `predict_proba`, the peers trained here on predict_proba."""
     import pickle
 
     from threadpoolctl import threadpool_limits
@@ -270,8 +254,7 @@ def timings(folders: dict[str, Path], data, texts: list[str], repeats: int) -> t
 
 
 def expected_calibration_error(probabilities: np.ndarray, gold: np.ndarray, bins: int = 15) -> float:
-    """ECE (Guo et al. 2017, Eq. 3): the mean gap between confidence and accuracy over equal-width confidence bins,
-    weighted by the bins' sizes."""
+    """ECE (Guo et al. 2017, Eq. 3) over equal-width confidence bins."""
     confidence, correct = probabilities.max(1), probabilities.argmax(1) == gold
     which = np.clip(np.digitize(confidence, np.linspace(0.0, 1.0, bins + 1)[1:-1], right=True), 0, bins - 1)
     return float(sum(abs(confidence[which == b].mean() - correct[which == b].mean()) * (which == b).mean()
@@ -279,9 +262,7 @@ def expected_calibration_error(probabilities: np.ndarray, gold: np.ndarray, bins
 
 
 def calibration_summary(folders: list[Path], data) -> dict | None:
-    """Temperature scaling over the seeds' models: the mean dev NLL and ECE before and after (config.json's
-    `calibration`, fitted and measured on dev), the test ECE before and after, and the temperatures; None when a model
-    predates calibration."""
+    """The seeds' temperature scaling: dev NLL and ECE (config.json's), test ECE, before and after; None without."""
     fitted = [json.loads((folder / "config.json").read_text(encoding="utf-8")).get("calibration") for folder in folders]
     if not all(fitted):
         return None
@@ -301,8 +282,7 @@ def calibration_summary(folders: list[Path], data) -> dict | None:
 
 
 def int8_accuracy(folders: list[Path], data) -> dict:
-    """Test accuracy over the seeds' models as the timed int8 graphs answer it (the table's `accuracy` is
-    PyTorch's, float32)."""
+    """Test accuracy over the seeds' models as the timed int8 graphs answer it."""
     texts, gold = split_xy(data, "test")
     found = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -315,9 +295,7 @@ def int8_accuracy(folders: list[Path], data) -> dict:
 
 
 def retime(args) -> int:
-    """`--retime`: the speeds and sizes of an earlier run measured again from its saved models, the rest of its result
-    kept (the command that trained and scored it as `scored_by`); with each model's calibration
-    (`calibration_summary`) and its int8 graph's test accuracy (`int8_accuracy`)."""
+    """`--retime`: an earlier run's speeds and sizes measured again, with calibration and int8 accuracy added."""
     data = attentive.api.resolve_dataset(args.dataset)
     name = f"deployable-{data.name}"
     result = json.loads((RESULTS_DIR / f"{name}.json").read_text(encoding="utf-8"))
@@ -325,9 +303,9 @@ def retime(args) -> int:
     ours = [system for system in ("default", "student", "student_alone") if system in result["systems"]]
     by_seed = {seed: dict(zip(("default", "student", "student_alone"), folders_of(runs, seed)))
                for seed in result["seeds"]}
-    texts = split_xy(data, "test")[0][: args.n]
+    texts = split_xy(data, "test")[0][:TIMED_TEXTS]
     first = by_seed[result["seeds"][0]]
-    measured, sizes = timings({system: first[system] for system in ours}, data, texts, args.repeats)
+    measured, sizes = timings({system: first[system] for system in ours}, data, texts)
     for system, values in measured.items():
         if system in result["systems"]:  # a run from before a peer joined the table keeps its systems
             result["systems"][system].update(values, **sizes[system])
@@ -345,7 +323,7 @@ def retime(args) -> int:
     return 0
 
 
-# --------------------------------------------------------------------------- BENCHMARKS.md's table
+
 
 
 def accuracy_cell(cell: dict) -> str:
@@ -356,9 +334,8 @@ def accuracy_cell(cell: dict) -> str:
 
 
 def verdict(systems: dict, dataset: str) -> str:
-    """Issue 33's targets on one dataset, for the compact model as it ships (trained alone, where the run has it;
-    else distilled): ≥ the better peer and ≥ `opinion` − 0.5, its int8 export within the dataset's bound (5 MB, 10 on
-    documents), its texts/s ≥ TF-IDF + LR's."""
+    """The targets for the compact model as it ships (alone, else distilled): ≥ the better peer, ≥ `opinion` − 0.5,
+    int8 within 5 MB (10 on documents), texts/s ≥ TF-IDF + LR's."""
     shipped = "student_alone" if "student_alone" in systems else "student"
     ours, opinion = systems[shipped]["accuracy"]["mean"], systems["default"]["accuracy"]["mean"]
     peer = max(systems[name]["accuracy"]["mean"] for name in PEERS if name in systems)
@@ -376,8 +353,7 @@ def verdict(systems: dict, dataset: str) -> str:
 
 
 def deployable_section(results: list[dict]) -> list[str]:
-    """The shipped student's `deployable` runs (no variant: the other lines are the student variants tried), then
-    the accuracy by unseen words."""
+    """The `deployable` runs without a variant, then the accuracy by unseen words."""
     shipped = sorted((r for r in results if r.get("kind") == "deployable" and not r.get("variant")),
                      key=in_defaults_order)
     if not shipped:

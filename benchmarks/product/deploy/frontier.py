@@ -1,17 +1,9 @@
-"""The accuracy–speed frontier (issue 45, item 2; benchmarks/DECISIONS.md, "The accuracy–speed frontier"): models that
-read more word order at a higher price, timed as users deploy them beside the peers, in one process on the same test
-texts (benchmarks/product/deploy/deployable.py `timings`). The table and the rule: `frontier_section`.
+"""The accuracy–speed frontier: models that read more word order at a higher price (the default, the default with a
+32-unit biGRU, `opinion`), their seed-0 int8 exports timed beside the peers (`deployable.timings`); accuracy over
+three seeds comes from their `benchmarks.harness.run` result files, read at render time.
 
-    python -m benchmarks.product.deploy.frontier --dataset sst2 [--runs runs/frontier] [--shipped runs/shipped]
-    python -m benchmarks.product.deploy.frontier --plot      # results/frontier.png from every frontier run's results
-
-The timed models are each candidate's seed-0 model: the default as `benchmarks.product.deploy.shipped` trained it
-(SHIPPED/DATASET/default-s0), and the folders `benchmarks.harness.run --save-models RUNS/DATASET` kept for the default
-with a 32-unit biGRU (`--variant bigru32 --set encoder.type=bigru --set encoder.hidden=32`) and for `opinion`
-(`--variant frontier`, seed 0). Their accuracy over three seeds comes from those runs' result files, read where the
-table is rendered; this run records speed and size only. Writes results/frontier-DATASET.json, `"kind": "frontier"`.
-Nothing else may run beside it.
-"""
+    python -m benchmarks.product.deploy.frontier --dataset sst2
+    python -m benchmarks.product.deploy.frontier --plot      # results/frontier.png"""
 from __future__ import annotations
 
 import argparse
@@ -23,13 +15,12 @@ from benchmarks.harness.baselines import split_xy
 from benchmarks.harness.common import RESULTS_DIR, commit_at_start, write_result
 from benchmarks.harness.formatting import fmt_mean_std, md_head
 from benchmarks.harness.results_io import METRICS, load_results, machine_short, of_kind_by_dataset, runs_named
-from benchmarks.product.deploy.deployable import PEERS, timings
+from benchmarks.product.deploy.deployable import PEERS, TIMED_TEXTS, timings
 
 # system -> (recipe, variant) of its benchmarks.harness.run files (the timed model is seed 0 of them)
 CANDIDATES = {"default": ("default", "defaults"), "bigru32": ("default", "bigru32"), "opinion": ("opinion", "defaults")}
 SYSTEM_LABELS = {"default": "default", "bigru32": "default + biGRU 32", "opinion": "opinion",
                  "tfidf_lr": "TF-IDF + LR", "fasttext": "fastText", "model2vec": "model2vec"}
-# The rule's weights: the six opinion sets 1/12 each, R8 and Banking77 1/4 each (the compact rule's halves).
 TOPIC_SETS = ("r8", "banking77")
 OPINION_SETS = ("sst2", "sst5", "opener", "sentube_auto", "sentube_tablets", "semeval2013")
 DEV_MARGIN = 0.1  # points of weighted dev: bigru32 is named a recipe at or above opinion's - this
@@ -37,8 +28,8 @@ SPEED_FACTOR = 2.0  # and at or above this many times opinion's predict texts/s 
 PLOT = "frontier.png"  # in the results folder
 
 
-def folders(dataset: str, runs: Path, shipped: Path) -> dict[str, Path]:
-    """Each candidate's seed-0 model folder (see the module's docstring); an error naming the first one missing."""
+def folders(dataset: str, runs: Path = Path("runs/frontier"), shipped: Path = Path("runs/shipped")) -> dict[str, Path]:
+    """Each candidate's seed-0 model folder; an error naming the first one missing."""
     found = {"default": shipped / dataset / "default-s0",
              "bigru32": runs / dataset / f"default-{dataset}-bigru32-s0",
              "opinion": runs / dataset / f"opinion-{dataset}-frontier-s0"}
@@ -50,8 +41,7 @@ def folders(dataset: str, runs: Path, shipped: Path) -> dict[str, Path]:
 
 
 def plot(results: list[dict], path: Path) -> None:
-    """One panel a dataset: each system's mean test accuracy against its texts/s (log scale), the frontier's points
-    joined fastest first."""
+    """One panel a dataset: mean test accuracy against texts/s (log scale), the frontier joined."""
     import matplotlib
     import matplotlib.ticker
 
@@ -90,10 +80,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dataset")
     parser.add_argument("--plot", action="store_true", help="draw results/frontier.png and stop")
-    parser.add_argument("--runs", type=Path, default=Path("runs/frontier"))
-    parser.add_argument("--shipped", type=Path, default=Path("runs/shipped"))
-    parser.add_argument("--n", type=int, default=5000, help="the test texts timed")
-    parser.add_argument("--repeats", type=int, default=300, help="calls of one sentence for the p50")
+
     args = parser.parse_args(argv)
     if args.plot:
         plot(load_results(RESULTS_DIR)[0], RESULTS_DIR / PLOT)
@@ -104,8 +91,8 @@ def main(argv=None) -> int:
     commit_at_start()
     data = attentive.api.resolve_dataset(args.dataset)
     texts, _ = split_xy(data, "test")
-    measured, sizes = timings(folders(data.name, args.runs, args.shipped), data, texts[: args.n], args.repeats)
-    payload = {"kind": "frontier", "dataset": data.name, "seed": 0, "n_texts": len(texts[: args.n]),
+    measured, sizes = timings(folders(data.name), data, texts[:TIMED_TEXTS])
+    payload = {"kind": "frontier", "dataset": data.name, "seed": 0, "n_texts": len(texts[:TIMED_TEXTS]),
                "candidates": {name: list(runs_of) for name, runs_of in CANDIDATES.items()},
                "systems": {name: {**measured[name], **sizes[name]} for name in measured}}
     path = write_result(f"frontier-{data.name}", payload)
@@ -140,7 +127,7 @@ def on_frontier(found: dict[str, dict]) -> set[str]:
 
 
 def weighted_dev(per_set: dict[str, list[float]]) -> float | None:
-    """The rule's weighted mean dev accuracy (points) over the eight sets; None unless every set has a run."""
+    """Weighted mean dev accuracy (points): opinion sets half, topic sets half; None unless every set has a run."""
     weights = {**{d: 1 / (2 * len(OPINION_SETS)) for d in OPINION_SETS},
                **{d: 1 / (2 * len(TOPIC_SETS)) for d in TOPIC_SETS}}
     if any(not per_set.get(d) for d in weights):

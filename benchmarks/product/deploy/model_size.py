@@ -1,13 +1,7 @@
-"""The size of the saved model folder the default path gives on a dataset (issue 15: under 100 MB for IMDB).
+"""The size of the saved folder of the default path's untrained model on a dataset (a lower bound: a trained folder
+also stores its n-gram table's nonzero rows).
 
-    python -m benchmarks.product.deploy.model_size --dataset imdb [--recipe default]
-
-The model is built (vocabulary and initial vectors exactly as training builds them), saved without training, and
-measured file by file. Until commit 96637da that was the trained folder's size too, which depends on the shapes
-alone; since then a folder stores only the nonzero rows of its n-gram table, which untrained holds none, so this
-measures the folder without them (a lower bound) and the deployable table's `saved MB` measures trained folders.
-Writes results/size-RECIPE-DATASET.json.
-"""
+    python -m benchmarks.product.deploy.model_size --dataset imdb"""
 from __future__ import annotations
 
 import argparse
@@ -19,8 +13,7 @@ from benchmarks.harness.common import write_result
 
 
 def folder_size(recipe_name: str, dataset_name: str) -> dict:
-    """The files of the folder of the untrained model `recipe_name` builds on `dataset_name`. The model is built by
-    `attentive.api.untrained`, as training builds it."""
+    """The files of the folder of the untrained model `recipe_name` builds on `dataset_name`."""
     model = untrained(dataset_name, recipe_name)
     with tempfile.TemporaryDirectory() as tmp:
         model.save(Path(tmp) / "model")
