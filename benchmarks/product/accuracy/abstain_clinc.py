@@ -1,21 +1,8 @@
-"""Abstaining on CLINC150 (Larson et al. 2019, "An Evaluation Dataset for Intent Classification and Out-of-Scope
-Prediction", the "full" variant): the default recipe and TF-IDF + LR, each refusing ("none of these") a query whose
-max probability is below a threshold chosen on dev for a target out-of-scope recall, scored on test as the paper
-does: in-scope accuracy (a refused in-scope query counts as wrong) and out-of-scope recall, together.
+"""Abstaining on CLINC150 (Larson et al. 2019, full): the default recipe and TF-IDF + LR refuse a query whose max
+probability is below a threshold chosen on dev for a target out-of-scope recall (`attentive abstain`'s rule); test
+in-scope accuracy and out-of-scope recall, together.
 
-    python -m benchmarks.product.accuracy.abstain_clinc --seed 0 [--model runs/abstain-clinc150-s0]
-        [--recalls 0.5 0.7 0.8 0.9 0.95] [--threads 1]
-
-Data: the named datasets `clinc150` (150 intents: train 15,000 / dev 3,000 / test 4,500) and `clinc150_oos` (its
-out-of-scope queries: dev 100 / test 1,000; its 100 train queries are not used: both models train on in-scope texts
-alone). The rule is the one `attentive abstain` applies (attentive/answer/abstain.py `choose_threshold`: the lowest
-threshold under which the target share of the 100 dev out-of-scope queries fall), for both models. The default
-recipe trains with `train.seed=SEED` into `--model` (a model already there is used as it is, its training recorded
-by its config.json: `attentive train --dataset clinc150 --set train.seed=SEED --threads 1 --out FOLDER` writes the
-same); TF-IDF + LR (benchmarks/harness/baselines.py: uni+bigrams, one-vs-rest liblinear) has its C chosen on dev
-in-scope accuracy. Writes benchmarks/results/abstain-clinc150-sSEED.json; `abstain_section` renders BENCHMARKS.md's
-"Abstaining on CLINC150" from them (mean ± std over the seeds there are).
-"""
+    python -m benchmarks.product.accuracy.abstain_clinc --seed 0 [--threads 1]"""
 from __future__ import annotations
 
 import argparse
@@ -60,7 +47,6 @@ def default_recipe(data, oos, labels: list[str], seed: int, folder: Path, recall
                           for split in ("dev", "test")})
     gold = {split: np.array([labels.index(ex.label) for ex in data.splits[split]]) for split in ("dev", "test")}
     found = rows(probabilities, gold, recalls)
-    # the same rule through predict (the path users take): the refused test texts are those the metrics count
     chosen = found[-1]["below"]
     answers = model.predict(texts_of(data.splits["test"]) + texts_of(oos.splits["test"]), top_k=0,
                             abstain_below=chosen)
@@ -99,8 +85,6 @@ def tfidf_lr(data, oos, labels: list[str], seed: int, recalls) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--model", type=Path, help="the default recipe's folder (default runs/abstain-clinc150-sSEED)")
-    parser.add_argument("--recalls", type=float, nargs="+", default=list(RECALLS))
     parser.add_argument("--threads", type=int, default=None)
     args = parser.parse_args()
     if args.threads:
@@ -110,9 +94,9 @@ def main() -> None:
     started = time.perf_counter()
     data, oos = load_dataset("clinc150"), load_dataset("clinc150_oos")
     labels = data.labels
-    folder = args.model or REPO_ROOT / "runs" / f"abstain-clinc150-s{args.seed}"
-    baseline = tfidf_lr(data, oos, labels, args.seed, args.recalls)
-    default = default_recipe(data, oos, labels, args.seed, folder, args.recalls)
+    folder = REPO_ROOT / "runs" / f"abstain-clinc150-s{args.seed}"
+    baseline = tfidf_lr(data, oos, labels, args.seed, RECALLS)
+    default = default_recipe(data, oos, labels, args.seed, folder, RECALLS)
     for name, result in (("default", default), ("tfidf_lr", baseline)):
         for row in result["rows"]:
             test = row["test"]

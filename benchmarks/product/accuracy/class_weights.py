@@ -1,19 +1,9 @@
-"""Class weights on skewed labels (issue 35, done-when): on the most skewed visible dataset, the default recipe
-unweighted, with `train.class_weight=balanced` (the loss reweighted, attentive/training/pipeline.py) and with
-`train.sampler=balanced` (the batches resampled, attentive/training/sampling.py): accuracy, macro-F1 and per-class
-F1 on dev and test, mean ± std over seeds.
+"""Class weights on skewed labels: on the most skewed visible dataset, the default recipe unweighted, with
+`train.class_weight=balanced` and with `train.sampler=balanced`; accuracy, macro-F1 and per-class F1 over seeds.
 
-    python -m benchmarks.product.accuracy.class_weights [--dataset r8] [--seeds 0 1 2] [--runs runs/class-weights]
+    python -m benchmarks.product.accuracy.class_weights [--seeds 0 1 2]
 
-Skew is the training split's majority / minority class count; without --dataset the most skewed of VISIBLE is run
-(all are measured and recorded). The unweighted models are the ones benchmarks/product/deploy/deployable.py trained
-(`runs/deployable/DATASET/default-sSEED`) where their recipe is the one this commit's default recipe gives the
-dataset with that seed (checked, and recorded as `reused`); else they are trained beside the others under
-`--runs/DATASET/`. Every run chooses its epoch on dev accuracy, as training always does; nothing is chosen on test.
-One training at a time. Writes results/class-weights-DATASET.json, `"kind": "class_weights"`, which
-`class_weights_section` renders (training seconds stay in the JSON: the runs compared were not all timed on a quiet
-machine).
-"""
+The unweighted models are reused from runs/deployable where their recipe matches this commit's default (`reused`)."""
 from __future__ import annotations
 
 import argparse
@@ -44,9 +34,8 @@ def skew(name: str) -> dict:
 
 
 def trained(folder: Path, make) -> tuple[attentive.Model, float | None]:
-    """The model in `folder` and its training seconds (train_seconds.txt, written once training ended): trained by
-    `make(folder, resume)` unless it is there, resumed from its checkpoint where a killed run left one (the seconds
-    then count the resumed part alone). A finished model whose seconds were never written has None."""
+    """The model in `folder` and its training seconds (None where never written): trained by `make(folder, resume)`
+    unless finished there, resumed from a killed run's checkpoint."""
     seconds = folder / "train_seconds.txt"
     if not seconds.is_file() and ((folder / "checkpoint").is_dir() or not (folder / "config.json").is_file()):
         start = time.perf_counter()
@@ -58,8 +47,7 @@ def trained(folder: Path, make) -> tuple[attentive.Model, float | None]:
 
 
 def comparable(recipe: dict) -> dict:
-    """A recipe as two runs of the same settings store it: `embedder.dim` left out (training writes the width of the
-    vectors it built there) and `train.sampler` at its default where a folder saved before the setting lacks it."""
+    """A recipe as two runs of the same settings store it (`embedder.dim` left out, `train.sampler` defaulted)."""
     recipe = copy.deepcopy(recipe)
     recipe.get("embedder", {}).pop("dim", None)
     recipe.setdefault("train", {}).setdefault("sampler", "shuffle")
@@ -67,7 +55,7 @@ def comparable(recipe: dict) -> dict:
 
 
 def reusable(folder: Path, data, seed: int) -> bool:
-    """Whether `folder` holds a model of this commit's default recipe for `data` and `seed` (its config.json)."""
+    """Whether `folder` holds a model of this commit's default recipe for `data` and `seed`."""
     config = folder / "config.json"
     if not config.is_file():
         return False
@@ -96,24 +84,20 @@ def _mean(values: list[float]) -> float | None:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--dataset", default=None, help="default: the most skewed of the visible datasets")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    parser.add_argument("--runs", type=Path, default=Path("runs/class-weights"))
-    parser.add_argument("--reuse", type=Path, default=Path("runs/deployable"),
-                        help="where benchmarks/product/deploy/deployable.py left its default models "
-                             "(DATASET/default-sSEED)")
     args = parser.parse_args(argv)
     skews = {name: skew(name) for name in VISIBLE}
-    name = args.dataset or max(skews, key=lambda n: skews[n]["ratio"])
+    name = max(skews, key=lambda n: skews[n]["ratio"])
+    runs_dir, reuse = Path("runs/class-weights"), Path("runs/deployable")
     data = resolve_dataset(name)
     labels = list(data.labels)
     systems = {}
     for system, overrides in SYSTEMS.items():
         runs, reused = [], []
         for seed in args.seeds:
-            folder = args.runs / data.name / f"{system}-s{seed}"
-            if not overrides and reusable(args.reuse / data.name / f"default-s{seed}", data, seed):
-                folder = args.reuse / data.name / f"default-s{seed}"
+            folder = runs_dir / data.name / f"{system}-s{seed}"
+            if not overrides and reusable(reuse / data.name / f"default-s{seed}", data, seed):
+                folder = reuse / data.name / f"default-s{seed}"
                 reused.append(str(folder))
             model, seconds = trained(folder, lambda out, resume, seed=seed, overrides=overrides: attentive.train(
                 data, "default", out, None if resume else [f"train.seed={seed}", *overrides], show_progress=False,
@@ -137,7 +121,6 @@ def main(argv=None) -> int:
               f"  macro-F1 {test['macro_f1']['mean']:.4f} ± {test['macro_f1']['std']:.4f}")
     print(path)
     return 0
-
 
 
 LABELS = (("unweighted", "unweighted (default)"), ("class_weight", "`train.class_weight=balanced`"),

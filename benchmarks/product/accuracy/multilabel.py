@@ -1,18 +1,7 @@
-"""Multi-label classification: the SemEval-2014 Task 4 restaurant sentences (Pontiki et al. 2014), each labelled with
-its set of aspect categories (food, service, price, ambience, anecdotes/miscellaneous), the default recipe (3 seeds)
-beside a one-vs-rest TF-IDF + logistic regression.
+"""Multi-label: SemEval-2014 restaurant sentences, each with its set of aspect categories; the default recipe beside a
+one-vs-rest TF-IDF + LR, dev a seeded tenth of train, everything (epoch, C, per-label thresholds) chosen on dev.
 
-    python -m benchmarks.product.accuracy.multilabel [--seeds 0 1 2] [--data-dir DIR]
-
-Data: `semeval14_absa/Restaurants_Train_v2.xml` (3,041 sentences) and `Restaurants_Test_Gold.xml` (800), every
-sentence with its categories (whatever their polarity). No official dev split: dev is a seeded tenth of train
-(sklearn's train_test_split, random_state 13, as attentive carves one), the same for both models. Both choose
-everything on dev (the epoch, C, and each label's threshold: the one of best dev F1); test is scored once, by
-micro-F1 (one F1 over every sentence-label decision) and macro-F1 (the mean of the per-label F1). The default recipe
-is trained through the public API from JSONL files whose label is a list, and answers test with `predict`, its
-per-label thresholds applied. Writes benchmarks/results/multilabel-semeval14_restaurants.json, which
-`multilabel_section` renders into BENCHMARKS.md.
-"""
+    python -m benchmarks.product.accuracy.multilabel [--seeds 0 1 2]"""
 from __future__ import annotations
 
 import argparse
@@ -133,12 +122,9 @@ def mean_std(values: list[float]) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    parser.add_argument("--data-dir", type=Path,
-                        default=Path(os.environ.get("ATTENTIVE_DATA", Path(__file__).resolve().parents[4] / "shared"
-                                                    / "data")))
     args = parser.parse_args()
     started = time.perf_counter()
-    data = splits(args.data_dir)
+    data = splits(Path(os.environ.get("ATTENTIVE_DATA", Path(__file__).resolve().parents[4] / "shared" / "data")))
     labels = sorted({label for rows in data.values() for _, categories in rows for label in categories})
     baseline = tfidf_lr(data, labels)
     print(f"tfidf_lr: test micro-F1 {baseline['test']['micro_f1']:.4f}, macro-F1 {baseline['test']['macro_f1']:.4f}")
@@ -155,7 +141,6 @@ def main() -> None:
         "selected_on": "dev (a seeded tenth of train, random_state 13): epoch, C and per-label thresholds",
         "seeds": args.seeds, "default": {"recipe": "default", "runs": runs, "test": summary}, "tfidf_lr": baseline,
         "wall_time_s": round(time.perf_counter() - started, 1)})
-
 
 
 def _pct(value: float) -> str:

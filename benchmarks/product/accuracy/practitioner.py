@@ -1,21 +1,11 @@
-"""The practitioner's tools measured (issue 35's done-when): `attentive cv` and `attentive tune`, seed by seed.
+"""`attentive cv` and `attentive tune` measured, seed by seed, on the default recipe.
 
     python -m benchmarks.product.accuracy.practitioner cv --dataset sst2 [--folds 10] [--seeds 0 1 2] [--jobs 2]
     python -m benchmarks.product.accuracy.practitioner tune --dataset sst2 [--budget 10m] [--seeds 0 1 2]
 
-- `cv`: stratified k-fold cross-validation of the default recipe over the dataset's train split, one run per seed
-  (the seed moves the folds, each fold's dev split and the networks); per seed the mean ± std of the folds' accuracy
-  and macro-F1, the out-of-fold accuracy, the number of suspected label errors and the ten most suspect rows.
-  Writes results/cv-DATASET.json.
-- `tune`: the default recipe's `tune:` space searched for `--budget` with Optuna's TPE (one study per seed, seeding the
-  sampler and the networks); the best trial by dev accuracy is then scored on test, beside the default model of the
-  same seed trained by benchmarks/product/deploy/deployable.py (runs/deployable/DATASET/default-sN, trained here if
-  missing).
-  Writes results/tune-DATASET.json; a seed whose folder holds benchmark-record.json is read back, not rerun. The
-  budget is wall-clock time: run it on a quiet machine.
-Nothing is chosen on test: cv's folds pick their epochs on their own dev rows; tune's trials are ranked on dev.
-`practitioner_section` renders both into BENCHMARKS.md (wall times stay in the JSON: several runs shared the machine).
-"""
+cv: per seed the folds' accuracy and macro-F1, out-of-fold accuracy and suspected label errors. tune: the best trial
+by dev accuracy scored on test beside the same seed's default model; a seed whose folder holds its record is read
+back. Nothing is chosen on test."""
 from __future__ import annotations
 
 import argparse
@@ -33,8 +23,7 @@ RECORD = "benchmark-record"  # a finished seed's row, written into its tune fold
 
 
 def cross_validated(data, folder: Path, seed: int, args) -> tuple[dict, list[dict]]:
-    """cv.json's summary and the label-error rows of a cross-validation in `folder`: the one finished there (a run
-    killed after it is not repeated), else a new one."""
+    """cv.json's summary and label-error rows of the cross-validation in `folder`, run unless finished there."""
     if (folder / "cv.json").exists():
         with open(folder / "label_errors.csv", newline="", encoding="utf-8") as handle:
             return json.loads((folder / "cv.json").read_text()), list(csv.DictReader(handle))
@@ -117,7 +106,6 @@ def main(argv=None) -> int:
     parser.add_argument("--budget", default="10m")
     args = parser.parse_args(argv)
     return run_cv(args) if args.what == "cv" else run_tune(args)
-
 
 
 TITLE = "Cross-validation and autotune"

@@ -1,13 +1,6 @@
-"""The compact-by-default rule, computed (issue 45, item 5; benchmarks/DECISIONS.md, "Compact by default: the rule",
-written 2026-11-26 before its runs): mean dev accuracy over the visible single-text sets, the opinion sets and the
-topic and intent sets weighing half each; a compact candidate within 0.5 points of the default becomes what
-`attentive train` trains. Computed from the result files that hold each candidate's dev accuracy: the runs of
-`python -m benchmarks.harness.run` (`opinion` and `default`, variant `defaults`; `student`, variant `alone`, read as
-`default`), else the systems of the shipped `python -m benchmarks.product.deploy.deployable` run of the set. Test
-accuracy is never
-read here. The rule was applied at commit a798496 (2026-11-27): the compact model became `default`, the biGRU
-default `opinion`; the table names them so (benchmarks/harness/common.py, `recipe_as_run`).
-"""
+"""The compact-by-default rule, computed (benchmarks/DECISIONS.md, "Compact by default: the rule"): weighted mean dev
+accuracy over the visible single-text sets; a compact candidate within 0.5 points of the default of the day becomes
+what `attentive train` trains. Read from `benchmarks.harness.run` files, else the set's deployable run; never test."""
 from __future__ import annotations
 
 import statistics

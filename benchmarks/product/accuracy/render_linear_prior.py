@@ -1,8 +1,5 @@
-"""A linear model fitted first, combined with the default's answer (issue 46, item 3; benchmarks/DECISIONS.md, "A linear
-model fitted first", where its trial's script is kept): the one alpha the rule chose across the visible sets on the
-weighted mean dev accuracy, with the features' `length` form (the one `wide.prior` folds into the n-gram channel; the
-round before it, `unit`, stays in the results unrendered). The rule reads dev only.
-"""
+"""A linear model fitted first, combined with the default's answer (benchmarks/DECISIONS.md, "A linear model fitted
+first"): the one alpha the rule chose on the weighted mean dev accuracy, `length` runs only."""
 from __future__ import annotations
 
 import statistics
@@ -14,8 +11,7 @@ KIND = "linear_prior"
 
 
 def by_set(results: list[dict]) -> dict[str, list[dict]]:
-    """The `length` runs holding every alpha's accuracy (the files before the form was recorded are `unit`), by
-    dataset."""
+    """The `length` runs holding every alpha's accuracy, by dataset."""
     found: dict[str, list[dict]] = {}
     for result in results:
         if result.get("kind") == KIND and "by_alpha" in result and result.get("scaling") == "length":
@@ -52,8 +48,7 @@ def falls(sets: dict[str, list[dict]], alpha: float) -> list[str]:
 
 
 def linear_prior_section(results: list[dict]) -> list[str]:
-    """The section's lines, or [] without any run (the weight each model fits, which it led to, is the default's; the
-    defaults table: benchmarks/product/accuracy/render_defaults.py)."""
+    """The section's lines, or [] without any run."""
     sets = by_set(results)
     if not sets:
         return []

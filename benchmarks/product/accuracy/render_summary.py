@@ -1,10 +1,5 @@
-"""BENCHMARKS.md's opening summary: which model to use on each task and how good it is.
-
-Per dataset, the group of runs (model or recipe and variant) with the highest mean DEV accuracy — test never takes
-part in the choice — among those run with at least :data:`MIN_SEEDS` seeds (a deterministic baseline needs one run;
-where no group qualifies, those with the most seeds compete), with its test accuracy beside TF-IDF + LR, fastText
-and the best figure a paper reports there (benchmarks/papers/papers.json), its trainable parameters and its epoch time.
-"""
+"""BENCHMARKS.md's opening summary: per dataset, the group of runs with the best mean DEV accuracy (at least
+:data:`MIN_SEEDS` seeds, a baseline one run), its test accuracy beside the n-gram baselines and the papers' best."""
 from __future__ import annotations
 
 from benchmarks.harness.formatting import fmt_count, fmt_label, fmt_mean_std, fmt_number, fmt_paper, fmt_seconds
@@ -25,9 +20,7 @@ BASELINES = (("tfidf_lr", "TF-IDF + LR"), ("fasttext", "fastText"))
 
 
 def best_on_dev(groups: dict[tuple, list[dict]]) -> tuple[tuple, list[dict]] | None:
-    """The (key, runs) of the group with the highest mean dev accuracy among the eligible ones (see the module);
-    ties go to the group with more seeds; runs made before their dataset's dev split changed do not compete. None
-    when no group has a dev accuracy."""
+    """The (key, runs) of the eligible group of best mean dev accuracy on the current dev split, ties to more seeds."""
     scored = {key: runs for key, runs in groups.items()
               if METRICS["dev_accuracy"](runs) and all(on_current_dev(run) for run in runs)}
     eligible = {key: runs for key, runs in scored.items() if key[0] == "baseline" or len(runs) >= MIN_SEEDS}

@@ -10,13 +10,8 @@ from benchmarks.harness.results_io import DEFAULTS_DATASETS, METRICS, is_cpu_run
 
 @dataclass(frozen=True)
 class Target:
-    """A goal checked against the results: mean `metric` of `recipe` on `dataset` compared with `threshold`.
-
-    `threshold` is a number, or the name of another model/recipe whose mean of the same metric must be beaten.
-    `cpu_only` restricts the runs considered to CPU runs. `variant`, where named, is the one variant checked (the
-    default model's targets check `defaults`, what `attentive train` trains, not an experiment's `--set` on it);
-    otherwise the variant dev selected. Metrics: see :data:`benchmarks.harness.results_io.METRICS`.
-    """
+    """Mean `metric` of `recipe` on `dataset` against `threshold` (a number, or another model's mean), on `variant`
+    where named, else the variant dev selected."""
 
     dataset: str
     recipe: str
@@ -38,7 +33,6 @@ TARGETS: list[Target] = [
     Target("r8", "lama_ctx", "test_accuracy", "tfidf_lr", "LAMA+Ctx beats TF-IDF+LR on R8", op=">"),
     Target("sst2", "default", "epoch_time_s", 30.0, "the default model's SST-2 epoch under 30 s on the CPU machine",
            op="<", cpu_only=True, variant=DEFAULTS),
-    # issue 15: the default path at or above both baselines on every dataset of the defaults table
     *[Target(dataset, "default", "test_accuracy", baseline, f"the default model at or above {label} on {dataset}",
              variant=DEFAULTS)
       for dataset in DEFAULTS_DATASETS

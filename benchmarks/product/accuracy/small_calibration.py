@@ -1,13 +1,7 @@
-"""Confidence on a small set: the default trained on SST-2 cut to 300 rows (270 to train, 30 to choose on), scored on
-the full test split, one result file a seed (kind "small_calibration"): accuracy, the expected calibration error, and
-how sure its wrong answers were (the largest probability of a wrong answer, and how many were at 0.999 or more), with
-the calibration rule config.json records (attentive/training/calibration.py).
+"""Confidence on a small set: the default trained on 300 SST-2 rows (30 of them dev), scored on the full test split:
+accuracy, ECE and how sure its wrong answers were.
 
-    python -m benchmarks.product.accuracy.small_calibration --seeds 0 1 2
-
-`calibration_section` renders BENCHMARKS.md's "Confidence on held-out data" from these results and from the defaults
-runs' test ECE (kind "model", variant "defaults").
-"""
+    python -m benchmarks.product.accuracy.small_calibration --seeds 0 1 2"""
 from __future__ import annotations
 
 import argparse
@@ -48,7 +42,6 @@ def main() -> None:
                       "wrong": int(wrong.sum()), "wrong_at_0999": int((sure >= 0.999).sum()),
                       "max_p_wrong": float(sure.max()) if len(sure) else None,
                       "calibration": model.config.get("calibration")})
-
 
 
 def calibration_section(results: list[dict]) -> list[str]:
