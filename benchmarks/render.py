@@ -2,14 +2,7 @@
 
     python -m benchmarks.render [--results-dir DIR] [--output PATH]
 
-The top of the module tree: it assembles the sections, each built by the renderer beside the experiment it shows
-(``benchmarks/papers/*/``, ``benchmarks/product/*/``) from the results read through
-``benchmarks/harness/results_io.py`` and formatted by ``benchmarks/harness/formatting.py`` (no section module imports
-another, nor this one). BENCHMARKS.md answers which model, how good, how big and how fast: the summary (which model to
-use), the defaults table, the targets, one section per paper table (the variant dev chose per row), the analyses and
-the deployment figures. Result schema: ``benchmarks/harness/common.py``; the papers' numbers:
-``benchmarks/papers/papers.json``; the decisions behind the defaults: ``benchmarks/DECISIONS.md``.
-"""
+Each section is built by the renderer beside its experiment; none imports another, nor this module."""
 from __future__ import annotations
 
 import argparse

@@ -1,20 +1,8 @@
-"""Training on this machine's cores, three ways (issue 36's benchmark table): one process of 2 threads, two torchrun
-processes of 1 thread (`attentive train --nproc 2`), and two independent 1-thread lanes side by side.
+"""Training on this machine's cores three ways: one process of 2 threads, two torchrun processes of 1 thread, and two
+1-thread lanes side by side; SST-2 and an IMDB sample (its epoch scaled to the full split), each training in its own
+process. Nothing else may run beside it.
 
-    python -m benchmarks.product.scale.scaling [--imdb-texts 4000] [--epochs 2]
-
-- *epoch time*, SST-2 (its whole train split) and IMDB (a seeded sample of `--imdb-texts` reviews of its train split,
-  dev carved from it as `attentive train --train FILE` does; the full epoch is estimated from the sample's texts/s):
-  the default recipe, `--epochs` epochs, the mean epoch seconds from the model's config.json; also one process of
-  1 thread, against which scaling efficiency is stated: (1 x 1 time) / (2 x the 2-core time), 1.0 being perfect
-  and 0.5 a second core that bought nothing.
-- *lanes*: SST-2's epoch with 1 thread alone, then two such trainings at once (different seeds), then two trainings
-  of 2 threads each at once (the oversubscribed case the thread defaults exist to prevent). Slowdown = epoch time
-  beside another / epoch time alone; the target is at most 2x for the pinned lanes.
-Each training runs in its own process (`python -m attentive train`), nothing else may run beside the script.
-Writes results/scaling.json. `scaling_section` renders BENCHMARKS.md's "Scaling out" from it, with the results of
-ddp_accuracy.py and ray_predict.py.
-"""
+    python -m benchmarks.product.scale.scaling"""
 from __future__ import annotations
 
 import argparse
@@ -35,6 +23,7 @@ from benchmarks.harness.results_io import machine_short
 
 WORK = REPO_ROOT / "runs" / "scaling"
 DEV_FRACTION = 0.1  # the stratified tenth `attentive train --train FILE` carves for dev
+IMDB_TEXTS, EPOCHS = 4000, 2
 
 
 def command(out: Path, data: list[str], threads: int, nproc: int, seed: int, epochs: int) -> list[str]:
@@ -78,24 +67,22 @@ def imdb_sample(texts: int) -> tuple[Path, int]:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--imdb-texts", type=int, default=4000)
-    parser.add_argument("--epochs", type=int, default=2)
-    args = parser.parse_args(argv)
+    parser.parse_args(argv)
     start = time.perf_counter()
-    sample, imdb_rows = imdb_sample(args.imdb_texts)
-    sample_train = args.imdb_texts - round(args.imdb_texts * DEV_FRACTION)  # train carves its dev from the file
+    sample, imdb_rows = imdb_sample(IMDB_TEXTS)
+    sample_train = IMDB_TEXTS - round(IMDB_TEXTS * DEV_FRACTION)  # train carves its dev from the file
     sets = {"sst2": (["--dataset", "sst2"], 1.0),
             "imdb": (["--train", str(sample)], imdb_rows / sample_train)}  # the sample's epoch, scaled to all
     epochs = {}
     for name, (data, scale) in sets.items():
-        single = train(f"{name}-1x1", data, threads=1, epochs=args.epochs) * scale
-        one = train(f"{name}-1x2", data, threads=2, epochs=args.epochs) * scale
-        two = train(f"{name}-2x1", data, threads=1, nproc=2, epochs=args.epochs) * scale
+        single = train(f"{name}-1x1", data, threads=1, epochs=EPOCHS) * scale
+        one = train(f"{name}-1x2", data, threads=2, epochs=EPOCHS) * scale
+        two = train(f"{name}-2x1", data, threads=1, nproc=2, epochs=EPOCHS) * scale
         epochs[name] = {"one_process_1_thread_s": round(single, 1), "one_process_2_threads_s": round(one, 1),
                         "two_processes_1_thread_s": round(two, 1),
                         "threads_efficiency": round(single / one / 2, 2), "ddp_efficiency": round(single / two / 2, 2),
                         "measured_on": "the whole train split" if scale == 1.0 else
-                        f"a seeded sample of {args.imdb_texts} reviews ({sample_train} trained on), scaled to "
+                        f"a seeded sample of {IMDB_TEXTS} reviews ({sample_train} trained on), scaled to "
                         f"{imdb_rows}"}
         print(name, epochs[name], flush=True)
     sst2 = ["--dataset", "sst2"]
@@ -107,19 +94,17 @@ def main(argv=None) -> int:
              "two_jobs_2_threads_s": [round(s, 1) for s in crowded],
              "two_jobs_2_threads_slowdown": round(max(crowded) / alone, 2)}
     print(lanes, flush=True)
-    write_result("scaling", {"kind": "scaling", "recipe": "default", "epochs": args.epochs, "cores": os.cpu_count(),
+    write_result("scaling", {"kind": "scaling", "recipe": "default", "epochs": EPOCHS, "cores": os.cpu_count(),
                              "wall_time_s": round(time.perf_counter() - start, 1), "epoch_time": epochs,
                              "lanes": lanes})
     return 0
-
 
 
 TITLE = "Scaling out: threads, torchrun processes, lanes, batch scoring"
 
 
 def scaling_section(results: list[dict]) -> list[str]:
-    """The section's lines: the latest `scaling` result, then data-parallel accuracy (`ddp_accuracy`) and batch
-    scoring (`throughput`: Ray against `predict --jobs`); [] without any."""
+    """The latest `scaling` result, data-parallel accuracy and batch scoring (Ray against `predict --jobs`)."""
     scaling = [r for r in results if r.get("kind") == "scaling"]
     rest = _ddp_lines([r for r in results if r.get("kind") == "ddp_accuracy"]) + \
         _scoring_lines([r for r in results if r.get("kind") == "throughput"])
