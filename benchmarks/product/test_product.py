@@ -1,5 +1,4 @@
-"""The product tables' rules: each claim BENCHMARKS.md computes from the results (dev chooses, the verdicts, the
-bounds), on hand-made results."""
+"""The product tables' rules, each claim BENCHMARKS.md computes, on hand-made results."""
 from __future__ import annotations
 
 import pytest
@@ -109,7 +108,6 @@ def test_the_summary_picks_each_tasks_model_on_dev_never_on_test(tmp_path):
     for result in results:
         write_made(tmp_path, result)
     text = render.render(tmp_path, tmp_path / "B.md")
-
     [row] = [line for line in text.splitlines() if line.startswith("| r8 | 8 |")]
     cells = [cell.strip() for cell in row.strip("|").split("|")]
     assert cells[2:6] == ["**lama_ctx (L1000)**", "3", "96.00", "**96.00 ± 1.00**"]
@@ -264,7 +262,7 @@ def _prior_run(dataset: str, seed: int, dev: dict[float, float], test: float = 0
             "by_alpha": {str(alpha): {"dev": value, "test": test} for alpha, value in dev.items()}}
 
 
-def test_one_alpha_is_chosen_for_every_set_by_the_weighted_dev_score():
+def test_one_alpha_is_chosen_for_every_set_by_the_weighted_dev_score_a_tie_keeping_the_smaller():
     from benchmarks.product.accuracy.render_linear_prior import (
         chosen_alpha,
         falls,
@@ -280,11 +278,6 @@ def test_one_alpha_is_chosen_for_every_set_by_the_weighted_dev_score():
     assert falls(sets, 0.5) == ["r8"]  # 2 points below alpha 0, beyond both spreads
     text = "\n".join(linear_prior_section(results))
     assert "The rule chose alpha 0.1" in text and "is to enter the default" in text
-
-
-def test_a_tie_keeps_the_smaller_alpha_and_alpha_0_changes_nothing():
-    from benchmarks.product.accuracy.render_linear_prior import linear_prior_section
-
     results = [_prior_run("sst2", seed, {0.0: 0.82, 0.1: 0.82, 0.5: 0.81}) for seed in range(3)]
     assert "alpha 0: the default stays as it is" in "\n".join(linear_prior_section(results))
     assert linear_prior_section([{"kind": "model"}]) == []
@@ -297,9 +290,6 @@ def _rule_run(recipe: str, variant: str, dataset: str, seed: int, dev: float) ->
 
 
 def _everywhere(opinion: float, alone: float, skip: tuple[str, ...] = ()) -> list[dict]:
-    """Runs as benchmarks.harness.results_io reads them: the biGRU default of the rule's day as `opinion`, the compact
-    model
-    trained alone (run as `student`, variant `alone`) as `default`, variant `defaults`."""
     return [_rule_run(recipe, variant, dataset, seed, dev) for dataset in WEIGHTS if dataset not in skip
             for recipe, variant, dev in (("opinion", "defaults", opinion), ("default", "defaults", alone))
             for seed in range(3)]
@@ -336,7 +326,7 @@ def test_a_missing_set_means_no_verdict_and_a_deployable_run_fills_a_candidate_i
     assert compact_rule_section([r for r in results if r["recipe"] == "opinion"]) == []  # no compact run: no section
 
 
-# --------------------------------------------------------------------------- few labels and the labelling loop
+
 
 
 def _few(method: str, seed: int, accuracy: float) -> dict:
@@ -385,9 +375,7 @@ def test_the_active_learning_section_sets_suggest_beside_random_and_checks_300_a
     assert "## Active learning" in text and "Skipped results" not in text
 
 
-class _Guessing:
-    """A model of two labels whose probabilities come from the text alone: a stand-in learner (no training)."""
-
+class _Guessing:  # a stand-in learner: probabilities from the text alone
     labels = ["negative", "positive"]
 
     def predict_proba(self, texts):
