@@ -149,13 +149,14 @@ def check_bound_model_id(path: Path, model_id, bound: str | None, source: Path) 
 
 
 def check_not_exported(path: Path, config: dict) -> None:
-    """A saved folder's config.json has no "format": one that has is an export's (read by
-    attentive.answer.onnx_backend.load), or of a format this version does not read."""
+    """A saved folder's config.json has no "format": one that has is an export's (which answers, through
+    attentive.load or attentive.answer.onnx_backend.load, but holds no PyTorch weights to train or explain with), or
+    of a format this version does not read."""
     if "format" not in config:
         return
     if config["format"] == EXPORT_FORMAT:
-        raise AttentiveError(f"{path}: an exported model, which attentive.answer.onnx_backend.load reads "
-                             "(not attentive.load)")
+        raise AttentiveError(f"{path}: an exported model: it answers (attentive.load, predict, serve) but this "
+                             "needs the saved model folder it was exported from")
     raise AttentiveError(format_problem(path, config["format"]))
 
 

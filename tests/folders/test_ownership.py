@@ -251,3 +251,11 @@ def test_a_killed_cv_leaves_no_process_and_writes_nothing_more(tmp_path):
         os.kill(pid, signal.SIGKILL)
     assert left == [], "processes of the killed cv still run"
     assert (snapshot(out) if out.exists() else {}) == written, "a file was written after cv was killed"
+
+
+def test_an_export_where_a_saved_model_folder_is_needed_is_said_in_one_line(tmp_path):
+    from attentive.errors import AttentiveError
+    from attentive.folders.config import EXPORT_FORMAT, check_not_exported
+
+    with pytest.raises(AttentiveError, match="an exported model: it answers .* but this needs the saved model folder"):
+        check_not_exported(tmp_path / "config.json", {"format": EXPORT_FORMAT})
