@@ -66,6 +66,20 @@ def length_scaled(counts: sp.csr_matrix, idf: np.ndarray, tokens: np.ndarray) ->
     return sp.diags(1 / np.maximum(tokens, 1)) @ (counts @ sp.diags(idf))
 
 
+def training_features(train: Sequence[Item], vocab: int, buckets: int):
+    """The features the linear model reads, fixed by the training texts: the columns of the features some training
+    text holds (one no training text holds learns nothing), their idf, the training texts' length-scaled features,
+    and `features(items)`, those of other texts over the same columns. Returns (columns, idf, x_train, features)."""
+    counts = feature_counts(train, vocab, buckets)
+    seen = np.flatnonzero(counts.getnnz(0))
+    idf = smoothed_idf(counts)[seen]
+
+    def scaled(found: sp.csr_matrix, items: Sequence[Item]) -> sp.csr_matrix:
+        return length_scaled(found[:, seen], idf, np.array([len(item.ids) for item in items]))
+
+    return seen, idf, scaled(counts, train), lambda items: scaled(feature_counts(items, vocab, buckets), items)
+
+
 def fit_linear(train: Sequence[Item], train_targets: Sequence[int], dev: Sequence[Item], dev_targets: Sequence[int],
                vocab: int, buckets: int, classes: int):
     """The logistic regression over the training texts' features, C chosen by its dev accuracy (a tie: the smaller
@@ -76,12 +90,8 @@ def fit_linear(train: Sequence[Item], train_targets: Sequence[int], dev: Sequenc
     from joblib import Parallel, delayed
     from sklearn.linear_model import LogisticRegression
 
-    counts = feature_counts(train, vocab, buckets)
-    seen = np.flatnonzero(counts.getnnz(0))  # a feature no training text holds learns nothing
-    idf = smoothed_idf(counts)[seen]
-    tokens = lambda items: np.array([len(item.ids) for item in items])  # noqa: E731
-    x_train = length_scaled(counts[:, seen], idf, tokens(train))
-    x_dev = length_scaled(feature_counts(dev, vocab, buckets)[:, seen], idf, tokens(dev))
+    seen, idf, x_train, features = training_features(train, vocab, buckets)
+    x_dev = features(dev)
     best, best_accuracy, by_c = None, -1.0, {}
     fits = Parallel(n_jobs=min(len(C_GRID), torch.get_num_threads()), prefer="threads")(
         delayed(LogisticRegression(C=c, max_iter=1000).fit)(x_train, train_targets) for c in C_GRID)
@@ -106,14 +116,9 @@ def linear_part_answers(train: Sequence[Item], train_targets: Sequence[int], tex
     so it is the same model)."""
     from sklearn.linear_model import LogisticRegression
 
-    counts = feature_counts(train, vocab, buckets)
-    seen = np.flatnonzero(counts.getnnz(0))
-    idf = smoothed_idf(counts)[seen]
-    tokens = lambda items: np.array([len(item.ids) for item in items])  # noqa: E731
-    fitted = LogisticRegression(C=c, max_iter=1000).fit(length_scaled(counts[:, seen], idf, tokens(train)),
-                                                         train_targets)
-    return [fitted.predict(length_scaled(feature_counts(texts, vocab, buckets)[:, seen], idf, tokens(texts)))
-            for texts in text_sets]
+    _, _, x_train, features = training_features(train, vocab, buckets)
+    fitted = LogisticRegression(C=c, max_iter=1000).fit(x_train, train_targets)
+    return [fitted.predict(features(texts)) for texts in text_sets]
 
 
 WEIGHT_BOUNDS = (0.01, 100.0)  # a and b of `fitted_weight`, each
@@ -185,11 +190,12 @@ def add_prior(channel: NgramChannel, head: MLPHead, train: Sequence[Item], train
         [item for item, _ in labelled], [target for _, target in labelled], dev, dev_targets, vocab,
         channel.buckets, classes)
     model_log_probs = log_softmax(np.asarray(dev_logits, dtype=np.float64) / temperature, axis=1)
-    check = folding_check(model_log_probs, log_softmax(linear, axis=1), dev_targets)
+    linear_log_probs = log_softmax(linear, axis=1)
+    check = folding_check(model_log_probs, linear_log_probs, dev_targets)
     if not check["kept"]:
         return {"skipped": "on dev texts its weight was not fitted on, the model answered better without it "
                            "(by more than one standard error)", **check, **report}
-    a, b = fitted_weights(model_log_probs, log_softmax(linear, axis=1), dev_targets)
+    a, b = fitted_weights(model_log_probs, linear_log_probs, dev_targets)
     unsharpened = 1 / max(a, b, 1.0)  # the product at a scale neither part is sharpened to; calibration may sharpen
     network_scale, linear_scale = unsharpened * a / temperature, unsharpened * b
     rows = torch.as_tensor(linear_scale * idf[:, None] * weights, dtype=channel.unigrams.weight.dtype)
