@@ -18,6 +18,14 @@ def macro_f1(gold: Sequence, predicted: Sequence, labels: Sequence) -> float:
     return float(f1_score(gold, predicted, labels=list(labels), average="macro", zero_division=0))
 
 
+def paired_difference(ours: np.ndarray, theirs: np.ndarray) -> tuple[float, float]:
+    """Two models' answers to the same texts, each right or not (booleans): the mean per-text difference in
+    correctness (ours minus theirs) and its paired standard error sd(Δ)/√n (infinite under two texts)."""
+    difference = np.asarray(ours, dtype=float) - np.asarray(theirs, dtype=float)
+    noise = float(difference.std(ddof=1) / np.sqrt(len(difference))) if len(difference) > 1 else float("inf")
+    return float(difference.mean()), noise
+
+
 def expected_calibration_error(probabilities: np.ndarray, gold: Sequence[int], bins: int = ECE_BINS) -> float:
     """ECE: the confidences (each row's largest probability) cut into `bins` equal-width bins (lo, hi] of [0, 1];
     the mean over rows of |accuracy - mean confidence| of each row's bin (Guo et al. 2017, Eq. 3). 0 for no rows."""

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ..answer.metrics import paired_difference
 from ..data.example import Dataset
 from ..errors import AttentiveError
 from ..folders.output import check_claimable, claim
@@ -49,13 +50,6 @@ def dev_correctness(model, data: Dataset) -> np.ndarray:
     probabilities = model.predict_proba([example.text for example in dev])
     answers = np.asarray(model.labels)[probabilities.argmax(1)]
     return answers == np.asarray([example.label for example in dev])
-
-
-def paired_difference(slower: np.ndarray, faster: np.ndarray) -> tuple[float, float]:
-    """The mean per-text difference in correctness (slower minus faster) and its standard error."""
-    difference = slower.astype(float) - faster
-    noise = float(difference.std(ddof=1) / np.sqrt(len(difference))) if len(difference) > 1 else float("inf")
-    return float(difference.mean()), noise
 
 
 def _budget_guard(started: float, budget_s: float, epochs: int):

@@ -33,6 +33,7 @@ import numpy as np
 import scipy.sparse as sp
 import torch
 
+from ..answer.metrics import paired_difference
 from ..models.heads import MLPHead
 from ..models.wide import HASH_MULTIPLIER, NgramChannel
 from ..text.encoding import Item
@@ -168,9 +169,9 @@ def folding_check(model_log_probs: np.ndarray, linear_log_probs: np.ndarray, gol
         r = fitted_weight(model_log_probs[fit_on], linear_log_probs[fit_on], gold[fit_on])
         folded[score_on] = (model_log_probs[score_on] + r * linear_log_probs[score_on]).argmax(1) == gold[score_on]
     alone = model_log_probs.argmax(1) == gold
-    difference = folded.astype(float) - alone
-    noise = float(difference.std(ddof=1) / np.sqrt(len(gold))) if len(gold) > 1 else 0.0
-    return {"kept": bool(difference.mean() >= -noise), "dev_accuracy_without": float(alone.mean()),
+    gain, noise = paired_difference(folded, alone)
+    noise = noise if len(gold) > 1 else 0.0  # one dev text: its own answer decides
+    return {"kept": bool(gain >= -noise), "dev_accuracy_without": float(alone.mean()),
             "dev_accuracy_with_crossfitted": float(folded.mean()),
             "dev_accuracy_linear": float((linear_log_probs.argmax(1) == gold).mean()), "noise": noise}
 

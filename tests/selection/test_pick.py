@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 import attentive
-from attentive.selection.pick import OverBudget, _budget_guard, paired_difference, pick
+from attentive.answer.metrics import paired_difference
+from attentive.selection.pick import OverBudget, _budget_guard, pick
 from attentive.util.run_settings import RunSettings
 
 from ..helpers import TINY
