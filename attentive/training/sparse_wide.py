@@ -3,7 +3,8 @@
 The channel is two tables of class scores, one row a word and one a hashed bigram bucket: 2^18 rows times the number
 of classes (39M numbers for 150 intents). A batch of 64 short texts touches a few thousand rows, but a dense
 gradient writes the whole table on every step, and Adam then reads and writes it three more times (the weights and
-both moments): on a 2-core CPU that is nine tenths of a step's time. With `nn.Embedding(sparse=True)` the backward pass
+both moments): on a CPU that is most of a step's time (benchmarks/DECISIONS.md, "The n-gram channel trained by its
+rows"). With `nn.Embedding(sparse=True)` the backward pass
 yields only the touched rows, and `torch.optim.SparseAdam` (lazy Adam, as TensorFlow's LazyAdam for wide models)
 updates only those rows' weights and moments: a row's moments decay when its n-gram is seen, not on every step.
 The rest of the network keeps Adam.
