@@ -99,10 +99,12 @@ class FewLabelTeacher:
 
 
 def _encoder(folder: Path):
+    """The saved encoder, on the GPU where torch sees one (as the teacher trained), else on the CPU."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # everything is read from local files
+    import torch
     from sentence_transformers import SentenceTransformer
 
-    return SentenceTransformer(str(folder), device="cpu")
+    return SentenceTransformer(str(folder), device="cuda" if torch.cuda.is_available() else "cpu")
 
 
 def train_teacher(texts: Sequence[str], labels: Sequence[str], out: str | Path | None = None,
