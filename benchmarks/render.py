@@ -31,9 +31,7 @@ from benchmarks.product.accuracy.render_linear_prior import linear_prior_section
 from benchmarks.product.accuracy.render_summary import summary_section
 from benchmarks.product.accuracy.render_targets import TARGETS, Target, targets_section
 from benchmarks.product.accuracy.small_calibration import calibration_section
-from benchmarks.product.deploy.deployable import deployable_section
-from benchmarks.product.deploy.frontier import frontier_section
-from benchmarks.product.deploy.shipped import shipped_section
+from benchmarks.product.deploy.deployed import deployed_section
 from benchmarks.product.fewlabels.active_loop import active_loop_section
 from benchmarks.product.fewlabels.few_labels import few_labels_section
 from benchmarks.product.scale.scaling import scaling_section
@@ -67,9 +65,7 @@ def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: 
     parameter_results = [r for r in results if r.get("kind") == "parameters"]
     characteristics = [r for r in results if r.get("kind") == "characteristics"]
     sizes = [r for r in results if r.get("kind") == "size"]
-    deployable = shipped_section(results) + frontier_section(results) + deployable_section(
-        [r for r in results if r.get("kind") == "deployable"])
-    deployable += compact_rule_section(results)
+    deployable = deployed_section(results) + compact_rule_section(results)
     long_texts = long_texts_section(results)  # before the filter below: its runs are a kind of their own
     long_texts += linear_prior_section(results)
     class_weights = class_weights_section([r for r in results if r.get("kind") == "class_weights"])

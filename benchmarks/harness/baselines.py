@@ -19,7 +19,6 @@ import numpy as np
 
 from attentive import Dataset, Example, compute_metrics
 from benchmarks.harness.common import commit_at_start, write_result
-from benchmarks.harness.unseen_words import accuracy_by_unseen, unseen_shares
 
 PAIR_SEPARATOR = "[SEP]"
 ASPECT_SEPARATOR = "[ASP]"
@@ -55,14 +54,11 @@ def split_xy(dataset: Dataset, split: str) -> tuple[list[str], list[str]]:
 Scorer = Callable[[object, list[str]], np.ndarray]  # (model, texts) -> probabilities, columns in label order
 
 
-def dev_scores(probabilities, gold: list[str], labels: list[str], texts: list[str] | None = None,
-               train_texts: list[str] | None = None) -> tuple[list[str], dict]:
-    """Argmax labels and metrics (with log-loss; by length given `texts`, by unseen words given `train_texts`)."""
+def dev_scores(probabilities, gold: list[str], labels: list[str], texts: list[str] | None = None
+               ) -> tuple[list[str], dict]:
+    """Argmax labels and metrics (with log-loss; by length given `texts`)."""
     predicted = [labels[i] for i in np.argmax(probabilities, axis=1)]
     metrics = compute_metrics(gold, predicted, labels, texts=texts)
-    if texts is not None and train_texts is not None:
-        metrics["by_unseen"] = accuracy_by_unseen(unseen_shares(train_texts, texts),
-                                                  [p == g for p, g in zip(predicted, gold)])
     gold_probability = probabilities[np.arange(len(gold)), [labels.index(label) for label in gold]]
     metrics["log_loss"] = float(-np.mean(np.log(np.clip(gold_probability, 1e-12, 1.0))))
     return predicted, metrics
@@ -97,11 +93,11 @@ def select_on_dev(
 
 
 def final_scores(model, score: Scorer, dataset: Dataset) -> dict:
-    """Dev and test metrics of the selected model (with the accuracy by length and by unseen words)."""
-    out, train_texts = {}, split_xy(dataset, "train")[0]
+    """Dev and test metrics of the selected model (with the accuracy by length)."""
+    out = {}
     for split in ("dev", "test"):
         texts, gold = split_xy(dataset, split)
-        out[split] = dev_scores(score(model, texts), gold, dataset.labels, texts, train_texts)[1]
+        out[split] = dev_scores(score(model, texts), gold, dataset.labels, texts)[1]
     return out
 
 

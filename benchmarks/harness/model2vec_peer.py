@@ -47,8 +47,3 @@ def probabilities(classifier, texts: list[str], labels: list[str]) -> np.ndarray
     column = {str(label): index for index, label in enumerate(classifier.classes_)}
     return found[:, [column[label] for label in labels]]
 
-
-def saved_megabytes(classifier, folder: Path) -> float:
-    """The size of the classifier saved as model2vec deploys it (a pipeline folder)."""
-    classifier.to_pipeline().save_pretrained(str(folder))
-    return round(sum(path.stat().st_size for path in folder.rglob("*") if path.is_file()) / 1e6, 2)

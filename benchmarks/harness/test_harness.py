@@ -13,7 +13,6 @@ from attentive import Dataset, Example
 from benchmarks import render
 from benchmarks.harness import baselines, common, results_io
 from benchmarks.harness.common import made_result, write_made
-from benchmarks.harness.unseen_words import accuracy_by_unseen, unseen_shares
 from tests.import_graph import find_circle, module_imports
 
 
@@ -223,16 +222,3 @@ def test_model2vec_probabilities_come_in_our_label_order():
             return np.array([[0.7, 0.2, 0.1]] * len(texts))
 
     assert probabilities(Fitted(), ["a", "b"], ["neg", "neutral", "pos"]).tolist() == [[0.2, 0.1, 0.7]] * 2
-
-
-def test_the_unseen_share_counts_words_no_training_text_holds():
-    shares = unseen_shares(["The film was good", "a bad film"], ["the FILM was good", "good zzz", "qq rr ss tt",
-                                                                  "film film film film film film film film film zz",
-                                                                  "..."])
-    assert shares.tolist() == [0.0, 0.5, 1.0, 0.1, 0.0]  # case folded; a text of no word counts as all seen
-    buckets = accuracy_by_unseen(shares, [True, False, True, False, False])
-    assert buckets == [{"bucket": "none unseen", "texts": 2, "accuracy": 0.5},
-                       {"bucket": "<= 10% unseen", "texts": 1, "accuracy": 0.0},
-                       {"bucket": "> 20% unseen", "texts": 2, "accuracy": 0.5}]  # an empty bucket is left out
-    with pytest.raises(ValueError, match="2 shares for 1 answers"):
-        accuracy_by_unseen(np.array([0.0, 0.1]), [True])

@@ -133,29 +133,8 @@ def test_the_summary_sets_no_run_of_an_older_dev_split_beside_the_current_ones()
     assert not any(line.startswith("| imdb |") for line in summary_section(results[:3]))  # none current: no row
 
 
-def test_the_deployable_verdict_gives_document_sets_their_own_size_bound():
-    from benchmarks.product.deploy.deployable import verdict as _verdict
-
-    def system(accuracy, int8_mb=1.0, docs_per_s=100.0):
-        return {"accuracy": {"mean": accuracy}, "int8_mb": int8_mb, "docs_per_s": docs_per_s}
-
-    systems = {"default": system(0.90), "student": system(0.90, int8_mb=7.84, docs_per_s=200.0),
-               "tfidf_lr": system(0.89), "fasttext": system(0.88)}
-    assert _verdict(systems, "news") == "distilled: reached"  # "≤ 10 MB on IMDB and News"
-    assert _verdict(systems, "sst2") == "distilled: not reached: int8 7.84 MB"  # ≤ 5 MB on a sentence set
-    systems["student"] = system(0.893, int8_mb=2.0, docs_per_s=50.0)
-    assert _verdict(systems, "sst2") == "distilled: not reached: 0.70 below opinion; predict_proba's 0.50× TF-IDF + " \
-                                        "LR's texts/s"
-    systems["student"] = {**system(0.90, docs_per_s=200.0), "predict_docs_per_s": 80.0}  # what users call is timed
-    systems["model2vec"] = system(0.91)  # a peer of the run counts where it was measured
-    assert _verdict(systems, "sst2") == "distilled: not reached: 1.00 below the better peer; predict's 0.80× " \
-                                        "TF-IDF + LR's texts/s"
-    systems["student_alone"] = system(0.91, docs_per_s=120.0)  # the compact model as it ships: trained alone
-    assert _verdict(systems, "sst2") == "alone: reached"
-
-
 def test_interleaved_timing_takes_each_systems_passes_in_turn():
-    from benchmarks.product.deploy.deployable import interleaved_docs_per_second
+    from benchmarks.product.deploy.deployed import interleaved_docs_per_second
 
     calls = []
     systems = {name: (lambda batch, name=name: calls.append((name, len(batch)))) for name in ("ours", "peer")}
@@ -165,8 +144,8 @@ def test_interleaved_timing_takes_each_systems_passes_in_turn():
     assert passes == ["ours", "peer"] * 4  # one untimed pass each, then three rounds, one pass of each in turn
 
 
-def test_the_shipped_table_checks_each_dataset_against_issue_45s_bounds():
-    from benchmarks.product.deploy.shipped import shipped_section
+def test_the_deployed_table_checks_each_dataset_against_its_bounds_and_sets_opinion_beside_it():
+    from benchmarks.product.deploy.deployed import deployed_section
 
     def run(dataset, int8_mb, predict, linear, p50=0.15, fast=1000.0):
         ours = {"test_accuracy": 0.9, "int8_test_accuracy": 0.9, "int8_mb": int8_mb, "predict_docs_per_s": predict,
@@ -175,7 +154,7 @@ def test_the_shipped_table_checks_each_dataset_against_issue_45s_bounds():
                 "systems": {"default": ours, "tfidf_lr": {"docs_per_s": linear}, "fasttext": {"docs_per_s": fast},
                             "model2vec": {"docs_per_s": 10.0}}}
 
-    lines = shipped_section([run("sst2", 4.0, 900.0, 1000.0), run("imdb", 9.0, 300.0, 100.0, p50=0.3),
+    lines = deployed_section([run("sst2", 4.0, 900.0, 1000.0), run("imdb", 9.0, 300.0, 100.0, p50=0.3),
                              run("news", 11.0, 500.0, 400.0), {"kind": "deployable"}])
     table = [line for line in lines if line.startswith("| ")]
     assert [line.split(" | ")[0] for line in table[2:]] == ["| imdb", "| news", "| sst2"]  # the defaults' order
@@ -185,47 +164,16 @@ def test_the_shipped_table_checks_each_dataset_against_issue_45s_bounds():
     assert "int8 within its bound on 2;" in bounds  # News' 11 MB is over its 10
     assert "at or above TF-IDF + LR's texts/s on 2;" in bounds and "p50 ≤ 0.2 ms on 2." in bounds
     assert "On SST-2 `predict` runs at 0.90× fastText's texts/s" in bounds
-    assert shipped_section([{"kind": "deployable"}]) == []
-
-
-def test_the_frontier_marks_the_points_no_other_beats_and_computes_its_rule_from_dev():
-    from benchmarks.product.deploy.frontier import OPINION_SETS, TOPIC_SETS, frontier_section, on_frontier
-
-    found = {"fast": {"test": [0.80], "speed": 100.0}, "slow": {"test": [0.90], "speed": 10.0},
-             "beaten": {"test": [0.79], "speed": 50.0}, "tied": {"test": [0.80], "speed": 100.0}}
-    assert on_frontier({k: v for k, v in found.items() if k != "tied"}) == {"fast", "slow"}
-    assert on_frontier(found) == {"fast", "tied", "slow"}  # equal points beat neither
-
-    def model(recipe, variant, dataset, dev, test):
-        return {"kind": "model", "recipe": recipe, "variant": variant, "dataset": dataset, "seed": 0,
-                "dev": {"accuracy": dev}, "test": {"accuracy": test}}
-
-    def timed(dataset, bigru_speed):
-        systems = {"default": 3000.0, "bigru32": bigru_speed, "opinion": 100.0}
-        return {"kind": "frontier", "dataset": dataset, "machine": {"cpu_model": "AMD EPYC", "cpu_cores": 2},
-                "candidates": {"default": ["default", "defaults"], "bigru32": ["default", "bigru32"],
-                               "opinion": ["opinion", "defaults"]},
-                "systems": {**{name: {"predict_docs_per_s": speed, "int8_mb": 1.0} for name, speed in systems.items()},
-                            **{peer: {"docs_per_s": 2000.0, "int8_mb": 1.0}
-                               for peer in ("tfidf_lr", "fasttext", "model2vec")}}}
-
-    results = [timed("sst2", 500.0), model("default", "defaults", "sst2", 0.80, 0.82),
-               model("default", "bigru32", "sst2", 0.82, 0.83), model("opinion", "defaults", "sst2", 0.84, 0.85)]
-    lines = frontier_section(results)
-    row = next(line for line in lines if line.startswith("| sst2"))
-    assert "| 82.00 · 3.0k |" in row and "| — · 2.0k |" in row  # a peer without result files has no accuracy
-    assert row.endswith("| default, default + biGRU 32, opinion |")  # each faster or more accurate than the next
-    assert "not computed yet" in lines[-2]  # one of the eight sets
-    sets = OPINION_SETS + TOPIC_SETS
-    results = [item for d in sets for item in (timed(d, 300.0 if d == "r8" else 500.0),
-                                               model("default", "bigru32", d, 0.84, 0.5),
-                                               model("opinion", "defaults", d, 0.845, 0.5))]
-    rule = frontier_section(results)[-2]
-    assert "84.00 against `opinion`'s 84.50" in rule and "3.00-5.00× `opinion`'s" in rule
-    assert rule.endswith("It is a measured point, not a recipe.")  # 0.5 below on dev
-    results = [{**r, "dev": {"accuracy": 0.845}} if r.get("variant") == "bigru32" else r for r in results]
-    assert frontier_section(results)[-2].endswith("It becomes a named recipe.")
-    assert frontier_section([{"kind": "shipped"}]) == []
+    assert deployed_section([{"kind": "model"}]) == []
+    timed = {"kind": "frontier", "dataset": "sst2", "machine": {"cpu_model": "AMD EPYC", "cpu_cores": 2},
+             "candidates": {"default": ["default", "defaults"], "opinion": ["opinion", "defaults"]},
+             "systems": {"default": {"int8_mb": 2.5, "predict_docs_per_s": 3000.0},
+                         "opinion": {"int8_mb": 15.0, "predict_docs_per_s": 600.0}}}
+    accuracies = [made_result(f"{recipe}-sst2-defaults-s{seed}", seed, test + seed / 100, recipe=recipe,
+                              dataset="sst2", variant="defaults")
+                  for recipe, test in (("default", 0.8), ("opinion", 0.9)) for seed in (0, 1)]
+    lines = deployed_section([run("sst2", 4.0, 900.0, 1000.0), timed, *accuracies])
+    assert "| sst2 | 80.50 ± 0.71 | 90.50 ± 0.71 | 2.50 | 15.00 | 3,000 | 600 | 0.20× |" in lines
 
 
 def _abstain_result(seed: int, shift: float) -> dict:

@@ -17,7 +17,8 @@ from pathlib import Path
 import attentive
 from benchmarks.harness.common import write_result
 from benchmarks.harness.formatting import fmt_summary, md_head
-from benchmarks.product.deploy.deployable import summary, trained
+from benchmarks.product.accuracy.class_weights import summary
+from benchmarks.product.deploy.deployed import trained
 
 RECORD = "benchmark-record"  # a finished seed's row, written into its tune folder with the commit and machine
 
