@@ -25,7 +25,6 @@ from benchmarks.product.accuracy.abstain_clinc import abstain_section
 from benchmarks.product.accuracy.class_weights import class_weights_section
 from benchmarks.product.accuracy.multilabel import multilabel_section
 from benchmarks.product.accuracy.practitioner import practitioner_section
-from benchmarks.product.accuracy.render_compact_rule import compact_rule_section
 from benchmarks.product.accuracy.render_defaults import defaults_section
 from benchmarks.product.accuracy.render_linear_prior import linear_prior_section
 from benchmarks.product.accuracy.render_summary import summary_section
@@ -65,7 +64,7 @@ def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: 
     parameter_results = [r for r in results if r.get("kind") == "parameters"]
     characteristics = [r for r in results if r.get("kind") == "characteristics"]
     sizes = [r for r in results if r.get("kind") == "size"]
-    deployable = deployed_section(results) + compact_rule_section(results)
+    deployable = deployed_section(results)
     long_texts = long_texts_section(results)  # before the filter below: its runs are a kind of their own
     long_texts += linear_prior_section(results)
     class_weights = class_weights_section([r for r in results if r.get("kind") == "class_weights"])

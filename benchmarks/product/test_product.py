@@ -5,7 +5,7 @@ import pytest
 
 from benchmarks import render
 from benchmarks.harness import results_io
-from benchmarks.harness.common import TOPIC, WEIGHTS, made_result, write_made
+from benchmarks.harness.common import made_result, write_made
 
 
 def test_targets_use_the_variant_dev_selected_among_those_with_most_seeds():
@@ -229,52 +229,6 @@ def test_one_alpha_is_chosen_for_every_set_by_the_weighted_dev_score_a_tie_keepi
     results = [_prior_run("sst2", seed, {0.0: 0.82, 0.1: 0.82, 0.5: 0.81}) for seed in range(3)]
     assert "alpha 0: the default stays as it is" in "\n".join(linear_prior_section(results))
     assert linear_prior_section([{"kind": "model"}]) == []
-
-
-def _rule_run(recipe: str, variant: str, dataset: str, seed: int, dev: float) -> dict:
-    return {"name": f"{recipe}-{dataset}-{variant}-s{seed}", "kind": "model", "recipe": recipe, "variant": variant,
-            "dataset": dataset, "seed": seed, "date": "2026-11-27T00:00:00+00:00", "dev": {"accuracy": dev},
-            "test": {"accuracy": 0.0}}
-
-
-def _everywhere(opinion: float, alone: float, skip: tuple[str, ...] = ()) -> list[dict]:
-    return [_rule_run(recipe, variant, dataset, seed, dev) for dataset in WEIGHTS if dataset not in skip
-            for recipe, variant, dev in (("opinion", "defaults", opinion), ("default", "defaults", alone))
-            for seed in range(3)]
-
-
-@pytest.mark.parametrize("alone, verdict", [(0.796, "within 0.5, so by the rule it is what `attentive train` trains"),
-                                            (0.794, "not within 0.5")])
-def test_the_verdict_is_the_weighted_gap_against_the_margin(alone, verdict):
-    from benchmarks.product.accuracy.render_compact_rule import TITLE, compact_rule_section
-
-    assert sum(WEIGHTS.values()) == pytest.approx(1.0) and sum(WEIGHTS[d] for d in TOPIC) == pytest.approx(0.5)
-    lines = compact_rule_section(_everywhere(0.80, alone))
-    assert lines[0] == f"## {TITLE}"
-    assert "| sst2 | 0.0714 | 80.00 | " + f"{alone * 100:.2f}" in "\n".join(lines)
-    [score] = [line for line in lines if line.startswith("Score:")]
-    assert verdict in score and "Fewer than 3 seeds" not in score
-    one_seed = [r for r in _everywhere(0.80, alone) if not (r["dataset"] == "news" and r["seed"] > 0)]
-    assert compact_rule_section(one_seed)[-2].endswith("Fewer than 3 seeds on news.")
-
-
-def test_a_missing_set_means_no_verdict_and_a_deployable_run_fills_a_candidate_in():
-    from benchmarks.product.accuracy.render_compact_rule import compact_rule_section
-
-    results = _everywhere(0.80, 0.79, skip=("news",))
-    lines = compact_rule_section(results)
-    assert not any(line.startswith("Score:") for line in lines)
-    assert "No verdict yet: not measured compact, alone on news; opinion on news." in lines
-    deployable = {"name": "deployable-news", "kind": "deployable", "dataset": "news", "variant": None,
-                  "date": "2026-11-27", "systems": {key: {"dev_accuracy": {"values": [0.9, 0.91, 0.92]}}
-                                                    for key in ("default", "student", "student_alone")}}
-    lines = compact_rule_section(results + [deployable])
-    assert "| news | 0.1250 | 91.00 | 91.00 | 91.00 | +0.00 |" in lines
-    assert any(line.startswith("Score:") for line in lines)
-    assert compact_rule_section([r for r in results if r["recipe"] == "opinion"]) == []  # no compact run: no section
-
-
-
 
 
 def _few(method: str, seed: int, accuracy: float) -> dict:
