@@ -26,7 +26,6 @@ from benchmarks.product.accuracy.class_weights import class_weights_section
 from benchmarks.product.accuracy.multilabel import multilabel_section
 from benchmarks.product.accuracy.practitioner import practitioner_section
 from benchmarks.product.accuracy.render_defaults import defaults_section
-from benchmarks.product.accuracy.render_linear_prior import linear_prior_section
 from benchmarks.product.accuracy.render_summary import summary_section
 from benchmarks.product.accuracy.render_targets import TARGETS, Target, targets_section
 from benchmarks.product.accuracy.small_calibration import calibration_section
@@ -66,7 +65,6 @@ def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: 
     sizes = [r for r in results if r.get("kind") == "size"]
     deployable = deployed_section(results)
     long_texts = long_texts_section(results)  # before the filter below: its runs are a kind of their own
-    long_texts += linear_prior_section(results)
     class_weights = class_weights_section([r for r in results if r.get("kind") == "class_weights"])
     class_weights += practitioner_section(results) + multilabel_section(
         [r for r in results if r.get("kind") == "multilabel"]) + abstain_section(results)

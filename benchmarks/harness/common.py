@@ -64,9 +64,7 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[2]
 RESULTS_DIR = REPO_ROOT / "benchmarks" / "results"
 
-# The visible single-text datasets of issue 15's defaults table (benchmarks/product/accuracy/reproduce_defaults.sh),
-# in its row order;
-# 20 Newsgroups and Banking77 joined it with issue 45.
+# The datasets of the defaults table (benchmarks/product/accuracy/reproduce_defaults.sh), in its row order.
 DEFAULTS_DATASETS = ("imdb", "r8", "news", "newsgroups20", "banking77", "sst2", "sst5", "opener", "sentube_auto",
                      "sentube_tablets", "semeval2013", "tweeteval_emotion", "tweeteval_irony", "tweeteval_offensive",
                      "clinc150")
@@ -75,14 +73,8 @@ DEFAULTS_DATASETS = ("imdb", "r8", "news", "newsgroups20", "banking77", "sst2", 
 SHORT_OPINION = ("sst2", "sst5", "opener", "sentube_auto", "sentube_tablets", "semeval2013", "tweeteval_emotion",
                  "tweeteval_irony", "tweeteval_offensive")
 TOPIC_INTENT = ("r8", "news", "newsgroups20", "banking77", "clinc150")
-# The dev rule's sets and weights (benchmarks/DECISIONS.md, "Compact by default: the rule", written before its runs):
-# the
-# opinion sets and the topic and intent sets weigh half each. Used by every rule scored across the visible sets.
-OPINION = ("sst2", "sst5", "opener", "sentube_auto", "sentube_tablets", "semeval2013", "imdb")
-TOPIC = ("r8", "news", "newsgroups20", "banking77")
-# Document sets: their int8 size bound is 10 MB, the sentence and intent sets' 5 MB (issues 33 and 45).
+# Document sets: their int8 size bound is 10 MB, the sentence and intent sets' 5 MB.
 DOCUMENT_SETS = ("imdb", "news", "r8", "newsgroups20")
-WEIGHTS = {**{dataset: 0.5 / len(OPINION) for dataset in OPINION}, **{dataset: 0.5 / len(TOPIC) for dataset in TOPIC}}
 
 # Runs made with the same settings under another variant name: (recipe, dataset, variant as run) -> the variant they
 # count as, so that their seeds and later ones form one group (BENCHMARKS.md's machine column says where each ran).

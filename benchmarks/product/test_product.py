@@ -201,36 +201,6 @@ def test_the_abstain_table_has_a_row_a_target_and_says_one_seed():
     assert abstain_section([{"kind": "multilabel"}]) == []
 
 
-GRID = [0.0, 0.1, 0.5]
-
-
-def _prior_run(dataset: str, seed: int, dev: dict[float, float], test: float = 0.8) -> dict:
-    return {"kind": "linear_prior", "dataset": dataset, "seed": seed, "git_commit": "abcdef0", "scaling": "length",
-            "linear": {"C": 8.0, "dev": 0.7, "test": 0.7}, "grids": {"C": [8.0], "alpha": GRID},
-            "by_alpha": {str(alpha): {"dev": value, "test": test} for alpha, value in dev.items()}}
-
-
-def test_one_alpha_is_chosen_for_every_set_by_the_weighted_dev_score_a_tie_keeping_the_smaller():
-    from benchmarks.product.accuracy.render_linear_prior import (
-        chosen_alpha,
-        falls,
-        linear_prior_section,
-        weighted_scores,
-    )
-
-    results = [_prior_run("imdb", seed, {0.0: 0.86, 0.1: 0.87, 0.5: 0.90}) for seed in range(3)]
-    results += [_prior_run("r8", seed, {0.0: 0.97, 0.1: 0.975 + 0.001 * seed, 0.5: 0.95}) for seed in range(3)]
-    sets = {"imdb": results[:3], "r8": results[3:]}
-    scores = weighted_scores(sets)  # imdb weighs 1/14, r8 1/8
-    assert chosen_alpha(scores) == 0.1 and falls(sets, 0.1) == []
-    assert falls(sets, 0.5) == ["r8"]  # 2 points below alpha 0, beyond both spreads
-    text = "\n".join(linear_prior_section(results))
-    assert "The rule chose alpha 0.1" in text and "is to enter the default" in text
-    results = [_prior_run("sst2", seed, {0.0: 0.82, 0.1: 0.82, 0.5: 0.81}) for seed in range(3)]
-    assert "alpha 0: the default stays as it is" in "\n".join(linear_prior_section(results))
-    assert linear_prior_section([{"kind": "model"}]) == []
-
-
 def _few(method: str, seed: int, accuracy: float) -> dict:
     return made_result(f"few-{method}-sst2-k16-s{seed}", seed, accuracy, kind="few_labels", dataset="sst2",
                        per_class=16, pool=2000, method=method, test_accuracy=accuracy, train_seconds=3.0)
