@@ -27,14 +27,13 @@ from benchmarks.product.accuracy.multilabel import multilabel_section
 from benchmarks.product.accuracy.practitioner import practitioner_section
 from benchmarks.product.accuracy.render_defaults import defaults_section
 from benchmarks.product.accuracy.render_summary import summary_section
-from benchmarks.product.accuracy.render_targets import TARGETS, Target, targets_section
 from benchmarks.product.accuracy.small_calibration import calibration_section
 from benchmarks.product.deploy.deployed import deployed_section
 from benchmarks.product.fewlabels.active_loop import active_loop_section
 from benchmarks.product.fewlabels.few_labels import few_labels_section
 from benchmarks.product.scale.scaling import scaling_section
 
-__all__ = ["TARGETS", "Target", "main", "render", "render_markdown"]
+__all__ = ["main", "render", "render_markdown"]
 
 INTRO = ("Generated file: do not edit by hand. Regenerate with `python -m benchmarks.render` after adding results "
          "to `benchmarks/results/` (each folder's README in `benchmarks/` names the command that writes them). "
@@ -58,7 +57,7 @@ def contents(lines: list[str], prefix: str = "Further down: ") -> list[str]:
     return [prefix + " · ".join(f"[{h}](#{anchor(h)})" for h in headings) + ".", ""] if headings else []
 
 
-def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: Sequence[Target] = TARGETS) -> str:
+def render_markdown(results: list[dict], problems: Sequence[str] = ()) -> str:
     """BENCHMARKS.md's text."""
     parameter_results = [r for r in results if r.get("kind") == "parameters"]
     characteristics = [r for r in results if r.get("kind") == "characteristics"]
@@ -75,8 +74,7 @@ def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: 
                  "Do not edit by hand. -->")
     top = ["# Benchmarks", "", generated, "", INTRO, ""]
     summary, defaults = summary_section(results), defaults_section(results, sizes)
-    body = targets_section(results, targets)
-    body += lama_section(results) + heads_section(results) + long_texts
+    body = lama_section(results) + heads_section(results) + long_texts
     for result in parameter_results:
         body += parameters_section(result)
     body += pruned_section(results) + absa_section(results) + ssan_section(results)
@@ -88,11 +86,10 @@ def render_markdown(results: list[dict], problems: Sequence[str] = (), targets: 
     return "\n".join(top + summary + contents(deployable + body) + defaults + deployable + body)
 
 
-def render(results_dir: str | Path = RESULTS_DIR, output: str | Path = REPO_ROOT / "BENCHMARKS.md",
-           targets: Sequence[Target] = TARGETS) -> str:
+def render(results_dir: str | Path = RESULTS_DIR, output: str | Path = REPO_ROOT / "BENCHMARKS.md") -> str:
     """Read every result in `results_dir`; write BENCHMARKS.md to `output` atomically; return its text."""
     results, problems = load_results(Path(results_dir))
-    text = render_markdown(results, problems, targets)
+    text = render_markdown(results, problems)
     write_text(output, text)
     return text
 

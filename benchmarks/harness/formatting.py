@@ -41,11 +41,6 @@ def fmt_seconds(seconds: float | None) -> str:
     return f"{hours}h {minutes:02d}m"
 
 
-def fmt_metric(metric: str, value: float) -> str:
-    """Times (``*_s``) as seconds, the rest in percent."""
-    return fmt_seconds(value) if metric.endswith("_s") else f"{value * 100:.2f}%"
-
-
 def fmt_count(count: float | None, digits: int = 2) -> str:
     """A parameter count as ``3.07M`` (`digits` decimals) or ``526.5K``; ``—`` for None."""
     if count is None:

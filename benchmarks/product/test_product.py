@@ -8,7 +8,7 @@ from benchmarks.harness import results_io
 from benchmarks.harness.common import made_result, write_made
 
 
-def test_targets_use_the_variant_dev_selected_among_those_with_most_seeds():
+def test_the_variant_shown_is_the_one_dev_selected_among_those_with_most_seeds():
     results = [
         made_result("a-s0", 0, 0.99, variant="sweep", dev={"accuracy": 0.99}),  # one seed only: a sweep try
         made_result("b-s0", 0, 0.80, variant="b", dev={"accuracy": 0.91}),
@@ -18,19 +18,6 @@ def test_targets_use_the_variant_dev_selected_among_those_with_most_seeds():
     ]
     variant, runs = results_io.selected_runs(results, "imdb", "lama_ctx")
     assert variant == "b" and [r["name"] for r in runs] == ["b-s0", "b-s1"]  # test accuracy plays no part
-
-
-def test_the_default_models_targets_check_the_default_as_it_ships_not_an_experiment_on_it():
-    from benchmarks.product.accuracy.render_targets import Target, target_measure
-
-    results = [made_result(f"default-s{seed}", seed, 0.80, recipe="default", variant="defaults", dev={"accuracy": 0.80})
-               for seed in (0, 1, 2)]
-    results += [made_result(f"wide-s{seed}", seed, 0.90, recipe="default", variant="wide", dev={"accuracy": 0.85})
-                for seed in (0, 1, 2)]  # a `--set` experiment that dev would select
-    free = Target("imdb", "default", "test_accuracy", 0.85, "any variant")
-    assert target_measure(results, free) == ("wide", pytest.approx(0.90))
-    pinned = Target("imdb", "default", "test_accuracy", 0.85, "as shipped", variant="defaults")
-    assert target_measure(results, pinned) == ("defaults", pytest.approx(0.80))
 
 
 def test_defaults_table_opens_benchmarks_and_sets_the_default_beside_the_better_baseline(tmp_path):
@@ -60,7 +47,7 @@ def test_defaults_table_opens_benchmarks_and_sets_the_default_beside_the_better_
     for result in results:
         write_made(tmp_path, result)
     text = render.render(tmp_path, tmp_path / "B.md")
-    assert text.index("## The default model against the baselines") < text.index("## Targets")
+    assert text.index("## The default model against the baselines") < text.index("## More")
 
 
 def test_the_simulated_pick_takes_opinion_only_beyond_the_noise_and_within_the_budget():
@@ -113,8 +100,7 @@ def test_the_summary_picks_each_tasks_model_on_dev_never_on_test(tmp_path):
     assert cells[2:6] == ["**lama_ctx (L1000)**", "3", "96.00", "**96.00 ± 1.00**"]
     assert cells[6:9] == ["97.00", "—", "97.8 (BERT)"]  # TF-IDF + LR, fastText not run, the paper's best
     assert cells[9:] == ["3.4M", "1m 50s CPU"]
-    order = ["## Summary", "## The default model", "## Targets", "## Document classification (LAMA paper Table 3)",
-             "## More"]
+    order = ["## Summary", "## The default model", "## Document classification (LAMA paper Table 3)", "## More"]
     assert [text.index(heading) for heading in order] == sorted(text.index(heading) for heading in order)
 
 
