@@ -22,16 +22,6 @@ FAMILIES = {"model": "runs", "baseline": "runs", "long_texts": "long_texts",
             "parameters": "papers", "characteristics": "papers"}
 OWN_SECTION_KINDS = tuple(kind for kind in FAMILIES if kind not in ("model", "baseline"))  # sections of their own
 
-# Datasets whose dev split changed, and from when (benchmarks/DECISIONS.md, "IMDB's dev split").
-DEV_SPLIT_SINCE = {"imdb": "2026-11-24T05:24:54+00:00"}
-
-
-def on_current_dev(result: dict) -> bool:
-    """Whether a run's dev accuracy was measured on its dataset's current dev split."""
-    since = DEV_SPLIT_SINCE.get(result.get("dataset"))
-    return since is None or result.get("date", "") >= since
-
-
 def family_file(result: dict) -> str:
     """The packed file a result belongs in (other.jsonl for a kind no section reads)."""
     return f"{FAMILIES.get(result.get('kind', 'model'), 'other')}.jsonl"
@@ -126,21 +116,6 @@ def runs_named(results: list[dict], dataset: str, name: str, variant: str | None
             and (variant is None or r.get("variant") == variant)]
 
 
-def groups_by_dataset(results: list[dict]) -> dict[str, dict[tuple, list[dict]]]:
-    """dataset -> its groups (as :func:`group_results`), datasets in name order."""
-    by_dataset: dict[str, dict[tuple, list[dict]]] = defaultdict(dict)
-    for key, runs in group_results(results).items():
-        by_dataset[key[2]][key] = runs
-    return dict(sorted(by_dataset.items()))
-
-
-def is_cpu_run(result: dict) -> bool:
-    """Trained on CPU: the run's `device` when recorded, else a machine without a CUDA device."""
-    if result.get("device"):
-        return str(result["device"]).startswith("cpu")
-    return not (result.get("machine") or {}).get("cuda_device")
-
-
 def in_defaults_order(result: dict) -> tuple:
     """Sort key: the defaults table's dataset order, any other dataset after them by name."""
     dataset = result["dataset"]
@@ -197,11 +172,11 @@ def mean(found: list[float]) -> float | None:
     return statistics.fmean(found) if found else None
 
 
-def selected_runs(results: list[dict], dataset: str, name: str, cpu_only: bool = False) -> tuple[str, list[dict]]:
+def selected_runs(results: list[dict], dataset: str, name: str) -> tuple[str, list[dict]]:
     """The variant of `name` on `dataset` dev chose (highest mean dev among those with the most seeds), its runs."""
     groups: dict[str, list[dict]] = defaultdict(list)
     for r in results:
-        if r["dataset"] == dataset and model_name(r) == name and (is_cpu_run(r) or not cpu_only):
+        if r["dataset"] == dataset and model_name(r) == name:
             groups[r.get("variant") or ""].append(r)
     if not groups:
         return "", []
@@ -228,14 +203,6 @@ def paper_accuracy(name: str, dataset: str) -> float | None:
         if value is not None:
             return value
     return None
-
-
-def paper_best(dataset: str) -> tuple[float, str, str] | None:
-    """The best test accuracy any paper reports on `dataset`: (value, the paper's name for the row, the paper)."""
-    rows = [(value, paper.get("names", {}).get(name, name), paper["short"])
-            for paper in load_papers().values()
-            for name, value in paper.get("test_accuracy", {}).get(dataset, {}).items()]
-    return max(rows, default=None)
 
 
 if __name__ == "__main__":

@@ -183,7 +183,6 @@ def test_the_papers_numbers_are_read_from_one_file():
     assert results_io.paper_accuracy("lama_ctx", "imdb") == 0.900
     assert results_io.paper_accuracy("atae_lstm", "semeval14_category_binary") == 0.899
     assert results_io.paper_accuracy("lama_ctx", "news") is None  # our News is not the paper's
-    assert results_io.paper_best("r8") == (0.978, "BERT", "LAMA paper, Table 3")
 
 
 

@@ -80,45 +80,6 @@ def test_the_gated_row_shows_the_family_variant_best_on_dev_over_three_seeds():
     assert gated_variant(results[:3]) == GATED_FAMILY
 
 
-def test_the_summary_picks_each_tasks_model_on_dev_never_on_test(tmp_path):
-    def run(recipe, seed, dev, test, variant=None, **extra):
-        name = "-".join([recipe, "r8"] + ([variant] if variant else []) + [f"s{seed}"])
-        result = {**made_result(name, seed, test, recipe=recipe, dataset="r8", dev={"accuracy": dev}), **extra}
-        result["test"]["labels"] = [str(i) for i in range(8)]
-        return {**result, "variant": variant} if variant else result
-
-    results = [run("lama_ctx", s, 0.96, 0.95 + 0.01 * s, "L1000", params=3_400_000) for s in range(3)]
-    results += [run("cnn", s, 0.95, 0.99) for s in range(3)]  # best test, worse dev: not chosen
-    results += [run("san", 0, 0.99, 0.99)]  # one seed: a sweep try does not compete
-    results += [{**made_result("tfidf_lr-r8-s0", 0, 0.97, dataset="r8", kind="baseline", dev={"accuracy": 0.94}),
-                 "recipe": None, "model": "tfidf_lr", "epoch_times_s": None}]
-    for result in results:
-        write_made(tmp_path, result)
-    text = render.render(tmp_path, tmp_path / "B.md")
-    [row] = [line for line in text.splitlines() if line.startswith("| r8 | 8 |")]
-    cells = [cell.strip() for cell in row.strip("|").split("|")]
-    assert cells[2:6] == ["**lama_ctx (L1000)**", "3", "96.00", "**96.00 ± 1.00**"]
-    assert cells[6:9] == ["97.00", "—", "97.8 (BERT)"]  # TF-IDF + LR, fastText not run, the paper's best
-    assert cells[9:] == ["3.4M", "1m 50s CPU"]
-    order = ["## Summary", "## The default model", "## Document classification (LAMA paper Table 3)", "## More"]
-    assert [text.index(heading) for heading in order] == sorted(text.index(heading) for heading in order)
-
-
-def test_the_summary_sets_no_run_of_an_older_dev_split_beside_the_current_ones():
-    from benchmarks.harness.results_io import DEV_SPLIT_SINCE
-    from benchmarks.product.accuracy.render_summary import summary_section
-
-    def run(recipe, seed, dev, date):
-        return {**made_result(f"{recipe}-imdb-s{seed}", seed, 0.9, date=date), "recipe": recipe,
-                "dev": {"accuracy": dev}}
-
-    before, after = "2025-01-01T00:00:00+00:00", DEV_SPLIT_SINCE["imdb"]
-    results = [run("cnn", s, 0.99, before) for s in range(3)] + [run("lama_ctx", s, 0.88, after) for s in range(3)]
-    row = next(line for line in summary_section(results) if line.startswith("| imdb |"))
-    assert "**lama_ctx**" in row and "| 88.00 |" in row  # the older split's 99% dev does not win
-    assert not any(line.startswith("| imdb |") for line in summary_section(results[:3]))  # none current: no row
-
-
 def test_interleaved_timing_takes_each_systems_passes_in_turn():
     from benchmarks.product.deploy.deployed import interleaved_docs_per_second
 
