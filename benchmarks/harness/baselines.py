@@ -30,9 +30,6 @@ FASTTEXT_GRID = tuple({"epoch": e, "lr": lr} for e in (5, 10, 20) for lr in (0.1
 FASTTEXT_FIXED = {"dim": 100, "wordNgrams": 2, "minCount": 1, "loss": "softmax", "bucket": 2_000_000, "thread": 2}
 
 
-
-
-
 def example_text(example: Example) -> str:
     """One model input string for an example: aspect prefixed, text pair appended, all on one line."""
     text = example.text
@@ -47,8 +44,6 @@ def split_xy(dataset: Dataset, split: str) -> tuple[list[str], list[str]]:
     """Texts and gold labels of one split."""
     examples = dataset.splits[split]
     return [example_text(ex) for ex in examples], [ex.label for ex in examples]
-
-
 
 
 Scorer = Callable[[object, list[str]], np.ndarray]  # (model, texts) -> probabilities, columns in label order
@@ -99,9 +94,6 @@ def final_scores(model, score: Scorer, dataset: Dataset) -> dict:
         texts, gold = split_xy(dataset, split)
         out[split] = dev_scores(score(model, texts), gold, dataset.labels, texts)[1]
     return out
-
-
-
 
 
 def tfidf_vectorizer():
@@ -241,8 +233,6 @@ def packaged_glove() -> tuple[np.ndarray, dict[str, int]]:
     return embeddings, {word: row for row, word in enumerate(index[column])}  # row i = vector i
 
 
-
-
 _PUNCT = re.compile(r"([^\w\s\[\]])")
 
 
@@ -291,9 +281,6 @@ def run_fasttext(dataset: Dataset, seed: int = 0, grid: Sequence[dict] = FASTTEX
     }
 
 
-
-
-
 def run_model2vec(dataset: Dataset, seed: int = 0) -> dict:
     """model2vec's classifier at its defaults (benchmarks/harness/model2vec_peer.py), early-stopped on dev."""
     from benchmarks.harness import model2vec_peer
@@ -302,8 +289,6 @@ def run_model2vec(dataset: Dataset, seed: int = 0) -> dict:
     return {"hyperparameters": dict(model2vec_peer.HYPERPARAMETERS), "grid": [],
             **final_scores(classifier, lambda model, texts: model2vec_peer.probabilities(model, texts,
                                                                                           dataset.labels), dataset)}
-
-
 
 
 BASELINES: dict[str, Callable[..., dict]] = {"tfidf_lr": run_tfidf_lr, "fasttext": run_fasttext,

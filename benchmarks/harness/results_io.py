@@ -137,9 +137,6 @@ def machine_short(result: dict) -> str:
     return f"{cpu} ×{cores}" if cores else cpu
 
 
-
-
-
 def values(results: list[dict], get: Callable[[dict], float | None]) -> list[float]:
     """`get` of each result, skipping results that lack it."""
     found = []
@@ -183,9 +180,6 @@ def selected_runs(results: list[dict], dataset: str, name: str) -> tuple[str, li
     candidates = {v: runs for v, runs in groups.items() if len(runs) == most_seeds}
     variant = max(candidates, key=lambda v: mean(METRICS["dev_accuracy"](candidates[v])) or 0.0)
     return variant, candidates[variant]
-
-
-
 
 
 @lru_cache(maxsize=None)

@@ -185,9 +185,6 @@ def test_the_papers_numbers_are_read_from_one_file():
     assert results_io.paper_accuracy("lama_ctx", "news") is None  # our News is not the paper's
 
 
-
-
-
 def test_the_repositorys_benchmarks_md_is_under_70_kb_and_renders_as_committed(tmp_path):
     output = tmp_path / "BENCHMARKS.md"
 

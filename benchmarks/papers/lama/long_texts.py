@@ -125,9 +125,6 @@ def run_task(task: Task, device: str | None, results_dir: Path | None) -> str:
             f"{payload['wall_time_s']} s) -> {path}")
 
 
-
-
-
 def schedule(tasks: list[Task], jobs: int, deadline: float | None, submit) -> int:
     """Run `tasks` `jobs` at a time through `submit(task) -> Future`, a half's runs after its warm-up, none started
     after `deadline` seconds; the number of failed tasks."""
