@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The defaults table (BENCHMARKS.md's first section, issue 15): the default path — recipe `default`, no --set — on
+# The defaults table (BENCHMARKS.md's first section): the default path — recipe `default`, no --set — on
 # every visible single-text dataset with 3 seeds (result files with variant `defaults` and empty overrides), and
 # TF-IDF + LR and fastText, tuned on dev, on the same splits. The aspect and pair sets (semeval14_category,
 # semeval14_term, sick), where `default` stands for default_aspect, default_aspect_terms and default_pair, are run the
