@@ -44,14 +44,6 @@ def gated_variant(results: list[dict]) -> str:
     return max(complete, key=complete.get, default=GATED_FAMILY)
 
 
-def _minilm(results: list[dict], dataset: str) -> list[float]:
-    """The fine-tuned MiniLM group with the most seeds on this dataset (its variants differ in length limits)."""
-    groups: dict[str, list[dict]] = {}
-    for r in runs_named(results, dataset, "minilm"):
-        groups.setdefault(r.get("variant") or "", []).append(r)
-    return METRICS["test_accuracy"](max(groups.values(), key=len, default=[]))
-
-
 def _with_count(values: list[float]) -> str:
     return f"{fmt_mean_std(values)} ({len(values)})" if values else "—"
 
@@ -113,6 +105,30 @@ def timing_line(results: list[dict]) -> str:
     return ("Training time of the default alone on the machine's two threads (seed 0, `python -m "
             "benchmarks.harness.run --recipe default --variant rows-2threads` with OMP_NUM_THREADS=2; the train s "
             "column above ran on one thread beside other jobs): " + "; ".join(said) + ".")
+
+
+ACROSS_CPUS = "rows-xcpu"  # seed 0 of the default rerun on another machine's CPU, one thread, the same vectors
+
+
+def across_cpus_line(results: list[dict]) -> str:
+    """How far the default's results move from one CPU to another: its runs of variant ACROSS_CPUS (made on the lent
+    GPU machine's CPU, with no GPU) against the same dataset and seed of variant CURRENT, dev and test."""
+    said = []
+    for there in (r for dataset in DATASETS for r in runs_named(results, dataset, DEFAULT_RECIPE, ACROSS_CPUS)):
+        here = [r for r in runs_named(results, there["dataset"], DEFAULT_RECIPE, CURRENT) if r["seed"] == there["seed"]]
+        if not here:
+            continue
+        moved = [f"{split} {here[0][split]['accuracy'] * 100:.2f} and {there[split]['accuracy'] * 100:.2f}"
+                 for split in ("dev", "test")]
+        same = all(here[0][split]["accuracy"] == there[split]["accuracy"] for split in ("dev", "test"))
+        said.append(f"{there['dataset']} seed {there['seed']}: " + ("the same dev and test accuracy to the digit ("
+                    if same else "moved (") + "; ".join(moved) + ")")
+        machines = [(r["machine"]["cpu_model"], r["machine"]["torch_version"]) for r in (here[0], there)]
+    if not said:
+        return "Across CPUs: not measured yet."
+    return (f"Across CPUs (`python -m benchmarks.harness.run --recipe default --seeds 0 --variant {ACROSS_CPUS}`, one "
+            f"thread, on {machines[1][0]} with torch {machines[1][1]}, against the runs above on {machines[0][0]} with "
+            f"torch {machines[0][1]}): " + "; ".join(said) + ".")
 
 
 RULE_SETS = DATASETS[:11]  # the visible sets the rule was written for, before the four unseen ones joined
@@ -191,7 +207,8 @@ def defaults_section(results: list[dict], sizes: list[dict] = ()) -> list[str]:
                      f"{fmt_mean_std(baselines['fasttext'])} | {_with_count(baselines['model2vec'])} | "
                      + ("—" if delta is None else f"{delta:+.2f}") + f" | {picked} | "
                      + ("—" if train_s is None else f"{train_s:.0f}") + " |")
-    lines += ["", _checks(means, below_peer, below_linear), "", rule_line(results), "", timing_line(results)]
+    lines += ["", _checks(means, below_peer, below_linear), "", rule_line(results), "", timing_line(results), "",
+              across_cpus_line(results)]
     lines += ["", "Aspect and pair data, where `default` stands for `default_aspect`, `default_aspect_terms` and "
                   "`default_pair` (benchmarks/DECISIONS.md), and Lin et al.'s gated pair encoder: test accuracy (%), "
                   "the "

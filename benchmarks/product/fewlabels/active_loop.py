@@ -172,12 +172,17 @@ def active_loop_section(results: list[dict]) -> list[str]:
              "Both strategies start from the same draws. The learner `teacher` is the few-label teacher `train "
              "--few-labels` trains (SetFit over MiniLM, default settings), retrained each round; `default`, "
              "attentive's compact default trained on the labels alone. Test accuracy (%), mean ± std "
-             f"over the draws; train s: mean seconds a training on this machine (`{first['command']}`, commit "
-             f"{first['git_commit']}).", ""]
+             f"over the draws; train s: mean seconds a training, on the machine each heading names "
+             f"(`{first['command']}`, commit {first['git_commit']}).", ""]
     for (dataset, learner, k, per_round, pool, variant), members in sorted(groups.items()):
         by = {strategy: [r for r in members if r["strategy"] == strategy] for strategy in STRATEGIES}
+        machine = members[0]["machine"]
+        threads = machine.get("torch_threads")
+        ran_on = machine.get("cuda_device") or machine.get("cpu_model", "a CPU") + (f", {threads} thread(s)"
+                                                                                   if threads else "")
+        ran_on += f" ({members[0]['note']})" if members[0].get("note") else ""
         lines += [f"### {dataset}, {learner}{f' ({variant})' if variant else ''}: {k} a class to start, {per_round} "
-                  f"a round, pool {pool:,}", "",
+                  f"a round, pool {pool:,}; on {ran_on}", "",
                   *md_head(["labels added", "labelled", "suggest", "random", "draws (suggest/random)", "train s"],
                           "rrrrrr")]
         steps = sorted({(p["added"], p["labelled"]) for r in members for p in r["curve"]})
