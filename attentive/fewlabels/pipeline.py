@@ -33,13 +33,15 @@ MIN_HELD, MAX_HELD = 20, 1000
 @dataclass(frozen=True)
 class FewLabelRun:
     """Where and how: `out` (the student; the teacher goes to OUT-teacher, the export to OUT-int8), `overwrite`,
-    `compact` (export the student int8), `teacher` (its fixed settings), the `device` and `data_dir` of the student's
-    training."""
+    `compact` (export the student int8), `teacher` (its fixed settings), `pool_copies` (augmented copies of each
+    transfer text added to the transfer texts, Tang et al. 2019 §3.2: more texts for the teacher to answer), the
+    `device` and `data_dir` of the student's training."""
 
     out: Path
     overwrite: bool = False
     compact: bool = False
     teacher: TeacherSettings = field(default_factory=TeacherSettings)
+    pool_copies: int = 0
     device: str | None = None
     data_dir: str | Path | None = None
     show_progress: bool = True
@@ -93,6 +95,14 @@ def split_pool(pool: Sequence[str], labelled: set[str], seed: int) -> tuple[list
     return texts[:held], texts[held:]
 
 
+def augmented_pool(texts: list[str], copies: int, seed: int) -> list[str]:
+    """`copies` augmented copies of each text (attentive/text/augment.py, its word-vector neighbours from GloVe)."""
+    from ..text.augment import Augmentation, augment, glove_neighbours, words
+
+    neighbours = glove_neighbours(sorted({word.lower() for text in texts for word in words(text)}))
+    return augment(texts, Augmentation(copies=copies), seed, neighbours)
+
+
 def train_few_labels(data: Dataset, pool: Sequence[str], run: FewLabelRun) -> FewLabelResult:
     """See the module's docstring."""
     from ..distill import Distillation, distill
@@ -106,6 +116,8 @@ def train_few_labels(data: Dataset, pool: Sequence[str], run: FewLabelRun) -> Fe
     teacher = train_teacher([ex.text for ex in labelled], [ex.label for ex in labelled], where["teacher"],
                             run.teacher, run.overwrite)
     held, transfer = split_pool(pool, {ex.text for ex in labelled}, run.teacher.seed)
+    if run.pool_copies:
+        transfer = transfer + augmented_pool(transfer, run.pool_copies, run.teacher.seed)
     answered = teacher.predict_proba(held).argmax(axis=1)
     dev = [Example(text, teacher.labels[int(i)]) for text, i in zip(held, answered)]
     test = data.splits.get("test", [])

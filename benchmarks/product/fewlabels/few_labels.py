@@ -90,6 +90,7 @@ def main() -> None:
     parser.add_argument("--first-draw", type=int, default=0)
     parser.add_argument("--pool", type=int, default=2000)
     parser.add_argument("--methods", nargs="+", default=["tfidf_lr", "default", "model2vec", "few_labels"])
+    parser.add_argument("--pool-copies", type=int, default=0, help="augmented copies of each transfer text")
     parser.add_argument("--variant", default="", help="a suffix of the result names: runs not to average together")
     args = parser.parse_args()
     commit_at_start()
@@ -119,6 +120,7 @@ def main() -> None:
                     began = time.perf_counter()
                     result = train_few_labels(subset, pool, FewLabelRun(out, compact=True,
                                                                          teacher=TeacherSettings(seed=seed),
+                                                                         pool_copies=args.pool_copies,
                                                                          show_progress=False))
                     seconds = time.perf_counter() - began
                     size = sum(path.stat().st_size for path in result.exported.iterdir()
