@@ -142,6 +142,11 @@ def _pct(values: list[float]) -> str:
     return fmt_mean_std(values, 1) + (" (one draw)" if len(values) == 1 else "")
 
 
+def _set(run: dict) -> str:
+    """The table's set column: the dataset, and the variant where the runs have one."""
+    return run["dataset"] + (f" ({run['variant'].lstrip('-')})" if run.get("variant") else "")
+
+
 def few_labels_section(results: list[dict]) -> list[str]:
     """Markdown lines of the section (none without a few-label result)."""
     runs = [r for r in results if r.get("kind") == "few_labels"]
@@ -149,8 +154,8 @@ def few_labels_section(results: list[dict]) -> list[str]:
         return []
     cells: dict[tuple, list[dict]] = {}
     for run in runs:
-        cells.setdefault((run["dataset"], (run["per_class"], run.get("pool")), run["method"]), []).append(run)
-    keys = sorted({(run["dataset"], (run["per_class"], run.get("pool"))) for run in runs})
+        cells.setdefault((_set(run), (run["per_class"], run.get("pool")), run["method"]), []).append(run)
+    keys = sorted({(_set(run), (run["per_class"], run.get("pool"))) for run in runs})
     first = runs[0]
     lines = ["## Few labels", "",
              "k labelled texts a class drawn (seeded) from the training split, the rest of it (the pool column: how "
