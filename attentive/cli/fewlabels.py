@@ -22,8 +22,8 @@ def train_few_labels(data, out: Path, unlabelled: str | None, overwrite: bool, c
         raise AttentiveError("--few-labels distils the compact model on your unlabelled texts: give --unlabelled "
                              "FILE (CSV, TSV, JSONL or .txt, the same kind of text as the labelled ones)")
     pool = unlabelled_texts(unlabelled, data_dir, text_column)
-    run = FewLabelRun(Path(out), overwrite, compact, TeacherSettings(iterations=iterations, seed=seed), device,
-                      data_dir)
+    run = FewLabelRun(Path(out), overwrite=overwrite, compact=compact,
+                      teacher=TeacherSettings(iterations=iterations, seed=seed), device=device, data_dir=data_dir)
     console.print(f"few labels: the teacher (SetFit over MiniLM, its default settings: a fixed rule, no dev split) "
                   f"on {sum(len(data.splits.get(s, [])) for s in ('train', 'dev'))} labelled texts, then the compact "
                   f"default distilled from it on {len(pool)} unlabelled texts", soft_wrap=True)

@@ -7,7 +7,9 @@
 2. The pool, less blanks and the labelled texts, is shuffled (seeded); a tenth of it (at least 20 texts, at most
    1,000) is labelled by the teacher and becomes the student's dev split, so that the student's epoch and its
    temperature are chosen by agreement with the teacher on texts neither saw in training, never on a handful of human
-   labels; the rest are transfer texts.
+   labels; the rest are transfer texts, each with two augmented copies (Tang et al. 2019 §3.2: more texts for the
+   teacher to answer, as the labelled texts have theirs; benchmarks/DECISIONS.md, "The few-label student from
+   augmented pool texts").
 3. The compact default is distilled from the teacher (attentive/distill: the teacher's probabilities as soft labels
    on the labelled texts, their augmentations and the pool's transfer texts) into OUT, and with `compact` exported
    with int8 weights into OUT-int8.
@@ -33,18 +35,18 @@ MIN_HELD, MAX_HELD = 20, 1000
 @dataclass(frozen=True)
 class FewLabelRun:
     """Where and how: `out` (the student; the teacher goes to OUT-teacher, the export to OUT-int8), `overwrite`,
-    `compact` (export the student int8), `teacher` (its fixed settings), `pool_copies` (augmented copies of each
-    transfer text added to the transfer texts, Tang et al. 2019 §3.2: more texts for the teacher to answer), the
-    `device` and `data_dir` of the student's training."""
+    `compact` (export the student int8), `teacher` (its fixed settings), the `device` and `data_dir` of the student's
+    training, `pool_copies` (augmented copies of each transfer text added to the transfer texts, Tang et al. 2019
+    §3.2: more texts for the teacher to answer)."""
 
     out: Path
     overwrite: bool = False
     compact: bool = False
     teacher: TeacherSettings = field(default_factory=TeacherSettings)
-    pool_copies: int = 0
     device: str | None = None
     data_dir: str | Path | None = None
     show_progress: bool = True
+    pool_copies: int = 2
 
 
 @dataclass

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+from pathlib import Path
 
 import pytest
 
@@ -66,3 +67,12 @@ def test_suggest_writes_the_pools_rows_with_their_ids_to_label(few, capsys):
         margins = [abs(2 * float(row["guess_probability"]) - 1) for row in rows]
         assert margins[0] <= sorted(margins)[len(margins) // 2], "the least certain text comes first"
     capsys.readouterr()
+
+
+def test_the_pool_gets_two_augmented_copies_of_each_transfer_text_the_same_each_run():
+    from attentive.fewlabels.pipeline import FewLabelRun, augmented_pool
+
+    texts = ["the film is warm and funny", "a dull , slow and joyless ride"]
+    copies = augmented_pool(texts, FewLabelRun(Path("m")).pool_copies, seed=0)
+    assert len(copies) == 4 and copies == augmented_pool(texts, 2, seed=0)
+    assert all(copy.strip() for copy in copies) and copies != texts * 2

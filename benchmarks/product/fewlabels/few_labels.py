@@ -90,7 +90,8 @@ def main() -> None:
     parser.add_argument("--first-draw", type=int, default=0)
     parser.add_argument("--pool", type=int, default=2000)
     parser.add_argument("--methods", nargs="+", default=["tfidf_lr", "default", "model2vec", "few_labels"])
-    parser.add_argument("--pool-copies", type=int, default=0, help="augmented copies of each transfer text")
+    parser.add_argument("--pool-copies", type=int, default=FewLabelRun.pool_copies,
+                        help="augmented copies of each transfer text (train --few-labels' own number by default)")
     parser.add_argument("--variant", default="", help="a suffix of the result names: runs not to average together")
     args = parser.parse_args()
     commit_at_start()
