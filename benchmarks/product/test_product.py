@@ -269,3 +269,15 @@ def test_the_rule_for_the_linear_model_on_every_length_reads_dev_and_names_a_fal
     fallen += runs(CURRENT, "sst2", [0.70, 0.71, 0.72])
     assert "sst2 -10.00: the rule is not met." in rule_line(fallen)
     assert "10 of 11 sets have run" in rule_line([r for r in results if r["dataset"] != "sst2"])
+
+
+def test_the_timing_line_takes_the_training_alone_where_the_run_timed_it_and_says_by_how_much_a_bound_is_missed():
+    from benchmarks.product.accuracy.render_defaults import TIMED, timing_line
+
+    def run(dataset, **timed):
+        return {**made_result(f"default-{dataset}-{TIMED}-s0", 0, 0.5, recipe="default", dataset=dataset,
+                              variant=TIMED), **timed}
+
+    line = timing_line([run("newsgroups20", wall_time_s=300.0, train_s=150.0), run("clinc150", wall_time_s=80.0)])
+    assert "newsgroups20 150 s (bound 120 s, not reached, by 30 s)" in line  # train_s, not the whole run
+    assert "clinc150 80 s (bound 90 s, reached)" in line  # an older run: its wall time

@@ -93,15 +93,25 @@ TIMED = "rows-2threads"  # the default's seed-0 runs timed alone on the machine,
 TIME_BOUNDS = {"newsgroups20": 120, "clinc150": 90}  # seconds; sets of at most 10,000 short texts: 60
 
 
+def training_seconds(result: dict) -> float:
+    """The seconds `attentive train` took in a harness run: `train_s` where the run recorded it, else the run's
+    `wall_time_s`, which also holds the evaluation and the linear part's refit (runs before the harness timed the
+    training alone)."""
+    return result.get("train_s", result["wall_time_s"])
+
+
 def timing_line(results: list[dict]) -> str:
     """The default's training time where it was timed alone on the machine's two threads (variant TIMED, `python -m
-    benchmarks.harness.run --recipe default --variant rows-2threads`, OMP_NUM_THREADS=2), against its bound."""
+    benchmarks.harness.run --recipe default --variant rows-2threads`, OMP_NUM_THREADS=2), against its bound: the
+    `attentive.train` call alone where the run timed it (`training_seconds`)."""
     timed = [r for dataset in DATASETS for r in runs_named(results, dataset, DEFAULT_RECIPE, TIMED)]
     if not timed:
         return "Training time alone on the machine's two threads: not measured yet."
-    said = [f"{r['dataset']} {r['wall_time_s']:.0f} s (bound {TIME_BOUNDS.get(r['dataset'], 60)} s, "
-            + ("reached" if r["wall_time_s"] <= TIME_BOUNDS.get(r["dataset"], 60) else "not reached") + ")"
-            for r in timed]
+    said = []
+    for r in timed:
+        seconds, bound = training_seconds(r), TIME_BOUNDS.get(r["dataset"], 60)
+        said.append(f"{r['dataset']} {seconds:.0f} s (bound {bound} s, "
+                    + ("reached)" if seconds <= bound else f"not reached, by {seconds - bound:.0f} s)"))
     return ("Training time of the default alone on the machine's two threads (seed 0, `python -m "
             "benchmarks.harness.run --recipe default --variant rows-2threads` with OMP_NUM_THREADS=2; the train s "
             "column above ran on one thread beside other jobs): " + "; ".join(said) + ".")
