@@ -3,8 +3,9 @@ the default; benchmarks/DECISIONS.md, "A linear model fitted first", "The linear
 
 Once the attention model is trained and its temperature T fitted, a multinomial logistic regression is fitted on the
 training texts over the channel's own features: each unigram id w and each bigram hashed into bucket h as the
-channel hashes it (attentive/models/wide.py), weighted by its smoothed inverse document frequency in the training
-texts, idf_f = ln((1 + N) / (1 + df_f)) + 1, and divided by the text's number of tokens n:
+channel hashes it (attentive/models/wide.py), kept where at least MIN_TEXTS training texts hold it (as
+scikit-learn's TfidfVectorizer's min_df keeps a term), weighted by its smoothed inverse document frequency in the
+training texts, idf_f = ln((1 + N) / (1 + df_f)) + 1, and divided by the text's number of tokens n:
 
     x_f = tf_f · idf_f / n,        z = W x + b        (C, its inverse regularisation, chosen on dev)
 
@@ -39,6 +40,7 @@ from ..models.wide import HASH_MULTIPLIER, NgramChannel
 from ..text.encoding import Item
 
 C_GRID = (8.0, 32.0, 128.0)  # x is divided by n, not by its norm (~sqrt n): larger C than TF-IDF's
+MIN_TEXTS = 2  # the training texts a feature must be held by to get a weight (scikit-learn's min_df)
 
 
 def feature_counts(items: Sequence[Item], vocab: int, buckets: int) -> sp.csr_matrix:
@@ -67,18 +69,26 @@ def length_scaled(counts: sp.csr_matrix, idf: np.ndarray, tokens: np.ndarray) ->
     return sp.diags(1 / np.maximum(tokens, 1)) @ (counts @ sp.diags(idf))
 
 
+def kept_columns(train_counts: sp.csr_matrix) -> np.ndarray:
+    """The columns of the features at least MIN_TEXTS training texts hold (a feature one text holds can only learn
+    that text's label; one no text holds learns nothing), or, where there are none, those some text holds."""
+    held = train_counts.getnnz(0)  # the texts holding each feature (`feature_counts` sums duplicates)
+    kept = np.flatnonzero(held >= MIN_TEXTS)
+    return kept if len(kept) else np.flatnonzero(held)
+
+
 def training_features(train: Sequence[Item], vocab: int, buckets: int):
-    """The features the linear model reads, fixed by the training texts: the columns of the features some training
-    text holds (one no training text holds learns nothing), their idf, the training texts' length-scaled features,
-    and `features(items)`, those of other texts over the same columns. Returns (columns, idf, x_train, features)."""
+    """The features the linear model reads, fixed by the training texts: the columns it fits (`kept_columns`),
+    their idf, the training texts' length-scaled features, and `features(items)`, those of other texts over the same
+    columns. Returns (columns, idf, x_train, features)."""
     counts = feature_counts(train, vocab, buckets)
-    seen = np.flatnonzero(counts.getnnz(0))
-    idf = smoothed_idf(counts)[seen]
+    columns = kept_columns(counts)
+    idf = smoothed_idf(counts)[columns]
 
     def scaled(found: sp.csr_matrix, items: Sequence[Item]) -> sp.csr_matrix:
-        return length_scaled(found[:, seen], idf, np.array([len(item.ids) for item in items]))
+        return length_scaled(found[:, columns], idf, np.array([len(item.ids) for item in items]))
 
-    return seen, idf, scaled(counts, train), lambda items: scaled(feature_counts(items, vocab, buckets), items)
+    return columns, idf, scaled(counts, train), lambda items: scaled(feature_counts(items, vocab, buckets), items)
 
 
 def fit_linear(train: Sequence[Item], train_targets: Sequence[int], dev: Sequence[Item], dev_targets: Sequence[int],
@@ -86,12 +96,12 @@ def fit_linear(train: Sequence[Item], train_targets: Sequence[int], dev: Sequenc
     """The logistic regression over the training texts' features, C chosen by its dev accuracy (a tie: the smaller
     C). The grid's fits are independent, so they run side by side on the threads training used (their coefficients
     are the same either way).
-    Returns (the seen features' column ids, their idf, the weights as seen features x classes, the intercept per
+    Returns (the fitted features' column ids, their idf, the weights as those features x classes, the intercept per
     class, its scores z of the dev texts, a report)."""
     from joblib import Parallel, delayed
     from sklearn.linear_model import LogisticRegression
 
-    seen, idf, x_train, features = training_features(train, vocab, buckets)
+    columns, idf, x_train, features = training_features(train, vocab, buckets)
     x_dev = features(dev)
     best, best_accuracy, by_c = None, -1.0, {}
     fits = Parallel(n_jobs=min(len(C_GRID), torch.get_num_threads()), prefer="threads")(
@@ -100,14 +110,14 @@ def fit_linear(train: Sequence[Item], train_targets: Sequence[int], dev: Sequenc
         by_c[c] = float((fitted.predict(x_dev) == np.asarray(dev_targets)).mean())
         if by_c[c] > best_accuracy:
             best, best_accuracy = fitted, by_c[c]
-    weights, intercept = np.zeros((len(seen), classes)), np.zeros(classes)
+    weights, intercept = np.zeros((len(columns), classes)), np.zeros(classes)
     if len(best.classes_) == 2:  # scikit-learn's binary form: one score for the second class, the first at 0
         weights[:, best.classes_[1]], intercept[best.classes_[1]] = best.coef_[0], best.intercept_[0]
     else:
         weights[:, best.classes_], intercept[best.classes_] = best.coef_.T, best.intercept_
     report = {"C": best.C, "dev_accuracy_by_C": {f"{c:g}": value for c, value in by_c.items()},
-              "features": int(len(seen))}
-    return seen, idf, weights, intercept, x_dev @ weights + intercept, report
+              "features": int(len(columns))}
+    return columns, idf, weights, intercept, x_dev @ weights + intercept, report
 
 
 def linear_part_answers(train: Sequence[Item], train_targets: Sequence[int], text_sets: Sequence[Sequence[Item]],
@@ -187,7 +197,7 @@ def add_prior(channel: NgramChannel, head: MLPHead, train: Sequence[Item], train
     if len({target for _, target in labelled}) < 2:
         return {"skipped": "the training texts hold fewer than two labels"}
     vocab, classes = channel.unigrams.num_embeddings, channel.unigrams.embedding_dim
-    seen, idf, weights, intercept, linear, report = fit_linear(
+    columns, idf, weights, intercept, linear, report = fit_linear(
         [item for item, _ in labelled], [target for _, target in labelled], dev, dev_targets, vocab,
         channel.buckets, classes)
     model_log_probs = log_softmax(np.asarray(dev_logits, dtype=np.float64) / temperature, axis=1)
@@ -200,7 +210,7 @@ def add_prior(channel: NgramChannel, head: MLPHead, train: Sequence[Item], train
     unsharpened = 1 / max(a, b, 1.0)  # the product at a scale neither part is sharpened to; calibration may sharpen
     network_scale, linear_scale = unsharpened * a / temperature, unsharpened * b
     rows = torch.as_tensor(linear_scale * idf[:, None] * weights, dtype=channel.unigrams.weight.dtype)
-    index = torch.as_tensor(seen)
+    index = torch.as_tensor(columns)
     last = head.net[-1]  # an MLP head's last layer, with a bias (build_model checks it has one)
     with torch.no_grad():
         for tensor in (last.weight, last.bias, channel.unigrams.weight, channel.bigrams.weight):

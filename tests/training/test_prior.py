@@ -19,7 +19,9 @@ from attentive.training.prior import (
     fit_linear,
     fitted_weight,
     fitted_weights,
+    kept_columns,
     smoothed_idf,
+    training_features,
 )
 
 from ..helpers import tiny_overrides, write_tsv
@@ -112,6 +114,26 @@ def test_features_count_unigrams_and_the_channels_hashed_bigrams():
     assert counts[1].sum() == 1 and counts[1, 5] == 1
     idf = smoothed_idf(feature_counts([Item([3, 4]), Item([3])], vocab=10, buckets=7))
     assert idf[3] == pytest.approx(1.0) and idf[4] == pytest.approx(np.log(3 / 2) + 1)
+
+
+def test_the_linear_model_fits_the_features_two_training_texts_hold_and_gives_the_others_no_weight():
+    train = [Item([3, 4, 5]), Item([3, 4, 6]), Item([7, 8])]  # 5, 6, 7, 8 and three bigrams: one text each
+    columns, idf, x_train, features = training_features(train, vocab=10, buckets=101)  # 101: no bucket shared
+    bigram = 10 + (3 * 1_000_003 + 4) % 101
+    assert sorted(columns) == sorted({3, 4, bigram})  # the unigrams 3, 4 and the bigram (3, 4): two texts each
+    assert idf == pytest.approx([np.log(4 / 3) + 1] * 3)  # idf as before, over the kept columns
+    assert x_train.shape == (3, 3) and x_train[2].nnz == 0  # the third text holds none of them
+    assert features([Item([5, 6, 3])]).toarray()[0, list(columns).index(3)] == pytest.approx(idf[0] / 3)
+    channel, head = NgramChannel(10, 2, 101, prior=True), MLPHead(4, 2)
+    labels = [0, 0, 1]
+    dev = [Item([3, 4]), Item([7, 8])]
+    add_prior(channel, head, train, labels, dev, [0, 1], np.zeros((2, 2)), 1.0)
+    assert channel.unigrams.weight[[5, 6, 7, 8]].abs().sum() == 0  # held by one text: nothing folded in
+
+
+def test_where_no_feature_is_held_by_two_texts_the_linear_model_reads_those_one_text_holds():
+    counts = feature_counts([Item([1, 2]), Item([3])], vocab=5, buckets=3)
+    assert sorted(kept_columns(counts)) == sorted(np.flatnonzero(counts.getnnz(0)))
 
 
 @pytest.mark.slow  # trains three models
