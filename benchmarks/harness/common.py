@@ -38,7 +38,8 @@ recipe)
 Optional fields:
 
 ``train_s``       seconds of the ``attentive.train`` call alone (neural runs): ``wall_time_s`` less the evaluation of
-                  dev and test and what the harness measures after (the linear part alone, refitted; ``--analyze``)
+                  dev and test (what the harness measures after those, the linear part alone refitted and
+                  ``--analyze``, is in neither)
 ``epoch_times_s`` list of seconds per training epoch (neural runs); BENCHMARKS.md shows their mean
 ``best_epoch``    epoch whose checkpoint was kept (neural runs)
 ``dev_curve``     dev accuracy after each epoch (neural runs from commit 7ceed1b on)

@@ -95,8 +95,8 @@ TIME_BOUNDS = {"newsgroups20": 120, "clinc150": 90}  # seconds; sets of at most 
 
 def training_seconds(result: dict) -> float:
     """The seconds `attentive train` took in a harness run: `train_s` where the run recorded it, else the run's
-    `wall_time_s`, which also holds the evaluation and the linear part's refit (runs before the harness timed the
-    training alone)."""
+    `wall_time_s`, which also holds the evaluation of dev and test (runs before the harness timed the training
+    alone)."""
     return result.get("train_s", result["wall_time_s"])
 
 
