@@ -1,5 +1,6 @@
 """A linear model fitted after training and folded into the n-gram channel's rows (recipe `wide.prior: true`, as in
-the default; benchmarks/DECISIONS.md, "A linear model fitted first", "The linear model on every length").
+the default; benchmarks/DECISIONS.md, "A linear model fitted first", "The linear model on every length", "The
+default's training time").
 
 Once the attention model is trained and its temperature T fitted, a multinomial logistic regression is fitted on the
 training texts over the channel's own features: each unigram id w and each bigram hashed into bucket h as the
