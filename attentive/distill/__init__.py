@@ -32,7 +32,7 @@ from ..folders.saved import CONFIG, TOKENIZER, WEIGHTS
 from ..onnx_format.read import GRAPH, is_exported
 from ..recipes.for_data import recipe_for_data
 from ..recipes.types import Recipe
-from ..text.augment import Augmentation, augment, glove_neighbours, words
+from ..text.augment import Augmentation, augment_with_neighbours
 from ..text.embeddings import cache_dir
 from ..training.pipeline import TRAINING_RUN
 from ..training.pipeline import train as train_dataset
@@ -166,11 +166,7 @@ def transfer_set(data: Dataset, how: Distillation, unlabelled: Sequence[str] = (
         raise AttentiveError(f"{data.name}: distillation takes single texts; this data has pairs or aspects")
     texts = [ex.text for ex in train]
     copies = affordable_copies(how.augmentation.copies, len(texts), len(unlabelled), budget)
-    augmentation = replace(how.augmentation, copies=copies)
-    neighbours = None
-    if augmentation.copies and augmentation.replace:
-        neighbours = glove_neighbours(sorted({w.lower() for text in texts for w in words(text)}))
-    augmented = augment(texts, augmentation, how.seed, neighbours)
+    augmented = augment_with_neighbours(texts, replace(how.augmentation, copies=copies), how.seed)
     seen, added = set(texts), []
     counts = {"copies": copies, "labelled": len(train), "augmented": 0, "unlabelled": 0, "already_there": 0,
               "blank": 0}

@@ -97,18 +97,11 @@ def split_pool(pool: Sequence[str], labelled: set[str], seed: int) -> tuple[list
     return texts[:held], texts[held:]
 
 
-def augmented_pool(texts: list[str], copies: int, seed: int) -> list[str]:
-    """`copies` augmented copies of each text (attentive/text/augment.py, its word-vector neighbours from GloVe)."""
-    from ..text.augment import Augmentation, augment, glove_neighbours, words
-
-    neighbours = glove_neighbours(sorted({word.lower() for text in texts for word in words(text)}))
-    return augment(texts, Augmentation(copies=copies), seed, neighbours)
-
-
 def train_few_labels(data: Dataset, pool: Sequence[str], run: FewLabelRun) -> FewLabelResult:
     """See the module's docstring."""
     from ..distill import Distillation, distill
     from ..onnx_format.write import export
+    from ..text.augment import Augmentation, augment_with_neighbours
 
     check_folders(run)
     labelled = [ex for split in ("train", "dev") for ex in data.splits.get(split, []) if ex.label is not None]
@@ -118,8 +111,7 @@ def train_few_labels(data: Dataset, pool: Sequence[str], run: FewLabelRun) -> Fe
     teacher = train_teacher([ex.text for ex in labelled], [ex.label for ex in labelled], where["teacher"],
                             run.teacher, run.overwrite)
     held, transfer = split_pool(pool, {ex.text for ex in labelled}, run.teacher.seed)
-    if run.pool_copies:
-        transfer = transfer + augmented_pool(transfer, run.pool_copies, run.teacher.seed)
+    transfer += augment_with_neighbours(transfer, Augmentation(copies=run.pool_copies), run.teacher.seed)
     answered = teacher.predict_proba(held).argmax(axis=1)
     dev = [Example(text, teacher.labels[int(i)]) for text, i in zip(held, answered)]
     test = data.splits.get("test", [])

@@ -103,6 +103,15 @@ def augment(texts: Sequence[str], how: Augmentation, seed: int,
             for text in texts for copy in range(how.copies)]
 
 
+def augment_with_neighbours(texts: Sequence[str], how: Augmentation, seed: int) -> list[str]:
+    """`augment` with the GloVe neighbours (`glove_neighbours`) of the texts' own lower-cased words, read only where
+    copies replace words."""
+    neighbours = None
+    if how.copies and how.replace:
+        neighbours = glove_neighbours(sorted({word.lower() for text in texts for word in words(text)}))
+    return augment(texts, how, seed, neighbours)
+
+
 def _text_hash(text: str) -> int:
     return int.from_bytes(hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()[:8], "little")
 

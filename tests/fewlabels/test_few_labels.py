@@ -70,9 +70,11 @@ def test_suggest_writes_the_pools_rows_with_their_ids_to_label(few, capsys):
 
 
 def test_the_pool_gets_two_augmented_copies_of_each_transfer_text_the_same_each_run():
-    from attentive.fewlabels.pipeline import FewLabelRun, augmented_pool
+    from attentive.fewlabels.pipeline import FewLabelRun
+    from attentive.text.augment import Augmentation, augment_with_neighbours
 
     texts = ["the film is warm and funny", "a dull , slow and joyless ride"]
-    copies = augmented_pool(texts, FewLabelRun(Path("m")).pool_copies, seed=0)
-    assert len(copies) == 4 and copies == augmented_pool(texts, 2, seed=0)
+    two = Augmentation(copies=FewLabelRun(Path("m")).pool_copies)
+    copies = augment_with_neighbours(texts, two, seed=0)
+    assert len(copies) == 4 and copies == augment_with_neighbours(texts, Augmentation(copies=2), seed=0)
     assert all(copy.strip() for copy in copies) and copies != texts * 2
