@@ -121,6 +121,13 @@ def test_the_deployed_table_checks_each_dataset_against_its_bounds_and_sets_opin
                   for recipe, test in (("default", 0.8), ("opinion", 0.9)) for seed in (0, 1)]
     lines = deployed_section([run("sst2", 4.0, 900.0, 1000.0), timed, *accuracies])
     assert "| sst2 | 80.50 ± 0.71 | 90.50 ± 0.71 | 2.50 | 15.00 | 3,000 | 600 | 0.20× |" in lines
+    student = {"kind": "student_speed", "dataset": "sst2", "command": "python -m x", "machine": timed["machine"],
+               "systems": {"default": {"int8_mb": 2.5, "predict_docs_per_s": 3000.0, "predict_p50_ms": 0.09},
+                           "student": {"int8_mb": 1.5, "predict_docs_per_s": 4500.0, "predict_p50_ms": 0.08,
+                                       "test_accuracy": 0.6655}}}
+    said = deployed_section([run("sst2", 4.0, 900.0, 1000.0), student])[-2]
+    assert said.startswith("The few-label student on sst2") and "test accuracy 66.5;" in said
+    assert "int8 1.50 MB against 2.50 MB; `predict` 4,500 texts/s against 3,000 (1.50×)" in said
 
 
 def _abstain_result(seed: int, shift: float) -> dict:

@@ -4,10 +4,13 @@ seed-0 model, for what reading word order costs.
 
     python -m benchmarks.product.deploy.deployed --dataset r8 [--train-only]
     python -m benchmarks.product.deploy.deployed --dataset sst2 --opinion runs/opinion/sst2/opinion-sst2-defaults-s0
+    python -m benchmarks.product.deploy.deployed --dataset sst2 --student runs/few/sst2-k16
 
 `--train-only` trains runs/shipped/DATASET/default-s0 and stops, so the timing can run later on a quiet machine.
 `--opinion FOLDER` times that model (saved by `benchmarks.harness.run --recipe opinion --save-models DIR`) beside the
-default's; the accuracies shown beside the speeds are the two recipes' result files'. Nothing else may run beside it."""
+default's; the accuracies shown beside the speeds are the two recipes' result files'. `--student FOLDER` times the
+compact student `attentive train --few-labels ... --out FOLDER --compact` wrote beside the default trained on the
+whole training split. Nothing else may run beside it."""
 from __future__ import annotations
 
 import argparse
@@ -35,6 +38,7 @@ TIMED_TEXTS, REPEATS = 5000, 300  # the test texts timed; calls of one sentence 
 INT8_MB = {"sentences": 5.0, "documents": 10.0}  # the export's size bounds; documents are DOCUMENT_SETS
 P50_MS = 0.2  # one text's predict, 1 thread
 FASTTEXT_SHARE_SST2 = 0.8  # predict's texts/s ≥ 0.8 × fastText's on SST-2
+STUDENT_KIND = "student_speed"  # the runs timing a few-label student beside the default
 OPINION_KIND = "frontier"  # the stored kind of the runs timing `opinion` beside the default (first drawn as a frontier)
 # (recipe, variant) of the result files whose test accuracy an `--opinion` run is shown with
 ACCURACY_RUNS = {"default": ["default", "rows"], "opinion": ["opinion", "defaults"]}
@@ -142,6 +146,8 @@ def main(argv=None) -> int:
     parser.add_argument("--dataset", required=True)
     parser.add_argument("--train-only", action="store_true", help="train the model and stop (no timing)")
     parser.add_argument("--opinion", type=Path, metavar="FOLDER", help="time this `opinion` model beside the default")
+    parser.add_argument("--student", type=Path, metavar="FOLDER",
+                        help="time the few-label student `train --few-labels --out FOLDER` wrote")
     args = parser.parse_args(argv)
     commit_at_start()
     data = attentive.api.resolve_dataset(args.dataset)
@@ -151,10 +157,15 @@ def main(argv=None) -> int:
     if args.train_only:
         return 0
     texts, gold = split_xy(data, "test")
-    systems = timings({"default": folder, **({"opinion": args.opinion} if args.opinion else {})}, data,
-                      texts[:TIMED_TEXTS])
+    beside = {"opinion": args.opinion} if args.opinion else {"student": args.student} if args.student \
+        else {}
+    systems = timings({"default": folder, **beside}, data, texts[:TIMED_TEXTS])
     payload = {"dataset": data.name, "seed": SEED, "n_texts": len(texts[:TIMED_TEXTS]), "systems": systems}
-    if args.opinion:
+    if args.student:
+        systems["student"]["test_accuracy"] = accuracy_of(attentive.load(beside["student"], device="cpu"), texts,
+                                                          gold)
+        path = write_result(f"student-speed-{data.name}", {"kind": STUDENT_KIND, **payload})
+    elif args.opinion:
         path = write_result(f"frontier-{data.name}", {"kind": OPINION_KIND, "candidates": ACCURACY_RUNS, **payload})
     else:
         with tempfile.TemporaryDirectory() as tmp:
@@ -240,7 +251,24 @@ def deployed_section(results: list[dict]) -> list[str]:
         share = sst2["default"]["predict_docs_per_s"] / sst2["fasttext"]["docs_per_s"]
         lines[-1] += (f" On SST-2 `predict` runs at {share:.2f}× fastText's texts/s (the bound: "
                       f"{FASTTEXT_SHARE_SST2}×).")
-    return lines + beside_opinion(results) + [""]
+    return lines + beside_opinion(results) + beside_student(results) + [""]
+
+
+def beside_student(results: list[dict]) -> list[str]:
+    """The `--student` runs: a few-label student's int8 export against the default's, size and predict texts/s."""
+    lines = []
+    for result in of_kind_by_dataset(results, STUDENT_KIND):
+        ours, student = result["systems"]["default"], result["systems"]["student"]
+        lines.append(
+            f"The few-label student on {result['dataset']} (`attentive train --few-labels ... --compact`, test "
+            f"accuracy {100 * student['test_accuracy']:.1f}; `{result['command']}`), timed as above in one process "
+            f"beside the default trained on the whole training split: int8 {student['int8_mb']:.2f} MB against "
+            f"{ours['int8_mb']:.2f} MB; `predict` {student['predict_docs_per_s']:,.0f} texts/s against "
+            f"{ours['predict_docs_per_s']:,.0f} "
+            f"({student['predict_docs_per_s'] / ours['predict_docs_per_s']:.2f}×); one text's p50 "
+            f"{student['predict_p50_ms']:.3f} ms against {ours['predict_p50_ms']:.3f} ms; on "
+            f"{machine_short(result)}.")
+    return ["", *lines] if lines else []
 
 
 if __name__ == "__main__":
