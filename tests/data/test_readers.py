@@ -340,6 +340,18 @@ def test_generic_missing_column(tmp_path):
         r.read_table(jsonl)
 
 
+def test_a_missing_column_says_how_to_name_it(tmp_path):
+    csv_path = tmp_path / "x.csv"
+    csv_path.write_text("ticket,Label \nhello,a\n")
+    with pytest.raises(DataError) as err:
+        r.read_table(csv_path)
+    assert str(err.value).endswith("name your text column with --text-column (text_column= in Python)")
+    with pytest.raises(DataError) as err:
+        r.read_table(csv_path, text_column="ticket")
+    assert "name your label column with --label-column" in str(err.value)
+    assert str(err.value).endswith("'Label ' is spelt like it")  # case and spaces aside
+
+
 def test_generic_errors(tmp_path):
     with pytest.raises(DataError, match="file not found"):
         r.read_table(tmp_path / "absent.csv")

@@ -60,15 +60,25 @@ def _listing(names) -> str:
     return ", ".join(map(repr, names)) or "none"
 
 
-def _check_header(path: Path, header: list[str], columns: list[str]) -> None:
-    """DataError at line 1 where the header names a column twice, or lacks one of `columns`."""
+def _naming_hint(role: str, column: str, found) -> str:
+    """How to name the column of `role` (text, label, ...) the file lacks: the option and keyword that do it, and
+    a found column spelt like it but for case or surrounding spaces."""
+    alike = [name for name in found if isinstance(name, str) and name.strip().lower() == column.strip().lower()]
+    named = f"; {alike[0]!r} is spelt like it" if alike else ""
+    return f": name your {role} column with --{role}-column ({role}_column= in Python){named}"
+
+
+def _check_header(path: Path, header: list[str], roles: dict[str, str]) -> None:
+    """DataError at line 1 where the header names a column twice, or lacks the column of one of `roles` (role ->
+    column name)."""
     check_names(path, header)
-    for column in columns:
+    for role, column in roles.items():
         if column not in header:
-            raise DataError(path, f"no column {column!r} in the header (found: {_listing(header)})", 1)
+            raise DataError(path, f"no column {column!r} in the header (found: {_listing(header)})"
+                                  f"{_naming_hint(role, column, header)}", 1)
 
 
-def _tsv_rows(path: Path, columns: list[str]) -> Iterator[tuple[int, Mapping, int]]:
+def _tsv_rows(path: Path, columns: dict[str, str]) -> Iterator[tuple[int, Mapping, int]]:
     lines = iter_lines(path, skip_bom=True)
     _, header_line = next(lines, (1, ""))
     header = header_line.split("\t")
@@ -146,7 +156,7 @@ def _check_quoting(path: Path, start: int, record: list[str], width: int) -> Non
                               f"swallowing {what}; {FIX_QUOTE}", start)
 
 
-def _csv_rows(path: Path, columns: list[str]) -> Iterator[tuple[int, Mapping, int]]:
+def _csv_rows(path: Path, columns: dict[str, str]) -> Iterator[tuple[int, Mapping, int]]:
     records = _csv_records(path)
     _, header, _ = next(records, (1, [], []))
     _check_header(path, header, columns)
@@ -160,7 +170,7 @@ def _csv_rows(path: Path, columns: list[str]) -> Iterator[tuple[int, Mapping, in
         yield start, dict(zip(header, fields)), len(record)
 
 
-def jsonl_rows(path: Path, columns: list[str] | None = None) -> Iterator[tuple[int, Mapping, int]]:
+def jsonl_rows(path: Path, columns: dict[str, str] | None = None) -> Iterator[tuple[int, Mapping, int]]:
     """(line number, object, 1) for each non-blank line of a JSONL file; a bad line (one giving a key twice too) is a
     DataError naming it."""
     for number, line in iter_lines(path, skip_bom=True):
@@ -179,9 +189,10 @@ def jsonl_rows(path: Path, columns: list[str] | None = None) -> Iterator[tuple[i
         yield number, row, 1
 
 
-def _value(path: Path, row: Mapping, column: str, number: int) -> str | None:
+def _value(path: Path, row: Mapping, column: str, number: int, role: str) -> str | None:
     if column not in row:
-        raise DataError(path, f"no column {column!r} (found: {_listing(row)})", number)
+        raise DataError(path, f"no column {column!r} (found: {_listing(row)}){_naming_hint(role, column, row)}",
+                        number)
     value = row[column]
     if isinstance(value, str) and (problem := unicode_problem(value)) is not None:  # a JSON \ud800 escape
         raise DataError(path, f"column {column!r} is {problem}", number)
@@ -226,11 +237,13 @@ def read_table(
     rows = {"csv": _csv_rows, "tsv": _tsv_rows, "jsonl": jsonl_rows}.get(format)
     if rows is None:
         raise DataError(path, f"unknown format {format!r}; use csv, tsv or jsonl")
-    columns = [c for c in (text_column, label_column, aspect_column, pair_column, id_column) if c]
+    columns = {role: column for role, column in (("text", text_column), ("label", label_column),
+                                                 ("aspect", aspect_column), ("pair", pair_column),
+                                                 ("id", id_column)) if column}
     result, first_line, first_kind = Rows([], Counter()), {}, None  # first_kind: (line, a list?) of the first label
     for number, row, span in rows(path, columns):
         result.multiline += span > 1
-        text = (_value(path, row, text_column, number) or "").strip()
+        text = (_value(path, row, text_column, number, "text") or "").strip()
         if not text:
             result.dropped["empty text"] += 1
             result.dropped_lines.setdefault("empty text", []).append(number)
@@ -240,35 +253,35 @@ def read_table(
             first_kind = _same_kind(path, label_column, first_kind, number, isinstance(row.get(label_column), list))
         if label_column and isinstance(row.get(label_column), list) or label_column and label_separator:
             raw = row[label_column] if isinstance(row.get(label_column), list) else \
-                _value(path, row, label_column, number)
+                _value(path, row, label_column, number, "label")
             labels = label_set(path, raw, label_column, number, label_separator)
             for name in labels:
                 first_line.setdefault(name, number)
         elif label_column:
-            written = _value(path, row, label_column, number) or ""
+            written = _value(path, row, label_column, number, "label") or ""
             label = written.strip()
             if label != written:
                 result.respaced[written] += 1
             if not label:
                 raise DataError(path, f"empty label in column {label_column!r}", number)
             first_line.setdefault(label, number)
-        aspect = _value(path, row, aspect_column, number) if aspect_column else None
-        pair = _value(path, row, pair_column, number) if pair_column else None
+        aspect = _value(path, row, aspect_column, number, "aspect") if aspect_column else None
+        pair = _value(path, row, pair_column, number, "pair") if pair_column else None
         result.examples.append(Example(text=text, label=label, aspect=aspect, text_pair=pair, labels=labels,
                                        line=number, id=_row_id(path, row, id_column, columns, number)))
     check_label_numbers(path, first_line)
     return result
 
 
-def _row_id(path: Path, row: Mapping, id_column: str | None, columns: list[str], number: int) -> str | None:
+def _row_id(path: Path, row: Mapping, id_column: str | None, columns: dict[str, str], number: int) -> str | None:
     """Row `number`'s id: its `id_column` value (a DataError where missing, as any named column's), or without one
     its `id` field where it has one that is a text, a number or a boolean and no other role reads it; else None."""
     if id_column:
-        return _value(path, row, id_column, number)
-    if "id" in columns or not isinstance(row.get("id"), (str, int, float)):
+        return _value(path, row, id_column, number, "id")
+    if "id" in columns.values() or not isinstance(row.get("id"), (str, int, float)):
         return None
     try:
-        return _value(path, row, "id", number)
+        return _value(path, row, "id", number, "id")
     except DataError:  # NaN, or a string that is not valid Unicode: an optional id is left out, not refused
         return None
 
