@@ -263,7 +263,9 @@ def read_table(
             if label != written:
                 result.respaced[written] += 1
             if not label:
-                raise DataError(path, f"empty label in column {label_column!r}", number)
+                raise DataError(path, f"empty label in column {label_column!r}: label the row, or move the rows "
+                                      "without a label to a file of their own (`train --few-labels --unlabelled "
+                                      "FILE` learns from them)", number)
             first_line.setdefault(label, number)
         aspect = _value(path, row, aspect_column, number, "aspect") if aspect_column else None
         pair = _value(path, row, pair_column, number, "pair") if pair_column else None
