@@ -14,7 +14,7 @@ from benchmarks.harness.common import DEFAULTS_DATASETS, RESULTS_DIR, SAME_SETTI
 PAPERS = Path(__file__).resolve().parents[1] / "papers" / "papers.json"
 # kind -> results/<family>.jsonl; `python -m benchmarks.harness.results_io --pack` moves loose <name>.json files there.
 FAMILIES = {"model": "runs", "baseline": "runs", "long_texts": "long_texts",
-            "shipped": "deploy", "frontier": "deploy", "size": "deploy", "student_speed": "deploy",
+            "shipped": "deploy", "opinion_speed": "deploy", "size": "deploy", "student_speed": "deploy",
             "abstain": "accuracy", "few_labels": "accuracy", "active_loop": "accuracy",
             "small_calibration": "accuracy",
             "scaling": "scale", "ddp_accuracy": "scale", "throughput": "scale",

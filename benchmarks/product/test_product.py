@@ -112,7 +112,7 @@ def test_the_deployed_table_checks_each_dataset_against_its_bounds_and_sets_opin
     assert "at or above TF-IDF + LR's texts/s on 2;" in bounds and "p50 ≤ 0.2 ms on 2." in bounds
     assert "On SST-2 `predict` runs at 0.90× fastText's texts/s" in bounds
     assert deployed_section([{"kind": "model"}]) == []
-    timed = {"kind": "frontier", "dataset": "sst2", "machine": {"cpu_model": "AMD EPYC", "cpu_cores": 2},
+    timed = {"kind": "opinion_speed", "dataset": "sst2", "machine": {"cpu_model": "AMD EPYC", "cpu_cores": 2},
              "candidates": {"default": ["default", "defaults"], "opinion": ["opinion", "defaults"]},
              "systems": {"default": {"int8_mb": 2.5, "predict_docs_per_s": 3000.0},
                          "opinion": {"int8_mb": 15.0, "predict_docs_per_s": 600.0}}}

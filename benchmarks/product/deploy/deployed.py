@@ -39,7 +39,7 @@ INT8_MB = {"sentences": 5.0, "documents": 10.0}  # the export's size bounds; doc
 P50_MS = 0.2  # one text's predict, 1 thread
 FASTTEXT_SHARE_SST2 = 0.8  # predict's texts/s ≥ 0.8 × fastText's on SST-2
 STUDENT_KIND = "student_speed"  # the runs timing a few-label student beside the default
-OPINION_KIND = "frontier"  # the stored kind of the runs timing `opinion` beside the default (first drawn as a frontier)
+OPINION_KIND = "opinion_speed"  # the runs timing `opinion` beside the default
 # (recipe, variant) of the result files whose test accuracy an `--opinion` run is shown with
 ACCURACY_RUNS = {"default": ["default", "rows"], "opinion": ["opinion", "defaults"]}
 
@@ -166,7 +166,7 @@ def main(argv=None) -> int:
                                                           gold)
         path = write_result(f"student-speed-{data.name}", {"kind": STUDENT_KIND, **payload})
     elif args.opinion:
-        path = write_result(f"frontier-{data.name}", {"kind": OPINION_KIND, "candidates": ACCURACY_RUNS, **payload})
+        path = write_result(f"opinion-speed-{data.name}", {"kind": OPINION_KIND, "candidates": ACCURACY_RUNS, **payload})
     else:
         with tempfile.TemporaryDirectory() as tmp:
             graph = runtime.load(export(model, Path(tmp) / "int8", int8=True), int8=True)
