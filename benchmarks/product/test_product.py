@@ -112,6 +112,10 @@ def test_the_deployed_table_checks_each_dataset_against_its_bounds_and_sets_opin
     assert "at or above TF-IDF + LR's texts/s on 2;" in bounds and "p50 ≤ 0.2 ms on 2." in bounds
     assert "On SST-2 `predict` runs at 0.90× fastText's texts/s" in bounds
     assert deployed_section([{"kind": "model"}]) == []
+    rows = made_result("default-sst2-rows-s0", 0, 0.80, recipe="default", dataset="sst2", variant="rows")
+    said = deployed_section([run("sst2", 4.0, 900.0, 1000.0), run("news", 11.0, 500.0, 400.0), rows])[-2]
+    assert said.endswith("on the 1 sets both ran: the same test accuracy to the digit on 0, a mean difference of "
+                         "+10.00 points, the largest +10.00 (sst2).")
     timed = {"kind": "opinion_speed", "dataset": "sst2", "machine": {"cpu_model": "AMD EPYC", "cpu_cores": 2},
              "candidates": {"default": ["default", "defaults"], "opinion": ["opinion", "defaults"]},
              "systems": {"default": {"int8_mb": 2.5, "predict_docs_per_s": 3000.0},
