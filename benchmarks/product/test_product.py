@@ -169,8 +169,18 @@ def test_the_few_labels_table_has_a_model2vec_column():
 
     lines = few_labels_section([_few("tfidf_lr", 0, 0.55), _few("model2vec", 0, 0.60), _few("model2vec", 1, 0.62)])
     head = next(line for line in lines if line.startswith("| set"))
-    assert head.split(" | ")[4:7] == ["TF-IDF + LR", "default, labels alone", "model2vec"]
-    assert "| sst2 | 16 | 2,000 | 2 | 55.0 (one draw) | — | 61.0 ± 1.4 | — | — | — | — | — |" in lines
+    assert head.split(" | ")[5:8] == ["TF-IDF + LR", "default, labels alone", "model2vec"]
+    assert "| sst2 | 16 | 2,000 | 0 | 2 | 55.0 (one draw) | — | 61.0 ± 1.4 | — | — | — | — | — |" in lines
+
+
+def test_the_few_labels_table_keeps_runs_with_pool_copies_apart():
+    from benchmarks.product.fewlabels.few_labels import few_labels_section
+
+    recorded = {**_few("tfidf_lr", 0, 0.55), "pool_copies": 2}
+    given = {**_few("tfidf_lr", 1, 0.57), "command": "python -m x --pool-copies 2"}
+    lines = few_labels_section([_few("tfidf_lr", 0, 0.50), recorded, given])
+    assert "| sst2 | 16 | 2,000 | 0 | 1 | 50.0 (one draw) |" in " ".join(lines)
+    assert "| sst2 | 16 | 2,000 | 2 | 2 | 56.0 ± 1.4 |" in " ".join(lines)
 
 
 def _loop(strategy: str, seed: int, accuracies: list[float], per_round: int = 50) -> dict:

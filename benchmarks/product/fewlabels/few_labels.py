@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import re
 import statistics
 import tempfile
 import time
@@ -101,7 +102,8 @@ def main() -> None:
         for seed in range(args.first_draw, args.first_draw + args.draws):
             labelled, pool = draw(data, k, seed, args.pool)
             base = {"kind": "few_labels", "dataset": args.dataset, "per_class": k, "seed": seed,
-                    "variant": args.variant, "labelled": len(labelled), "pool": len(pool), "test_n": len(test)}
+                    "variant": args.variant, "labelled": len(labelled), "pool": len(pool), "test_n": len(test),
+                    "pool_copies": args.pool_copies}
             if "tfidf_lr" in args.methods:
                 accuracy, seconds = tfidf_lr(labelled, test)
                 write_result(f"few-tfidf_lr-{args.dataset}-k{k}{args.variant}-s{seed}",
@@ -148,6 +150,15 @@ def _set(run: dict) -> str:
     return run["dataset"] + (f" ({run['variant'].lstrip('-')})" if run.get("variant") else "")
 
 
+def pool_copies(run: dict) -> int:
+    """The augmented copies of each pool text the run's teacher answered: as recorded, else as its command gave
+    them; runs that record neither were made when the pool had no copies."""
+    if "pool_copies" in run:
+        return run["pool_copies"]
+    given = re.search(r"--pool-copies[ =](\d+)", run.get("command", ""))
+    return int(given.group(1)) if given else 0
+
+
 def few_labels_section(results: list[dict]) -> list[str]:
     """Markdown lines of the section (none without a few-label result)."""
     runs = [r for r in results if r.get("kind") == "few_labels"]
@@ -155,8 +166,9 @@ def few_labels_section(results: list[dict]) -> list[str]:
         return []
     cells: dict[tuple, list[dict]] = {}
     for run in runs:
-        cells.setdefault((_set(run), (run["per_class"], run.get("pool")), run["method"]), []).append(run)
-    keys = sorted({(_set(run), (run["per_class"], run.get("pool"))) for run in runs})
+        cells.setdefault((_set(run), (run["per_class"], run.get("pool"), pool_copies(run)), run["method"]),
+                         []).append(run)
+    keys = sorted({(_set(run), (run["per_class"], run.get("pool"), pool_copies(run))) for run in runs})
     first = runs[0]
     lines = ["## Few labels", "",
              "k labelled texts a class drawn (seeded) from the training split, the rest of it (the pool column: how "
@@ -166,12 +178,14 @@ def few_labels_section(results: list[dict]) -> list[str]:
              "`attentive train --few-labels` trains it; model2vec is its static model distilled from the same MiniLM "
              "with its own classifier at its default settings, stopping early on its own tenth of the labelled texts; "
              "the compact student is the default distilled from it on the "
-             "pool and exported int8. Test accuracy (%), mean ± std over the draws; training seconds on this "
+             "pool (with the copies column's augmented copies of each pool text, `train --few-labels` making 2) and "
+             "exported int8. Test accuracy (%), mean ± std over the draws; training seconds on this "
              f"machine (`{first['command']}`, commit {first['git_commit']}).", "",
-             *md_head(["set", "k a class", "pool", "draws", *(name for _, name in METHODS),
-                       "student agrees with teacher", "student s", "student int8 MB"], "l" + "r" * (6 + len(METHODS)))]
+             *md_head(["set", "k a class", "pool", "copies", "draws", *(name for _, name in METHODS),
+                       "student agrees with teacher", "student s", "student int8 MB"], "l" + "r" * (7 + len(METHODS)))]
     for dataset, k in keys:
-        row = [dataset, str(k[0]), f"{k[1]:,}", str(max(len(cells.get((dataset, k, m), [])) for m, _ in METHODS))]
+        row = [dataset, str(k[0]), f"{k[1]:,}", str(k[2]),
+               str(max(len(cells.get((dataset, k, m), [])) for m, _ in METHODS))]
         row += [_pct([r["test_accuracy"] for r in cells.get((dataset, k, method), [])]) for method, _ in METHODS]
         students = cells.get((dataset, k, "student"), [])
         row.append(_pct([r["agreement"] for r in students]))
