@@ -42,9 +42,13 @@ def train_few_labels(data, out: Path, unlabelled: str | None, overwrite: bool, c
 
 @app.command()
 def suggest(
-    run: Path = typer.Argument(..., help="a model (saved, exported, or a few-label teacher) to ask"),
+    run: Optional[Path] = typer.Argument(None, help="a model (saved, exported, or a few-label teacher) to ask; "
+                                                   "none with --random, for the first texts to label"),
     unlabelled: Path = typer.Option(..., "--unlabelled", help="the texts to choose from: CSV, TSV, JSONL or .txt"),
     n: int = typer.Option(50, "--n", min=1, help="how many texts to suggest"),
+    random: bool = typer.Option(False, "--random", help="draw the texts at random (seeded), as is better while the "
+                                                        "model has learned from a few dozen labels"),
+    seed: int = typer.Option(0, "--seed", help="with --random: the draw's seed"),
     output: Path = typer.Option(..., "--output", help="where to write them, in the pool's own format"),
     text_column: Optional[str] = ModelTextColumn,
     label_column: Optional[str] = ModelLabelColumn,
@@ -53,17 +57,22 @@ def suggest(
 ):
     """Write the unlabelled texts whose labels would help the model most (the least certain, kept diverse), with its
     guess and the words pulling each way, ready to label in a spreadsheet (an empty --label-column to fill in) and
-    add to the training file."""
+    add to the training file. With --random, texts drawn at random instead: the better first texts to label (with
+    no model, the very first)."""
     from ..data.reading import reading_for
-    from ..fewlabels.suggest import rank_for_labelling, read_pool, suggestions_file
+    from ..errors import AttentiveError
+    from ..fewlabels.suggest import rank_for_labelling, read_pool, sample_for_labelling, suggestions_file
     from ..fewlabels.teacher import FewLabelTeacher, is_teacher
     from ..folders.output_file import claim_file
     from ..opening import open_model
     from ..util.atomic import atomic_write_bytes
 
     _use_threads(threads)
-    target = claim_file(output, option="--output", overwrite=overwrite, inputs=[unlabelled], models=[run])
-    model = FewLabelTeacher.load(run) if is_teacher(run) else open_model(run, threads)
+    if run is None and not random:
+        raise AttentiveError("suggest: give a model to ask (RUN), or --random to draw the first texts to label")
+    target = claim_file(output, option="--output", overwrite=overwrite, inputs=[unlabelled],
+                        models=[run] if run is not None else [])
+    model = None if run is None else FewLabelTeacher.load(run) if is_teacher(run) else open_model(run, threads)
     reading = reading_for(getattr(model, "config", {}), text_column=text_column, label_column=label_column)
     text_column, label_column = reading["text_column"], reading["label_column"] or "label"
     pool = read_pool(unlabelled, text_column)
@@ -71,7 +80,8 @@ def suggest(
         lines = ", ".join(map(str, pool.blank[:10])) + (" ..." if len(pool.blank) > 10 else "")
         err.print(f"{unlabelled}: {len(pool.blank)} rows with no text left out (line {lines})", markup=False,
                   soft_wrap=True)
-    chosen = rank_for_labelling(model, pool.texts, n)
+    chosen = sample_for_labelling(model, pool.texts, n, seed) if random else rank_for_labelling(model, pool.texts, n)
     atomic_write_bytes(target, suggestions_file(pool, chosen, label_column))
-    console.print(f"{len(chosen)} of {len(pool.texts)} texts to label next, least certain first, written to {target}"
+    how = f"drawn at random (seed {seed})" if random else "least certain first"
+    console.print(f"{len(chosen)} of {len(pool.texts)} texts to label next, {how}, written to {target}"
                   f" (fill in its {label_column!r} column)", markup=False, soft_wrap=True)

@@ -12,6 +12,11 @@ The pool is read as `train` reads files (CSV, TSV, JSONL, or .txt one text a lin
 in the pool's own format, every field of each chosen row as it was (its id column kept) and, after them, an empty
 label column to fill in and the model's guess, its probability, the runner-up and why: ready for a spreadsheet, and
 once labelled, rows `train --train` reads beside the others (it reads only its text and label columns).
+
+A model trained on a few dozen labels is a poor judge of which texts are hard (benchmarks/DECISIONS.md, "The
+labelling loop on SST-2": its first 50 suggestions helped less than 50 texts drawn at random), so the first texts to
+label are better drawn at random: `sample_for_labelling` draws them, seeded, with the model's guesses where there is
+a model and without any before the first one.
 """
 from __future__ import annotations
 
@@ -37,15 +42,17 @@ class Suggestion:
 
     row: int
     text: str
-    guess: str
-    guess_probability: float
-    runner_up: str
-    runner_up_probability: float
-    margin: float
+    guess: str | None = None  # None: no model was asked
+    guess_probability: float = 0.0
+    runner_up: str | None = None
+    runner_up_probability: float = 0.0
+    margin: float = 1.0
     towards_guess: list[str] = field(default_factory=list)
     towards_runner_up: list[str] = field(default_factory=list)
 
     def why(self) -> str:
+        if self.guess is None:
+            return ""
         said = f"{self.guess} {self.guess_probability:.2f} or {self.runner_up} {self.runner_up_probability:.2f}"
         if self.towards_guess or self.towards_runner_up:
             said += (f"; for {self.guess}: {', '.join(self.towards_guess) or '-'}; for {self.runner_up}: "
@@ -67,23 +74,45 @@ def choose_for_labelling(model, texts: Sequence[str], n: int) -> list[int]:
     return [suggestion.row for suggestion in _ranked(model, texts, n)]
 
 
-def _ranked(model, texts: Sequence[str], n: int) -> list[Suggestion]:
+def sample_for_labelling(model, texts: Sequence[str], n: int, seed: int = 0) -> list[Suggestion]:
+    """`n` texts of `texts` drawn at random (seeded, without replacement; all of them where there are fewer), in the
+    order drawn; each with the model's guess, runner-up and evidence where `model` is given, none where it is None
+    (the first texts to label, before there is a model)."""
+    _check_n(n)
+    rows = np.random.default_rng(seed).permutation(len(texts))[:n]
+    if model is None:
+        return [Suggestion(int(i), texts[i]) for i in rows]
+    suggestions = _guessed(model, [texts[i] for i in rows], [int(i) for i in rows])
+    _add_evidence(model, suggestions)
+    return suggestions
+
+
+def _check_n(n: int) -> None:
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise AttentiveError(f"n: give 1 or more texts to suggest (got {n!r})")
+
+
+def _guessed(model, texts: Sequence[str], rows: Sequence[int]) -> list[Suggestion]:
+    """A Suggestion for each text (its pool row in `rows`) with the model's guess, runner-up and their margin."""
     if len(model.labels) < 2:
         raise AttentiveError("suggest needs a model of two labels or more")
     probabilities = np.asarray(model.predict_proba(list(texts)), dtype=np.float64)
     order = np.argsort(-probabilities, axis=1, kind="stable")
-    top, second = order[:, 0], order[:, 1]
-    rows = np.arange(len(texts))
-    margins = probabilities[rows, top] - probabilities[rows, second]
+    found = []
+    for at, (row, text) in enumerate(zip(rows, texts)):
+        top, second = probabilities[at, order[at, 0]], probabilities[at, order[at, 1]]
+        found.append(Suggestion(row, text, model.labels[order[at, 0]], float(top), model.labels[order[at, 1]],
+                                float(second), float(top - second)))
+    return found
+
+
+def _ranked(model, texts: Sequence[str], n: int) -> list[Suggestion]:
+    _check_n(n)
+    every = _guessed(model, texts, range(len(texts)))
+    margins = np.array([suggestion.margin for suggestion in every])
     candidates = np.argsort(margins, kind="stable")[: CANDIDATES_PER_SUGGESTION * n]
     chosen = _diverse([texts[i] for i in candidates], 1.0 - margins[candidates], min(n, len(candidates)))
-    picked = [int(candidates[i]) for i in chosen]
-    suggestions = [Suggestion(i, texts[i], model.labels[top[i]], float(probabilities[i, top[i]]),
-                              model.labels[second[i]], float(probabilities[i, second[i]]), float(margins[i]))
-                   for i in picked]
-    return suggestions
+    return [every[int(candidates[i])] for i in chosen]
 
 
 def _diverse(texts: list[str], uncertainty: np.ndarray, n: int) -> list[int]:
@@ -195,8 +224,11 @@ def _table(path: Path, content: str, delimiter: str, text_column: str, bom: bool
 
 
 def suggestions_file(pool: Pool, suggestions: list[Suggestion], label_column: str = "label") -> bytes:
-    """The chosen rows in the pool's own format, in the order suggested, with the columns to fill in and to read."""
-    added = {label_column: "", "guess": None, "guess_probability": None, "runner_up": None, "why": None}
+    """The chosen rows in the pool's own format, in the order suggested, with the columns to fill in and to read
+    (the model's columns only where a model guessed)."""
+    guessed = any(s.guess is not None for s in suggestions)
+    added = {label_column: "", **({"guess": None, "guess_probability": None, "runner_up": None, "why": None}
+                                  if guessed else {})}
     if pool.kind in ("csv", "tsv"):
         out = io.StringIO()
         writer = csv.writer(out, delimiter="\t" if pool.kind == "tsv" else ",", lineterminator="\n")
@@ -211,7 +243,8 @@ def suggestions_file(pool: Pool, suggestions: list[Suggestion], label_column: st
     for s in suggestions:
         record = dict(pool.rows[s.row]) if pool.kind == "jsonl" else {"text": s.text}
         record.setdefault(label_column, None)
-        record.update({"guess": s.guess, "guess_probability": round(s.guess_probability, 3),
-                       "runner_up": s.runner_up, "why": s.why()})
+        if guessed:
+            record.update({"guess": s.guess, "guess_probability": round(s.guess_probability, 3),
+                           "runner_up": s.runner_up, "why": s.why()})
         lines.append(json.dumps(record, ensure_ascii=False) + "\n")
     return "".join(lines).encode("utf-8")

@@ -92,3 +92,33 @@ def test_the_teachers_settings_are_integers_of_one_or_more(setting):
 
     with pytest.raises(AttentiveError, match=rf"teacher.{next(iter(setting))}=.*: must be an integer ≥ 1"):
         TeacherSettings(**setting)
+
+
+def test_a_random_draw_is_seeded_distinct_and_guessed_where_there_is_a_model():
+    from attentive.fewlabels import sample_for_labelling
+
+    texts = [f"text {i}" for i in range(30)]
+    first = sample_for_labelling(None, texts, 10, seed=3)
+    assert [s.row for s in first] == [s.row for s in sample_for_labelling(None, texts, 10, seed=3)]
+    assert [s.row for s in first] != [s.row for s in sample_for_labelling(None, texts, 10, seed=4)]
+    assert len({s.row for s in first}) == 10 and all(s.guess is None and s.why() == "" for s in first)
+    guessed = sample_for_labelling(Table({t: i / 30 for i, t in enumerate(texts)}), texts, 40, seed=3)
+    assert len(guessed) == 30 and [s.row for s in guessed[:10]] == [s.row for s in first]
+    assert guessed[0].guess in ("neg", "pos") and guessed[0].text == texts[guessed[0].row]
+
+
+def test_suggest_random_without_a_model_writes_the_first_rows_to_label(tmp_path, capsys):
+    from attentive.cli import main
+
+    pool = tmp_path / "pool.csv"
+    pool.write_bytes("\ufeffticket,body\r\n".encode() + "".join(f"T{i},message {i}\r\n" for i in range(20)).encode())
+    target = tmp_path / "first.csv"
+    assert main(["suggest", "--random", "--unlabelled", str(pool), "--n", "5", "--output", str(target),
+                 "--text-column", "body", "--seed", "1"]) == 0
+    written = target.read_bytes().decode("utf-8")
+    rows = list(csv.DictReader(io.StringIO(written.lstrip("\ufeff"))))
+    assert written.startswith("\ufeff") and list(rows[0]) == ["ticket", "body", "label"]
+    assert len({row["ticket"] for row in rows}) == 5 and all(row["label"] == "" for row in rows)
+    assert "5 of 20 texts to label next, drawn at random (seed 1)" in capsys.readouterr().out
+    assert main(["suggest", "--unlabelled", str(pool), "--output", str(tmp_path / "x.csv")]) == 2
+    assert "give a model to ask (RUN), or --random" in capsys.readouterr().err
