@@ -11,17 +11,25 @@ from .options import ModelLabelColumn, ModelTextColumn, Threads
 
 
 def train_few_labels(data, out: Path, unlabelled: str | None, overwrite: bool, compact: bool, seed: int,
-                     iterations: int, device: str, data_dir, text_column: str) -> None:
-    """`train --few-labels`: the teacher, the compact student distilled from it on the pool, its int8 export with
-    `compact`, and what was chosen how."""
+                     iterations: int, device: str, data_dir, text_column: str,
+                     in_the_sheet: list[str] | None = None) -> None:
+    """`train --few-labels`: the teacher, the compact student distilled from it on the pool (the --unlabelled file,
+    else `in_the_sheet`: the texts of the training file's rows without a label), its int8 export with `compact`,
+    and what was chosen how."""
     from ..distill import unlabelled_texts
     from ..errors import AttentiveError
     from ..fewlabels import FewLabelRun, TeacherSettings, train_few_labels
 
-    if unlabelled is None:
+    if unlabelled is None and not in_the_sheet:
         raise AttentiveError("--few-labels distils the compact model on your unlabelled texts: give --unlabelled "
-                             "FILE (CSV, TSV, JSONL or .txt, the same kind of text as the labelled ones)")
-    pool = unlabelled_texts(unlabelled, data_dir, text_column)
+                             "FILE (CSV, TSV, JSONL or .txt, the same kind of text as the labelled ones), or leave "
+                             "their label empty in the training file")
+    if unlabelled is None:
+        pool = in_the_sheet
+        console.print(f"{data.name}: its {len(pool)} rows without a label are the unlabelled texts", markup=False,
+                      soft_wrap=True)
+    else:
+        pool = unlabelled_texts(unlabelled, data_dir, text_column)
     run = FewLabelRun(Path(out), overwrite=overwrite, compact=compact,
                       teacher=TeacherSettings(iterations=iterations, seed=seed), device=device, data_dir=data_dir)
     console.print(f"few labels: the teacher (SetFit over MiniLM, its default settings: a fixed rule, no dev split) "

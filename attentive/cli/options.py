@@ -117,9 +117,10 @@ def data_source(*, dataset: str | None = None, train_file: Path | None = None, d
     return source
 
 
-def load_data(**given):
-    """The Dataset of a command's data options (`data_source`)."""
-    return data_source(**given).load(spelling=CLI)
+def load_data(unlabelled_rows: list | None = None, **given):
+    """The Dataset of a command's data options (`data_source`); the train file's rows without a label go to
+    `unlabelled_rows` where it is a list."""
+    return data_source(**given).load(spelling=CLI, unlabelled_rows=unlabelled_rows)
 
 
 def data_arguments(given: dict) -> list[str]:

@@ -111,7 +111,8 @@ def train(
         check_deployable_folders(out, load_recipe(recipe, list(set_)), overwrite)
     if seed is not None:
         set_ = [*set_, f"train.seed={seed}"]
-    data = load_data(**source)
+    in_the_sheet = [] if few_labels and unlabelled is None else None  # the train file's rows without a label
+    data = load_data(unlabelled_rows=in_the_sheet, **source)
     _report_data(data)
     # PyTorch (a few seconds to import) only now: a missing file or a bad column is said at once
     from ..api import train as train_model
@@ -124,7 +125,7 @@ def train(
         from .fewlabels import train_few_labels
 
         train_few_labels(data, out, unlabelled, overwrite, compact, seed or 0, teacher_iterations, device,
-                         source["data_dir"], text_column)
+                         source["data_dir"], text_column, in_the_sheet)
         return
     if unlabelled is not None:
         raise AttentiveError("--unlabelled is read with --few-labels (attentive distill --unlabelled distils on it "

@@ -231,14 +231,17 @@ def load_files(
     test: str | Path | None = None,
     dev_fraction: float = 0.1,
     seed: int = 13,
+    unlabelled_rows: list | None = None,
     **columns,
 ) -> Dataset:
     """A Dataset from the user's CSV / TSV / JSONL files; dev is carved from train when not given, test may be absent.
     `columns`: how each file is read, `read_table`'s keywords (`format`, `text_column`, `label_column`,
     `aspect_column`, `pair_column`, `label_separator`, `id_column`). With `label_separator` (or JSONL lists of labels)
-    the texts are multi-label (attentive/data/label_sets.py)."""
+    the texts are multi-label (attentive/data/label_sets.py). With `unlabelled_rows` a list, the texts of the train
+    file's rows without a label go there (`read_table`); the other files' must have one."""
     files = {"train": train, "dev": dev, "test": test}
-    loaded = {split: r.read_table(path, **columns) for split, path in files.items() if path is not None}
+    loaded = {split: r.read_table(path, **columns, **({"unlabelled_rows": unlabelled_rows} if split == "train" else {}))
+              for split, path in files.items() if path is not None}
     dataset = _assemble(Path(train).name, loaded, dev_fraction, seed, [], report=True)
     dataset.reading = reading_of(**{key: columns.get(key) for key in READING_KEYS})
     return dataset

@@ -55,10 +55,12 @@ class DataSource:
         if sum(given) != 1:
             raise AttentiveError(spelling.message())
 
-    def load(self, dev_fraction: float = 0.1, spelling: Spelling = PYTHON) -> Dataset:
+    def load(self, dev_fraction: float = 0.1, spelling: Spelling = PYTHON, unlabelled_rows: list | None = None) \
+            -> Dataset:
         """The Dataset: a `Dataset` as it is; a named one read from `data_dir` ($ATTENTIVE_DATA or ../shared/data);
         texts and labels, or files, read as attentive.data.registry reads them. Where no dev split is given,
-        `dev_fraction` of train is carved off (0: none, as cross-validation wants every row in train)."""
+        `dev_fraction` of train is carved off (0: none, as cross-validation wants every row in train). With
+        `unlabelled_rows` a list, the train file's rows without a label go there (`registry.load_files`)."""
         from . import registry
 
         self.check(spelling)
@@ -70,7 +72,8 @@ class DataSource:
             return registry.load_files(self.train, dev=self.dev, test=self.test, text_column=self.text_column,
                                        label_column=self.label_column, pair_column=self.pair_column,
                                        aspect_column=self.aspect_column, label_separator=self.label_separator,
-                                       id_column=self.id_column, dev_fraction=dev_fraction)
+                                       id_column=self.id_column, dev_fraction=dev_fraction,
+                                       unlabelled_rows=unlabelled_rows)
         return registry.load_texts(self.texts, self.labels, self.dev_texts, self.dev_labels, dev_fraction=dev_fraction)
 
 

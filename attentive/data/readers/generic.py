@@ -225,9 +225,13 @@ def read_table(
     pair_column: str | None = None,
     label_separator: str | None = None,
     id_column: str | None = None,
+    unlabelled_rows: list | None = None,
 ) -> Rows:
     """Read one CSV / TSV / JSONL file into Examples (`label_column=None` for unlabelled text). With
     `label_separator`, every label field is a set of labels cut at it (multi-label); a JSONL list always is.
+    A row with a text and an empty label is an error naming its line, unless `unlabelled_rows` is a list: then
+    its text goes there instead (a partly labelled file whose other rows are the unlabelled texts of
+    `train --few-labels`).
     Each Example keeps the line its row starts on (`line`) and its id (`id`): the value of `id_column`, which every
     row must have, or without one, of a column named `id` where a row has one (a text, a number or a boolean)."""
     path = check_file(path)
@@ -262,10 +266,12 @@ def read_table(
             label = written.strip()
             if label != written:
                 result.respaced[written] += 1
+            if not label and unlabelled_rows is not None:
+                unlabelled_rows.append(text)
+                continue
             if not label:
-                raise DataError(path, f"empty label in column {label_column!r}: label the row, or move the rows "
-                                      "without a label to a file of their own (`train --few-labels --unlabelled "
-                                      "FILE` learns from them)", number)
+                raise DataError(path, f"empty label in column {label_column!r}: label the row, or leave it out "
+                                      "(`train --few-labels` learns from the rows without a label)", number)
             first_line.setdefault(label, number)
         aspect = _value(path, row, aspect_column, number, "aspect") if aspect_column else None
         pair = _value(path, row, pair_column, number, "pair") if pair_column else None
