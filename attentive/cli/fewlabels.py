@@ -83,11 +83,14 @@ def suggest(
     model = None if run is None else FewLabelTeacher.load(run) if is_teacher(run) else open_model(run, threads)
     reading = reading_for(getattr(model, "config", {}), text_column=text_column, label_column=label_column)
     text_column, label_column = reading["text_column"], reading["label_column"] or "label"
-    pool = read_pool(unlabelled, text_column)
-    if pool.blank:
-        lines = ", ".join(map(str, pool.blank[:10])) + (" ..." if len(pool.blank) > 10 else "")
-        err.print(f"{unlabelled}: {len(pool.blank)} rows with no text left out (line {lines})", markup=False,
-                  soft_wrap=True)
+    pool = read_pool(unlabelled, text_column, label_column)
+    for left_out, why in ((pool.blank, "with no text"), (pool.labelled, f"with a {label_column!r} already")):
+        if left_out:
+            lines = ", ".join(map(str, left_out[:10])) + (" ..." if len(left_out) > 10 else "")
+            err.print(f"{unlabelled}: {len(left_out)} rows {why} left out (line {lines})", markup=False,
+                      soft_wrap=True)
+    if not pool.texts:
+        raise AttentiveError(f"{unlabelled}: no row left to label (each has a {label_column!r} or no text)")
     chosen = sample_for_labelling(model, pool.texts, n, seed) if random else rank_for_labelling(model, pool.texts, n)
     atomic_write_bytes(target, suggestions_file(pool, chosen, label_column))
     how = f"drawn at random (seed {seed})" if random else "least certain first"

@@ -11,7 +11,8 @@ evidence of `explain`: positive for the guess, negative for the runner-up).
 The pool is read as `train` reads files (CSV, TSV, JSONL, or .txt one text a line) and the suggestions are written
 in the pool's own format, every field of each chosen row as it was (its id column kept) and, after them, an empty
 label column to fill in and the model's guess, its probability, the runner-up and why: ready for a spreadsheet, and
-once labelled, rows `train --train` reads beside the others (it reads only its text and label columns).
+once labelled, rows `train --train` reads beside the others (it reads only its text and label columns). In a partly
+labelled file only the rows whose label column is empty are offered.
 
 A model trained on a few dozen labels is a poor judge of which texts are hard (benchmarks/DECISIONS.md, "The
 labelling loop on SST-2": its first 50 suggestions helped less than 50 texts drawn at random), so the first texts to
@@ -164,11 +165,13 @@ class Pool:
     header: list[str] = field(default_factory=list)
     bom: bool = False
     blank: list[int] = field(default_factory=list)  # the lines of rows with no text, left out
+    labelled: list[int] = field(default_factory=list)  # the lines of rows with a label already, left out
 
 
-def read_pool(path: str | Path, text_column: str = "text") -> Pool:
+def read_pool(path: str | Path, text_column: str = "text", label_column: str | None = None) -> Pool:
     """The pool file (see the module's docstring): a line that is not a row of it is an error naming the line; a row
-    whose text is blank is left out, its line kept in `blank`."""
+    whose text is blank is left out, its line kept in `blank`, and so is one whose `label_column` holds a label (a
+    partly labelled file: only its other rows are to label), its line kept in `labelled`."""
     from ..util.user_files import check_file
 
     path = check_file(Path(path))
@@ -180,12 +183,12 @@ def read_pool(path: str | Path, text_column: str = "text") -> Pool:
         raise DataError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     suffix = path.suffix.lower()
     if suffix in (".csv", ".tsv"):
-        return _table(path, content, "\t" if suffix == ".tsv" else ",", text_column, bom)
+        return _table(path, content, "\t" if suffix == ".tsv" else ",", text_column, bom, label_column)
     if suffix == ".txt":
         lines = [line.strip() for line in content.splitlines()]
         texts = [line for line in lines if line]
         return Pool(path, "text", texts, texts)
-    records, texts, blank = [], [], []
+    records, texts, blank, labelled = [], [], [], []
     for number, line in enumerate(content.splitlines(), 1):
         if not line.strip():
             continue
@@ -198,18 +201,30 @@ def read_pool(path: str | Path, text_column: str = "text") -> Pool:
         if not record[text_column].strip():
             blank.append(number)
             continue
+        if label_column is not None and _has_label(record.get(label_column)):
+            labelled.append(number)
+            continue
         records.append(record)
         texts.append(record[text_column])
-    return Pool(path, "jsonl", texts, records, blank=blank)
+    return Pool(path, "jsonl", texts, records, blank=blank, labelled=labelled)
 
 
-def _table(path: Path, content: str, delimiter: str, text_column: str, bom: bool) -> Pool:
+def _has_label(value) -> bool:
+    """Whether a label field holds a label: a non-blank text, a number, or a non-empty list of labels."""
+    if isinstance(value, str):
+        return bool(value.strip())
+    return value is not None and value != []
+
+
+def _table(path: Path, content: str, delimiter: str, text_column: str, bom: bool,
+           label_column: str | None = None) -> Pool:
     reader = csv.reader(io.StringIO(content, newline=""), delimiter=delimiter)
     header = next(reader, None)
     if header is None or text_column not in header:
         raise DataError(path, f"no column {text_column!r} in the header (give --text-column)", 1)
     where = header.index(text_column)
-    rows, texts, blank = [], [], []
+    label_at = header.index(label_column) if label_column in header else None
+    rows, texts, blank, labelled = [], [], [], []
     for row in reader:
         if not any(field.strip() for field in row):
             continue
@@ -218,9 +233,12 @@ def _table(path: Path, content: str, delimiter: str, text_column: str, bom: bool
         if not row[where].strip():
             blank.append(reader.line_num)
             continue
+        if label_at is not None and row[label_at].strip():
+            labelled.append(reader.line_num)
+            continue
         rows.append(row)
         texts.append(row[where])
-    return Pool(path, "tsv" if delimiter == "\t" else "csv", texts, rows, header, bom, blank)
+    return Pool(path, "tsv" if delimiter == "\t" else "csv", texts, rows, header, bom, blank, labelled)
 
 
 def suggestions_file(pool: Pool, suggestions: list[Suggestion], label_column: str = "label") -> bytes:

@@ -122,3 +122,24 @@ def test_suggest_random_without_a_model_writes_the_first_rows_to_label(tmp_path,
     assert "5 of 20 texts to label next, drawn at random (seed 1)" in capsys.readouterr().out
     assert main(["suggest", "--unlabelled", str(pool), "--output", str(tmp_path / "x.csv")]) == 2
     assert "give a model to ask (RUN), or --random" in capsys.readouterr().err
+
+
+def test_a_partly_labelled_file_offers_only_its_rows_without_a_label(tmp_path, capsys):
+    from attentive.cli import main
+
+    sheet = tmp_path / "sheet.csv"
+    sheet.write_text("id,body,label\n1,first text,pos\n2,second text,\n3,third text, \n4,fourth text,neg\n")
+    read = read_pool(sheet, "body", "label")
+    assert read.texts == ["second text", "third text"] and read.labelled == [2, 5]
+    jsonl = tmp_path / "sheet.jsonl"
+    jsonl.write_text('{"body": "a", "label": ["x"]}\n{"body": "b", "label": []}\n{"body": "c", "label": null}\n')
+    assert read_pool(jsonl, "body", "label").texts == ["b", "c"]
+    target = tmp_path / "next.csv"
+    assert main(["suggest", "--random", "--unlabelled", str(sheet), "--text-column", "body", "--n", "5",
+                 "--output", str(target)]) == 0
+    assert [row["id"] for row in csv.DictReader(io.StringIO(target.read_text()))] in (["2", "3"], ["3", "2"])
+    assert "2 rows with a 'label' already left out (line 2, 5)" in capsys.readouterr().err
+    sheet.write_text("id,body,label\n1,first text,pos\n")
+    assert main(["suggest", "--random", "--unlabelled", str(sheet), "--text-column", "body", "--output",
+                 str(tmp_path / "none.csv"), "--overwrite"]) == 2
+    assert "no row left to label" in capsys.readouterr().err
