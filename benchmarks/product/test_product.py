@@ -170,7 +170,12 @@ def test_the_few_labels_table_has_a_model2vec_column():
     lines = few_labels_section([_few("tfidf_lr", 0, 0.55), _few("model2vec", 0, 0.60), _few("model2vec", 1, 0.62)])
     head = next(line for line in lines if line.startswith("| set"))
     assert head.split(" | ")[5:8] == ["TF-IDF + LR", "default, labels alone", "model2vec"]
-    assert "| sst2 | 16 | 2,000 | 0 | 2 | 55.0 (one draw) | — | 61.0 ± 1.4 | — | — | — | — | — |" in lines
+    assert "| sst2 | 16 | 2,000 | 0 | 2 | 55.0 (one draw) | — | 61.0 ± 1.4 | — | — | — | — | — | — |" in lines
+    pairs = [_few("setfit_teacher", 0, 0.70), _few("setfit_teacher", 1, 0.74), _few("setfit_teacher", 2, 0.60),
+             *({**_few("student", seed, accuracy), "agreement": 0.8, "int8_bytes": 2e6}
+               for seed, accuracy in ((0, 0.66), (1, 0.71)))]
+    row = next(line for line in few_labels_section(pairs) if line.startswith("| sst2"))
+    assert "| 68.0 ± 7.2 | 68.5 ± 3.5 | -3.5 ± 0.5 | 80.0 ± 0.0 |" in row  # draw 2 has no student: not paired
 
 
 def test_the_few_labels_table_keeps_runs_with_pool_copies_apart():

@@ -159,6 +159,15 @@ def pool_copies(run: dict) -> int:
     return int(given.group(1)) if given else 0
 
 
+def student_minus_teacher(students: list[dict], teachers: list[dict]) -> str:
+    """The student's test accuracy minus its own teacher's, paired by draw: mean and standard error (points)."""
+    taught = {run["seed"]: run["test_accuracy"] for run in teachers}
+    gaps = [100 * (run["test_accuracy"] - taught[run["seed"]]) for run in students if run["seed"] in taught]
+    if len(gaps) < 2:
+        return f"{gaps[0]:+.1f} (one draw)" if gaps else "—"
+    return f"{statistics.mean(gaps):+.1f} ± {statistics.stdev(gaps) / len(gaps) ** 0.5:.1f}"
+
+
 def few_labels_section(results: list[dict]) -> list[str]:
     """Markdown lines of the section (none without a few-label result)."""
     runs = [r for r in results if r.get("kind") == "few_labels"]
@@ -182,12 +191,14 @@ def few_labels_section(results: list[dict]) -> list[str]:
              "exported int8. Test accuracy (%), mean ± std over the draws; training seconds on this "
              f"machine (`{first['command']}`, commit {first['git_commit']}).", "",
              *md_head(["set", "k a class", "pool", "copies", "draws", *(name for _, name in METHODS),
-                       "student agrees with teacher", "student s", "student int8 MB"], "l" + "r" * (7 + len(METHODS)))]
+                       "student − teacher (± SE)", "student agrees with teacher", "student s", "student int8 MB"],
+                      "l" + "r" * (8 + len(METHODS)))]
     for dataset, k in keys:
         row = [dataset, str(k[0]), f"{k[1]:,}", str(k[2]),
                str(max(len(cells.get((dataset, k, m), [])) for m, _ in METHODS))]
         row += [_pct([r["test_accuracy"] for r in cells.get((dataset, k, method), [])]) for method, _ in METHODS]
         students = cells.get((dataset, k, "student"), [])
+        row.append(student_minus_teacher(students, cells.get((dataset, k, "setfit_teacher"), [])))
         row.append(_pct([r["agreement"] for r in students]))
         row.append(f"{statistics.mean(r['train_seconds'] for r in students):.0f}" if students else "—")
         row.append(f"{statistics.mean(r['int8_bytes'] for r in students) / 1e6:.2f}" if students else "—")
