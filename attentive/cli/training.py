@@ -124,8 +124,9 @@ def train(
     if few_labels:
         from .fewlabels import train_few_labels
 
-        train_few_labels(data, out, unlabelled, overwrite, compact, seed or 0, teacher_iterations, device,
-                         source["data_dir"], text_column, in_the_sheet)
+        with said_as_warnings(SmallDevWarning):  # the student's dev: the teacher-labelled held-out pool texts
+            train_few_labels(data, out, unlabelled, overwrite, compact, seed or 0, teacher_iterations, device,
+                             source["data_dir"], text_column, in_the_sheet)
         return
     if unlabelled is not None:
         raise AttentiveError("--unlabelled is read with --few-labels (attentive distill --unlabelled distils on it "

@@ -109,7 +109,7 @@ def train_few_labels(data: Dataset, pool: Sequence[str], run: FewLabelRun) -> Fe
         raise AttentiveError(f"{data.name}: a few-label run takes single texts; this data has pairs or aspects")
     where = folders(run.out, run.compact)
     teacher = train_teacher([ex.text for ex in labelled], [ex.label for ex in labelled], where["teacher"],
-                            run.teacher, run.overwrite)
+                            run.teacher, run.overwrite, run.show_progress)
     held, transfer = split_pool(pool, {ex.text for ex in labelled}, run.teacher.seed)
     transfer += augment_with_neighbours(transfer, Augmentation(copies=run.pool_copies), run.teacher.seed)
     answered = teacher.predict_proba(held).argmax(axis=1)

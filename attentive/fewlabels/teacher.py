@@ -19,7 +19,9 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import warnings
 from collections.abc import Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -98,55 +100,124 @@ class FewLabelTeacher:
         return exp / exp.sum(axis=1, keepdims=True)
 
 
+@contextmanager
+def _quiet_libraries():
+    """transformers' and setfit's messages below errors, and the weight-loading and data-mapping bars of transformers
+    and datasets, held back for the duration: what they say on loading the encoder and starting its head (a load
+    report, a head "initialised with random weights" that the training then fits, "Running training", the loss of
+    each step) is the expected course of the teacher's training, not news for the user; errors still show."""
+    from datasets.utils import logging as datasets_logging
+    from setfit import logging as setfit_logging
+    from transformers.utils import logging as transformers_logging
+
+    levels = setfit_logging.get_verbosity(), transformers_logging.get_verbosity()
+    bars = [library for library in (transformers_logging, datasets_logging) if library.is_progress_bar_enabled()]
+    setfit_logging.set_verbosity_error()
+    transformers_logging.set_verbosity_error()
+    for library in bars:
+        library.disable_progress_bar()
+    try:
+        with warnings.catch_warnings():  # torch's DataLoader on pin_memory without a GPU to pin for
+            warnings.filterwarnings("ignore", message=".*pin_memory.*")
+            yield
+    finally:
+        setfit_logging.set_verbosity(levels[0])
+        transformers_logging.set_verbosity(levels[1])
+        for library in bars:
+            library.enable_progress_bar()
+
+
 def _encoder(folder: Path):
     """The saved encoder, on the GPU where torch sees one (as the teacher trained), else on the CPU."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # everything is read from local files
     import torch
     from sentence_transformers import SentenceTransformer
 
-    return SentenceTransformer(str(folder), device="cuda" if torch.cuda.is_available() else "cpu")
+    with _quiet_libraries():
+        return SentenceTransformer(str(folder), device="cuda" if torch.cuda.is_available() else "cpu")
 
 
 def train_teacher(texts: Sequence[str], labels: Sequence[str], out: str | Path | None = None,
-                  settings: TeacherSettings | None = None, overwrite: bool = False) -> FewLabelTeacher:
+                  settings: TeacherSettings | None = None, overwrite: bool = False,
+                  show_progress: bool = False) -> FewLabelTeacher:
     """Fine-tune the MiniLM package's encoder on pairs of the labelled `texts` and fit the head (the SetFit method,
-    by the `setfit` package); saved to `out` (the folder rule applies) when given."""
+    by the `setfit` package); saved to `out` (the folder rule applies) when given; with `show_progress`, a bar of
+    the fine-tuning's steps."""
     settings = settings or TeacherSettings()
     order = sorted(set(labels))
     if len(order) < 2:
         raise AttentiveError("a few-label teacher needs labelled texts of at least two classes")
     if out is None:
         with tempfile.TemporaryDirectory(prefix="attentive-teacher-") as scratch:
-            teacher = _train(texts, labels, order, settings, Path(scratch))
+            teacher = _train(texts, labels, order, settings, Path(scratch), show_progress)
             teacher.body = _encoder(Path(scratch) / BODY)  # loaded into memory before the folder goes
             teacher.folder = None
             return teacher
     with claim(Path(out), TEACHER, overwrite=overwrite) as folder:
         with folder.scratch() as scratch:
-            teacher = _train(texts, labels, order, settings, scratch)
+            teacher = _train(texts, labels, order, settings, scratch, show_progress)
             _commit_body(folder, scratch / BODY)
             folder.commit({HEAD: (scratch / HEAD).read_bytes(), CARD: (scratch / CARD).read_bytes()})
     return FewLabelTeacher.load(out)
 
 
-def _train(texts, labels, order: list[str], settings: TeacherSettings, scratch: Path) -> FewLabelTeacher:
+def _step_bar(show: bool):
+    """A callback of the setfit Trainer that shows the fine-tuning's steps as a bar, with the time left (none
+    unless `show`)."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    from transformers import TrainerCallback
+
+    class StepBar(TrainerCallback):
+        def __init__(self):
+            self.progress = Progress(TextColumn("[bold]teacher: pairs of labelled texts"), BarColumn(),
+                                     MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
+                                     disable=not show)
+            self.task = None
+
+        def on_train_begin(self, args, state, control, **kwargs):
+            self.task = self.progress.add_task("steps", total=state.max_steps)
+            self.progress.start()
+
+        def on_step_end(self, args, state, control, **kwargs):
+            self.progress.update(self.task, completed=state.global_step)
+
+        def on_train_end(self, args, state, control, **kwargs):
+            self.progress.stop()
+
+    return StepBar()
+
+
+def _train(texts, labels, order: list[str], settings: TeacherSettings, scratch: Path,
+           show_progress: bool = False) -> FewLabelTeacher:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from datasets import Dataset as Rows
     from setfit import SetFitModel, Trainer, TrainingArguments
+    from transformers import PrinterCallback
 
     from ..models.pretrained import package_dir
 
-    model = SetFitModel.from_pretrained(str(package_dir()))
     arguments = TrainingArguments(output_dir=str(scratch / "setfit"), batch_size=settings.batch_size,
                                   num_epochs=settings.epochs, num_iterations=settings.iterations, seed=settings.seed,
-                                  show_progress_bar=False, save_strategy="no", report_to="none")
+                                  show_progress_bar=False, save_strategy="no", logging_strategy="no",
+                                  report_to="none")
     rows = Rows.from_dict({"text": list(texts), "label": [order.index(label) for label in labels]})
-    Trainer(model=model, args=arguments, train_dataset=rows).train()
-    head = model.model_head
-    classes = [order[int(c)] for c in head.classes_]
-    if classes != order:
-        raise AttentiveError("the teacher's head did not learn every class")
-    model.model_body.save(str(scratch / BODY))
+    with _quiet_libraries():
+        model = SetFitModel.from_pretrained(str(package_dir()))
+        trainer = Trainer(model=model, args=arguments, train_dataset=rows, callbacks=[_step_bar(show_progress)])
+        trainer.remove_callback(PrinterCallback)  # it prints each step's loss and the run's figures as dicts
+        trainer.train()
+        head = model.model_head
+        classes = [order[int(c)] for c in head.classes_]
+        if classes != order:
+            raise AttentiveError("the teacher's head did not learn every class")
+        model.model_body.save(str(scratch / BODY))
     (scratch / HEAD).write_text(json.dumps({"coef": head.coef_.tolist(), "intercept": head.intercept_.tolist()}))
     card = {"format": FORMAT, "labels": order, "method": "SetFit (contrastive fine-tuning of MiniLM, then "
             "logistic regression)", "settings": asdict(settings), "labelled_texts": len(texts),

@@ -43,9 +43,12 @@ def test_from_a_handful_of_labels_to_a_deployed_compact_model(few, capsys):
     status = main(["train", "--few-labels", "--train", str(few / "small.csv"), "--test", str(few / "test.csv"),
                    "--text-column", "message", "--label-column", "category", "--unlabelled", str(few / "pool.csv"),
                    "--out", str(out), "--compact", "--teacher-iterations", "2"])
-    printed = capsys.readouterr().out
+    said = capsys.readouterr()
+    printed = said.out
     assert status == 0, printed
     assert "fixed rule, no dev split" in printed and "answers as its teacher on" in printed
+    for chatter in ("embedding_loss", "train_runtime", "LOAD REPORT", "random weights", "Running training", "Map:"):
+        assert chatter not in printed + said.err, f"the libraries' {chatter!r} reached the user"
     assert "test accuracy: teacher" in printed and "student" in printed
     teacher = FewLabelTeacher.load(few / "runs" / "m-teacher")
     assert teacher.labels == ["negative", "positive"] and teacher.card["labelled_texts"] == 2 * PER_CLASS
