@@ -48,7 +48,8 @@ OUTPUT_FILE_COMMANDS = {
     ("predict", "--output"): ["predict", "{run}", "a gorgeous film", "--output", "{target}"],
     ("explain", "--html"): ["explain", "{run}", "a gorgeous film", "--html", "{target}"],
     ("explain", "--png"): ["explain", "{run}", "a gorgeous film", "--png", "{target}"],
-    ("suggest", "--output"): ["suggest", "{run}", "--unlabelled", "{data}", "--output", "{target}"],
+    ("suggest", "--output"): ["suggest", "{run}", "--unlabelled", "{data}", "--label-column", "to_label", "--output",
+                              "{target}"],  # a label column the file lacks: its labelled rows are all offered
 }
 
 
