@@ -180,7 +180,7 @@ def transfer_set(data: Dataset, how: Distillation, unlabelled: Sequence[str] = (
             added.append(Example(text))
             counts[kind] += 1
     splits = {**data.splits, "train": [*train, *added]}
-    return Dataset(data.name, splits, data.labels, data.skipped, data.notes, data.warnings), counts
+    return Dataset(data.name, splits, data.labels, data.skipped, data.notes, data.warnings, data.reading), counts
 
 
 def distill(teachers: Sequence[str | Path] | str | Path, dataset: str | Dataset | DataSource | None = None,

@@ -115,7 +115,8 @@ def train_few_labels(data: Dataset, pool: Sequence[str], run: FewLabelRun) -> Fe
     answered = teacher.predict_proba(held).argmax(axis=1)
     dev = [Example(text, teacher.labels[int(i)]) for text, i in zip(held, answered)]
     test = data.splits.get("test", [])
-    student_data = Dataset(data.name, {"train": labelled, "dev": dev, "test": test}, list(teacher.labels))
+    student_data = Dataset(data.name, {"train": labelled, "dev": dev, "test": test}, list(teacher.labels),
+                           reading=data.reading)  # the student reads files as the labelled ones were read
     student = distill([where["teacher"]], student_data, run.out, "default", Distillation(), transfer,
                       data_dir=run.data_dir, device=run.device, show_progress=run.show_progress,
                       overwrite=run.overwrite)

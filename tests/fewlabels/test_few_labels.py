@@ -58,14 +58,18 @@ def test_from_a_handful_of_labels_to_a_deployed_compact_model(few, capsys):
 
 
 def test_suggest_writes_the_pools_rows_with_their_ids_to_label(few, capsys):
-    for model, name in ((few / "runs" / "m-int8", "student.csv"), (few / "runs" / "m-teacher", "teacher.csv")):
+    # the student and its export read files as its labelled file was read (text column message, label column
+    # category, the column to fill in); the teacher is told the text column
+    for model, name, told, label in ((few / "runs" / "m-int8", "student.csv", [], "category"),
+                                     (few / "runs" / "m-teacher", "teacher.csv", ["--text-column", "message"],
+                                      "label")):
         target = few / name
         assert main(["suggest", str(model), "--unlabelled", str(few / "pool.csv"), "--n", "12", "--output",
-                     str(target), "--text-column", "message"]) == 0
+                     str(target), *told]) == 0
         with open(target, newline="", encoding="utf-8-sig") as handle:
             rows = list(csv.DictReader(handle))
         assert len(rows) == 12 and len({row["id"] for row in rows}) == 12
-        assert all(row["id"].startswith("P") and row["label"] == "" and row["guess"] in ("negative", "positive")
+        assert all(row["id"].startswith("P") and row[label] == "" and row["guess"] in ("negative", "positive")
                    for row in rows)
         margins = [abs(2 * float(row["guess_probability"]) - 1) for row in rows]
         assert margins[0] <= sorted(margins)[len(margins) // 2], "the least certain text comes first"
