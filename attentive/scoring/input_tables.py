@@ -103,7 +103,7 @@ def table_records(path: Path, columns: dict[str, str | None], answer_key: str, a
     be in the header, and no column may have an answer column's name. A row without a text, or with another number
     of fields than the header, is a BadLine."""
     from ..data.readers._common import iter_lines
-    from ..data.readers.generic import _csv_records
+    from ..data.readers.generic import _csv_records, spelt_alike
 
     path = Path(path)
     delimiter = "\t" if input_format(path) == "tsv" else ","
@@ -118,7 +118,8 @@ def table_records(path: Path, columns: dict[str, str | None], answer_key: str, a
     for field, column in columns.items():
         if column is not None and field != "aspect" and column not in header:
             raise AttentiveError(f"{where}: no column {column!r} in the header (found: "
-                                 f"{', '.join(map(repr, header)) or 'none'}): give --text-column")
+                                 f"{', '.join(map(repr, header)) or 'none'}): the model reads the column it was "
+                                 f"trained with; name yours {column!r}{spelt_alike(column, header)}")
     added = answer_columns(answer_key, aspects, labels)
     clash = sorted(set(added) & set(header))
     if clash:

@@ -60,12 +60,16 @@ def _listing(names) -> str:
     return ", ".join(map(repr, names)) or "none"
 
 
-def _naming_hint(role: str, column: str, found) -> str:
-    """How to name the column of `role` (text, label, ...) the file lacks: the option and keyword that do it, and
-    a found column spelt like it but for case or surrounding spaces."""
+def spelt_alike(column: str, found) -> str:
+    """"; 'X' is spelt like it" for a found column X spelt as `column` but for case or surrounding spaces, else ""."""
     alike = [name for name in found if isinstance(name, str) and name.strip().lower() == column.strip().lower()]
-    named = f"; {alike[0]!r} is spelt like it" if alike else ""
-    return f": name your {role} column with --{role}-column ({role}_column= in Python){named}"
+    return f"; {alike[0]!r} is spelt like it" if alike else ""
+
+
+def naming_hint(role: str, column: str, found) -> str:
+    """How to name the column of `role` (text, label, ...) the file lacks: the option and keyword that do it, and
+    a found column spelt like it (`spelt_alike`)."""
+    return f": name your {role} column with --{role}-column ({role}_column= in Python){spelt_alike(column, found)}"
 
 
 def _check_header(path: Path, header: list[str], roles: dict[str, str]) -> None:
@@ -75,7 +79,7 @@ def _check_header(path: Path, header: list[str], roles: dict[str, str]) -> None:
     for role, column in roles.items():
         if column not in header:
             raise DataError(path, f"no column {column!r} in the header (found: {_listing(header)})"
-                                  f"{_naming_hint(role, column, header)}", 1)
+                                  f"{naming_hint(role, column, header)}", 1)
 
 
 def _tsv_rows(path: Path, columns: dict[str, str]) -> Iterator[tuple[int, Mapping, int]]:
@@ -191,7 +195,7 @@ def jsonl_rows(path: Path, columns: dict[str, str] | None = None) -> Iterator[tu
 
 def _value(path: Path, row: Mapping, column: str, number: int, role: str) -> str | None:
     if column not in row:
-        raise DataError(path, f"no column {column!r} (found: {_listing(row)}){_naming_hint(role, column, row)}",
+        raise DataError(path, f"no column {column!r} (found: {_listing(row)}){naming_hint(role, column, row)}",
                         number)
     value = row[column]
     if isinstance(value, str) and (problem := unicode_problem(value)) is not None:  # a JSON \ud800 escape
