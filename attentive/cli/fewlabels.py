@@ -78,8 +78,7 @@ def suggest(
     _use_threads(threads)
     if run is None and not random:
         raise AttentiveError("suggest: give a model to ask (RUN), or --random to draw the first texts to label")
-    target = claim_file(output, option="--output", overwrite=overwrite, inputs=[unlabelled],
-                        models=[run] if run is not None else [])
+    target = claim_file(output, option="--output", overwrite=overwrite, inputs=[unlabelled], models=[run])
     model = None if run is None else FewLabelTeacher.load(run) if is_teacher(run) else open_model(run, threads)
     reading = reading_for(getattr(model, "config", {}), text_column=text_column, label_column=label_column)
     text_column, label_column = reading["text_column"], reading["label_column"] or "label"

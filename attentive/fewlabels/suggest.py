@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..data.readers.generic import naming_hint
 from ..errors import AttentiveError, DataError
 
 CANDIDATES_PER_SUGGESTION = 4
@@ -83,7 +84,10 @@ def sample_for_labelling(model, texts: Sequence[str], n: int, seed: int = 0) -> 
     rows = np.random.default_rng(seed).permutation(len(texts))[:n]
     if model is None:
         return [Suggestion(int(i), texts[i]) for i in rows]
-    suggestions = _guessed(model, [texts[i] for i in rows], [int(i) for i in rows])
+    drawn = [texts[i] for i in rows]
+    probabilities, order = _scored(model, drawn)
+    suggestions = [_suggestion(model, int(row), text, probabilities[at], order[at])
+                   for at, (row, text) in enumerate(zip(rows, drawn))]
     _add_evidence(model, suggestions)
     return suggestions
 
@@ -93,27 +97,30 @@ def _check_n(n: int) -> None:
         raise AttentiveError(f"n: give 1 or more texts to suggest (got {n!r})")
 
 
-def _guessed(model, texts: Sequence[str], rows: Sequence[int]) -> list[Suggestion]:
-    """A Suggestion for each text (its pool row in `rows`) with the model's guess, runner-up and their margin."""
+def _scored(model, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The model's probabilities of `texts` (texts x labels) and each row's labels from the most probable down."""
     if len(model.labels) < 2:
         raise AttentiveError("suggest needs a model of two labels or more")
     probabilities = np.asarray(model.predict_proba(list(texts)), dtype=np.float64)
-    order = np.argsort(-probabilities, axis=1, kind="stable")
-    found = []
-    for at, (row, text) in enumerate(zip(rows, texts)):
-        top, second = probabilities[at, order[at, 0]], probabilities[at, order[at, 1]]
-        found.append(Suggestion(row, text, model.labels[order[at, 0]], float(top), model.labels[order[at, 1]],
-                                float(second), float(top - second)))
-    return found
+    return probabilities, np.argsort(-probabilities, axis=1, kind="stable")
+
+
+def _suggestion(model, row: int, text: str, probabilities: np.ndarray, order: np.ndarray) -> Suggestion:
+    """The Suggestion of pool row `row` from its probabilities and their order (`_scored`'s row of it)."""
+    top, second = probabilities[order[0]], probabilities[order[1]]
+    return Suggestion(row, text, model.labels[order[0]], float(top), model.labels[order[1]], float(second),
+                      float(top - second))
 
 
 def _ranked(model, texts: Sequence[str], n: int) -> list[Suggestion]:
     _check_n(n)
-    every = _guessed(model, texts, range(len(texts)))
-    margins = np.array([suggestion.margin for suggestion in every])
+    probabilities, order = _scored(model, texts)
+    rows = np.arange(len(texts))
+    margins = probabilities[rows, order[:, 0]] - probabilities[rows, order[:, 1]]
     candidates = np.argsort(margins, kind="stable")[: CANDIDATES_PER_SUGGESTION * n]
     chosen = _diverse([texts[i] for i in candidates], 1.0 - margins[candidates], min(n, len(candidates)))
-    return [every[int(candidates[i])] for i in chosen]
+    return [_suggestion(model, int(candidates[i]), texts[candidates[i]], probabilities[candidates[i]],
+                        order[candidates[i]]) for i in chosen]
 
 
 def _diverse(texts: list[str], uncertainty: np.ndarray, n: int) -> list[int]:
@@ -221,7 +228,8 @@ def _table(path: Path, content: str, delimiter: str, text_column: str, bom: bool
     reader = csv.reader(io.StringIO(content, newline=""), delimiter=delimiter)
     header = next(reader, None)
     if header is None or text_column not in header:
-        raise DataError(path, f"no column {text_column!r} in the header (give --text-column)", 1)
+        hint = naming_hint("text", text_column, header or [])
+        raise DataError(path, f"no column {text_column!r} in the header{hint}", 1)
     where = header.index(text_column)
     label_at = header.index(label_column) if label_column in header else None
     rows, texts, blank, labelled = [], [], [], []
