@@ -77,9 +77,11 @@ def trained(learn: Learner, train: Sequence, rows: list[int], test: Sequence, se
 
 
 def simulate(strategy: str, train: Sequence, test: Sequence, start_rows: list[int], pool_rows: list[int],
-             learn: Learner, rounds: int, per_round: int, seed: int, first: tuple[object, dict] | None = None) -> dict:
+             learn: Learner, rounds: int, per_round: int, seed: int, first: tuple[object, dict] | None = None,
+             after_round: Callable[[dict], None] | None = None) -> dict:
     """One strategy's curve from one draw: {"curve": a point per training, "added_rows": the rows each round added}.
-    `first`: the model trained on the start and its point, shared by the strategies of a draw."""
+    `first`: the model trained on the start and its point, shared by the strategies of a draw. `after_round` is
+    given the curve so far after each round (so that a run stopped at a deadline keeps the rounds it finished)."""
     if len(pool_rows) < rounds * per_round:
         raise ValueError(f"a pool of {len(pool_rows)} texts is too small for {rounds} rounds of {per_round}")
     labelled, pool = list(start_rows), list(pool_rows)
@@ -100,6 +102,8 @@ def simulate(strategy: str, train: Sequence, test: Sequence, start_rows: list[in
         added.append(rows)
         model, point = trained(learn, train, labelled, test, seed)
         curve.append({**point, "added": len(labelled) - len(start_rows), "choose_seconds": round(seconds, 2)})
+        if after_round:
+            after_round({"curve": curve, "added_rows": added})
     return {"curve": curve, "added_rows": added}
 
 
@@ -125,14 +129,17 @@ def main(argv: Sequence[str] | None = None) -> None:
         start_rows, pool_rows = start(train, data.labels, args.start_per_class, seed, args.pool)
         first = trained(learn, train, start_rows, test, seed)
         for strategy in args.strategies:
-            found = simulate(strategy, train, test, start_rows, pool_rows, learn, args.rounds, args.per_round, seed,
-                             first)
-            write_result(f"active-{strategy}-{args.dataset}-{args.learner}{args.variant}-s{seed}",
-                         {"kind": "active_loop", "dataset": args.dataset, "strategy": strategy,
-                          "learner": args.learner, "seed": seed, "variant": args.variant,
-                          "start_per_class": args.start_per_class, "per_round": args.per_round,
-                          "rounds": args.rounds, "pool": len(pool_rows), "test_n": len(test),
-                          "start_rows": start_rows, **found}, args.results_dir)
+            name = f"active-{strategy}-{args.dataset}-{args.learner}{args.variant}-s{seed}"
+            head = {"kind": "active_loop", "dataset": args.dataset, "strategy": strategy, "learner": args.learner,
+                    "seed": seed, "variant": args.variant, "start_per_class": args.start_per_class,
+                    "per_round": args.per_round, "rounds": args.rounds, "pool": len(pool_rows), "test_n": len(test),
+                    "start_rows": start_rows}
+
+            def save(found: dict, name=name, head=head) -> None:
+                write_result(name, {**head, **found, "rounds_done": len(found["added_rows"])}, args.results_dir)
+
+            save(simulate(strategy, train, test, start_rows, pool_rows, learn, args.rounds, args.per_round, seed,
+                          first, after_round=save))
 
 
 def _accuracies(runs: list[dict], added: int) -> list[float]:
