@@ -209,6 +209,7 @@ def test_the_active_learning_section_sets_suggest_beside_random_and_checks_300_a
     assert "| 300 | 316 | 86.0 ± 1.0 | 81.0 ± 1.0 | 3/3 | 10 |" in lines
     [check] = [line for line in lines if line.startswith("Suggest against random")]
     assert check.startswith("Suggest against random after 300 added labels: mean +5.0 points; suggest beats random by")
+    assert check.endswith("Paired by draw: +5.0 ± 0.0 points (standard error), suggest ahead in 3 of 3 draws.")
     close = [_loop("random", s, [0.70, *start[1:], 0.845 + s / 100]) for s in range(3)]
     assert "does not beat random by more than the draws' spread (1.0 points" in "\n".join(
         active_loop_section(suggest + close))
@@ -247,9 +248,12 @@ def test_the_loop_adds_exactly_per_round_new_pool_rows_each_round_from_one_share
     assert (start_rows, pool) == start(train, data.labels, 8, 3, 300), "the draw is seeded"
     assert [train[row].label for row in start_rows].count("positive") == 8 and len(set(start_rows)) == 16
     assert len(pool) == 300 and not set(pool) & set(start_rows)
-    runs = {strategy: simulate(strategy, train, test, start_rows, pool, learn, 4, 25, 3) for strategy in
-            ("suggest", "random")}
+    reported = []
+    runs = {strategy: simulate(strategy, train, test, start_rows, pool, learn, 4, 25, 3,
+                               after_round=lambda found: reported.append(len(found["curve"])))
+            for strategy in ("suggest", "random")}
     assert trainings == [16, 41, 66, 91, 116] * 2
+    assert reported == [2, 3, 4, 5] * 2, "the curve so far is given after every round"
     for found in runs.values():
         assert [p["labelled"] for p in found["curve"]] == [16, 41, 66, 91, 116]
         assert [p["added"] for p in found["curve"]] == [0, 25, 50, 75, 100]
@@ -275,6 +279,7 @@ def test_a_tiny_labelling_loop_with_the_default_learner_writes_one_curve_a_strat
     assert sorted(found) == ["active-random-sst2_sample-default-s0.json", "active-suggest-sst2_sample-default-s0.json"]
     for result in found.values():
         assert result["kind"] == "active_loop" and [p["labelled"] for p in result["curve"]] == [16, 26, 36]
+        assert result["rounds_done"] == 2
         assert 0 <= result["curve"][-1]["test_accuracy"] <= 1 and result["start_rows"]
     assert found["active-random-sst2_sample-default-s0.json"]["curve"][0] == \
         found["active-suggest-sst2_sample-default-s0.json"]["curve"][0]

@@ -146,6 +146,22 @@ def _accuracies(runs: list[dict], added: int) -> list[float]:
     return [point["test_accuracy"] for run in runs for point in run["curve"] if point["added"] == added]
 
 
+def _by_draw(runs: list[dict], added: int) -> dict[int, float]:
+    return {run["seed"]: point["test_accuracy"] for run in runs for point in run["curve"] if point["added"] == added}
+
+
+def paired(suggest: dict[int, float], random_: dict[int, float]) -> str:
+    """Suggest minus random draw by draw (both start from the same draw): mean, standard error and how many draws
+    suggest led; empty under two common draws."""
+    gaps = [suggest[seed] - random_[seed] for seed in sorted(suggest.keys() & random_.keys())]
+    if len(gaps) < 2:
+        return ""
+    error = statistics.stdev(gaps) / len(gaps) ** 0.5
+    ahead = sum(gap > 0 for gap in gaps)
+    return (f" Paired by draw: {statistics.fmean(gaps) * 100:+.1f} ± {error * 100:.1f} points (standard error), "
+            f"suggest ahead in {ahead} of {len(gaps)} draws.")
+
+
 def verdict(suggest: list[float], random_: list[float], added: int) -> str:
     """The issue's check: suggest's mean accuracy beats random's by more than the draws' spread (the larger of the
     two strategies' standard deviations over the draws)."""
@@ -201,7 +217,8 @@ def active_loop_section(results: list[dict]) -> list[str]:
         common = [a for a, _ in steps if all(_accuracies(by[s], a) for s in STRATEGIES)]
         at = ISSUE_ADDED if ISSUE_ADDED in common else max(common, default=None)
         lines += ["", f"Suggest against random: {NONE} (one strategy alone)." if at is None else
-                  verdict(_accuracies(by["suggest"], at), _accuracies(by["random"], at), at), ""]
+                  verdict(_accuracies(by["suggest"], at), _accuracies(by["random"], at), at)
+                  + paired(_by_draw(by["suggest"], at), _by_draw(by["random"], at)), ""]
     return lines
 
 
