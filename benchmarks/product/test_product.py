@@ -176,6 +176,16 @@ def test_the_few_labels_table_has_a_model2vec_column():
                for seed, accuracy in ((0, 0.66), (1, 0.71)))]
     row = next(line for line in few_labels_section(pairs) if line.startswith("| sst2"))
     assert "| 68.0 ± 7.2 | 68.5 ± 3.5 | -3.5 ± 0.5 | 80.0 ± 0.0 |" in row  # draw 2 has no student: not paired
+    said = few_labels_section(pairs)
+    assert "The student within 2 points of its teacher (the mean paired gap): not reached on 0 of 1 rows; the " \
+           "nearest, sst2 at 16 a class, -3.5." in said
+    assert not any("where all three ran" in line for line in said), "no peer ran: nothing to compare"
+    near = [_few("setfit_teacher", 0, 0.70), {**_few("student", 0, 0.69), "agreement": 0.8, "int8_bytes": 2e6},
+            _few("tfidf_lr", 0, 0.55), _few("default", 0, 0.50), _few("model2vec", 0, 0.695)]
+    said = few_labels_section(near)
+    assert "met on 1 of 1 rows; the nearest, sst2 at 16 a class, -1.0." in " ".join(said)
+    assert "The student above TF-IDF + LR, model2vec and the default on the labels alone (means): on 0 of the 1 " \
+           "rows where all three ran." in said
 
 
 def test_the_few_labels_table_keeps_runs_with_pool_copies_apart():

@@ -159,10 +159,18 @@ def pool_copies(run: dict) -> int:
     return int(given.group(1)) if given else 0
 
 
+STUDENT_BOUND = 2.0  # the issue's bound: the student within this many points of its teacher's test accuracy
+
+
+def gaps_to_teacher(students: list[dict], teachers: list[dict]) -> list[float]:
+    """The student's test accuracy minus its own teacher's (points), draw by draw where both ran."""
+    taught = {run["seed"]: run["test_accuracy"] for run in teachers}
+    return [100 * (run["test_accuracy"] - taught[run["seed"]]) for run in students if run["seed"] in taught]
+
+
 def student_minus_teacher(students: list[dict], teachers: list[dict]) -> str:
     """The student's test accuracy minus its own teacher's, paired by draw: mean and standard error (points)."""
-    taught = {run["seed"]: run["test_accuracy"] for run in teachers}
-    gaps = [100 * (run["test_accuracy"] - taught[run["seed"]]) for run in students if run["seed"] in taught]
+    gaps = gaps_to_teacher(students, teachers)
     if len(gaps) < 2:
         return f"{gaps[0]:+.1f} (one draw)" if gaps else "—"
     return f"{statistics.mean(gaps):+.1f} ± {statistics.stdev(gaps) / len(gaps) ** 0.5:.1f}"
@@ -203,7 +211,31 @@ def few_labels_section(results: list[dict]) -> list[str]:
         row.append(f"{statistics.mean(r['train_seconds'] for r in students):.0f}" if students else "—")
         row.append(f"{statistics.mean(r['int8_bytes'] for r in students) / 1e6:.2f}" if students else "—")
         lines.append(md_row(row))
-    return lines + [""]
+    return lines + ["", *bounds(keys, cells), ""]
+
+
+def bounds(keys: list[tuple], cells: dict[tuple, list[dict]]) -> list[str]:
+    """The issue's two bounds on the student, over the rows where they can be read: within STUDENT_BOUND points of
+    its teacher (the mean paired gap), and above TF-IDF + LR, model2vec and the default on the labels alone."""
+    gaps = {key: gaps_to_teacher(cells.get((*key, "student"), []), cells.get((*key, "setfit_teacher"), []))
+            for key in keys}
+    gaps = {key: statistics.mean(found) for key, found in gaps.items() if found}
+    if not gaps:
+        return []
+    met = [key for key, gap in gaps.items() if gap >= -STUDENT_BOUND]
+    nearest = max(gaps, key=gaps.get)
+    said = [f"The student within {STUDENT_BOUND:.0f} points of its teacher (the mean paired gap): "
+            f"{'met' if met else 'not reached'} on {len(met)} of {len(gaps)} rows; the nearest, {nearest[0]} at "
+            f"{nearest[1][0]} a class, {gaps[nearest]:+.1f}."]
+    peers = [name for name, _ in METHODS[:3]]
+    full = [key for key in gaps if all(cells.get((*key, method)) for method in peers)]
+    if full:
+        above = [key for key in full if statistics.mean(r["test_accuracy"] for r in cells[(*key, "student")]) >
+                 max(statistics.mean(r["test_accuracy"] for r in cells[(*key, method)]) for method in peers)]
+        said.append("")
+        said.append(f"The student above TF-IDF + LR, model2vec and the default on the labels alone (means): on "
+                    f"{len(above)} of the {len(full)} rows where all three ran.")
+    return said
 
 
 if __name__ == "__main__":
