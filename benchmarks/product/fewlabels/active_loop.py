@@ -142,12 +142,13 @@ def main(argv: Sequence[str] | None = None) -> None:
                           first, after_round=save))
 
 
-def _accuracies(runs: list[dict], added: int) -> list[float]:
-    return [point["test_accuracy"] for run in runs for point in run["curve"] if point["added"] == added]
-
-
 def _by_draw(runs: list[dict], added: int) -> dict[int, float]:
+    """Each draw's test accuracy after `added` labels, where its curve reached them (one run a draw and strategy)."""
     return {run["seed"]: point["test_accuracy"] for run in runs for point in run["curve"] if point["added"] == added}
+
+
+def _accuracies(runs: list[dict], added: int) -> list[float]:
+    return list(_by_draw(runs, added).values())
 
 
 def paired(suggest: dict[int, float], random_: dict[int, float]) -> str:
