@@ -139,7 +139,7 @@ class AttentionPenalty(Section):
 class Train(Section):
     """The training loop's settings (attentive/training/loop.py)."""
 
-    OPTIONAL = frozenset({"batches_per_epoch", "max_updates", "regulariser", "ema_epochs"})
+    OPTIONAL = frozenset({"batches_per_epoch", "max_updates", "regulariser", "ema_epochs", "window"})
     optimizer: str = "adam"
     lr: Positive | dict = Field(0.001, description="a number > 0")  # dict: {d_model: rate}, the SSAN table
     weight_decay: float = Field(0.0, ge=0)
@@ -158,6 +158,7 @@ class Train(Section):
     max_updates: int | None = Field(None, ge=1)
     regulariser: AttentionPenalty | None = Field(None, description="a mapping {type: ..., weight: ...} or null")
     ema_epochs: float | None = Field(None, gt=0)
+    window: int | None = Field(None, ge=1)  # attentive/training/windows.py: long texts read through a window
 
     @field_validator("optimizer")
     @classmethod

@@ -30,6 +30,7 @@ from .frozen import FrozenPooling
 from .hooks import StepHook, hooks_from
 from .sparse_wide import PairedOptimizer, clip_gradients, set_sparse
 from .terms import UNLABELLED, LossTerm, terms_from
+from .windows import windowed
 
 
 @dataclass
@@ -295,15 +296,16 @@ def fit(model: torch.nn.Module, data: FitData, config: FitConfig) -> History:
     fields); at the end it holds the weights of the epoch with the best dev score: dev accuracy, or what `dev_score`
     measures (a multi-label run: micro-F1; then `dev_labels` is not read).
 
-    With `batches_per_epoch`, an "epoch" is that many batches drawn at random (with replacement) instead of one
-    pass over the data (Ambartsoumian & Popowich 2018 §5: a fixed number of randomly sampled batches, the best dev
-    model kept). A model whose only trainable part is its head (a frozen pretrained encoder) pools each text once
-    (attentive/training/frozen.py). Each epoch's record (epoch; train loss including any penalty, train and dev
-    accuracy, dev macro-F1, each class's dev F1 as `dev_class_f1` in class-id order, seconds, lr) is appended to
-    `log_path` as a JSON line; training stops after `patience` epochs without a better dev accuracy (the F1s are
-    reported, never used to choose). After each epoch
-    `on_epoch_end` gets the whole TrainingState (to checkpoint it); a run given such a state as `resume` continues
-    after its epoch exactly as the uninterrupted run would have.
+    With `batches_per_epoch`, an "epoch" is that many batches drawn at random (with replacement) instead of one pass
+    over the data (Ambartsoumian & Popowich 2018 §5: a fixed number of randomly sampled batches, the best dev model
+    kept). With `window`, each epoch reads a text longer than it through a random window of that many tokens
+    (attentive/training/windows.py). A model whose only trainable part is its head (a frozen pretrained encoder)
+    pools each text once (attentive/training/frozen.py). Each epoch's record (epoch; train loss including any
+    penalty, train and dev accuracy, dev macro-F1, each class's dev F1 as `dev_class_f1` in class-id order, seconds,
+    lr) is appended to `log_path` as a JSON line; training stops after `patience` epochs without a better dev
+    accuracy (the F1s are reported, never used to choose). After each epoch `on_epoch_end` gets the whole
+    TrainingState (to checkpoint it); a run given such a state as `resume` continues after its epoch exactly as the
+    uninterrupted run would have.
 
     Under torchrun (attentive/training/distributed.py: a process group of several ranks) every rank draws the same
     batches and trains on its shard of them, the network wrapped in DistributedDataParallel; dev accuracy is
@@ -353,10 +355,11 @@ def _train(model: torch.nn.Module, data: FitData, config: FitConfig) -> History:
     score_dev = config.dev_score or accuracy_score(data.dev_ids, np.asarray(data.dev_labels), device)
     with _progress(config.show_progress) as progress:
         for epoch in range(first, epochs + 1):
-            batches = distributed.shard(pass_batches(train_ids, cfg, rng, train_labels))  # every rank draws them all
+            epoch_ids = windowed(train_ids, cfg.window, rng)  # long texts cut to this epoch's windows
+            batches = distributed.shard(pass_batches(epoch_ids, cfg, rng, train_labels))  # every rank draws them all
             best = "…" if history.best_dev_accuracy < 0 else f"{history.best_dev_accuracy:.4f}"
             task = progress.add_task("train", total=len(batches), epoch=f"{epoch}/{epochs}", loss=0.0, dev=best)
-            stats = train_epoch(learner, batches, train_ids, labels, optimizer, cfg, device,
+            stats = train_epoch(learner, batches, epoch_ids, labels, optimizer, cfg, device,
                                 lambda loss: progress.update(task, advance=1, loss=loss), terms, hooks, model)
             stats = _summed_over_ranks(stats, sum(len(batch) for batch in batches))
             with contextlib.ExitStack() as evaluation:
