@@ -31,6 +31,7 @@ from benchmarks.harness.baselines import fasttext_text, logistic_regression, spl
 from benchmarks.harness.common import DOCUMENT_SETS, commit_at_start, write_result
 from benchmarks.harness.formatting import fmt_mean_std, md_head, md_row
 from benchmarks.harness.results_io import METRICS, machine_short, of_kind_by_dataset, runs_named
+from benchmarks.product.accuracy.render_defaults import CURRENT, default_runs
 
 SEED = 0
 SENTENCE = "the film starts slowly , but the performances are warm and the final act is moving and quietly funny ."
@@ -42,7 +43,7 @@ FASTTEXT_SHARE_SST2 = 0.8  # predict's texts/s ≥ 0.8 × fastText's on SST-2
 STUDENT_KIND = "student_speed"  # the runs timing a few-label student beside the default
 OPINION_KIND = "opinion_speed"  # the runs timing `opinion` beside the default
 # (recipe, variant) of the result files whose test accuracy an `--opinion` run is shown with
-ACCURACY_RUNS = {"default": ["default", "rows"], "opinion": ["opinion", "defaults"]}
+ACCURACY_RUNS = {"default": ["default", CURRENT], "opinion": ["opinion", "defaults"]}
 
 
 def trained(folder: Path, make) -> tuple[attentive.Model, float, int | None]:
@@ -267,17 +268,17 @@ def deployed_section(results: list[dict]) -> list[str]:
 
 def against_the_rows(results: list[dict], runs: list[dict]) -> str:
     """A sentence: how far each timed model's test accuracy is from the defaults table's seed-0 run of its dataset
-    (variant `rows`), which differ where the default's code changed between the two runs ("" where none match)."""
+    (`default_runs`), which differ where the default's code changed between the two runs ("" where none match)."""
     gaps = []
     for result in runs:
-        rows = [r for r in runs_named(results, result["dataset"], "default", "rows") if r.get("seed") == SEED]
+        rows = [r for r in default_runs(results, result["dataset"]) if r.get("seed") == SEED]
         if rows:
             gaps.append((100 * (result["systems"]["default"]["test_accuracy"] - rows[0]["test"]["accuracy"]),
                          result["dataset"]))
     if not gaps:
         return ""
     largest = max(gaps, key=lambda gap: (abs(gap[0]), gap[1]))
-    return (f" Against the defaults table's seed-0 runs (variant `rows`), on the {len(gaps)} sets both ran: the "
+    return (f" Against the defaults table's seed-0 runs, on the {len(gaps)} sets both ran: the "
             f"same test accuracy to the digit on {sum(abs(gap) < 0.005 for gap, _ in gaps)}, a mean difference of "
             f"{statistics.mean(gap for gap, _ in gaps):+.2f} points, the largest {largest[0]:+.2f} ({largest[1]}).")
 

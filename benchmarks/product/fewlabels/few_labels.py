@@ -176,6 +176,13 @@ def student_minus_teacher(students: list[dict], teachers: list[dict]) -> str:
     return f"{statistics.mean(gaps):+.1f} ± {statistics.stdev(gaps) / len(gaps) ** 0.5:.1f}"
 
 
+def draws_cell(counts: dict[str, int]) -> str:
+    """The draws a row's means are over: the most any method ran, and the methods that ran fewer (but some), named."""
+    most = max(counts.values())
+    fewer = [f"{name} {n}" for name, n in counts.items() if 0 < n < most]
+    return f"{most}" + (f" ({', '.join(fewer)})" if fewer else "")
+
+
 def few_labels_section(results: list[dict]) -> list[str]:
     """Markdown lines of the section (none without a few-label result)."""
     runs = [r for r in results if r.get("kind") == "few_labels"]
@@ -202,8 +209,8 @@ def few_labels_section(results: list[dict]) -> list[str]:
                        "student − teacher (± SE)", "student agrees with teacher", "student s", "student int8 MB"],
                       "l" + "r" * (8 + len(METHODS)))]
     for dataset, k in keys:
-        row = [dataset, str(k[0]), f"{k[1]:,}", str(k[2]),
-               str(max(len(cells.get((dataset, k, m), [])) for m, _ in METHODS))]
+        row = [dataset, str(k[0]), f"{k[1]:,}", str(k[2]), draws_cell({name: len(cells.get((dataset, k, method), []))
+                                                                        for method, name in METHODS})]
         row += [_pct([r["test_accuracy"] for r in cells.get((dataset, k, method), [])]) for method, _ in METHODS]
         students = cells.get((dataset, k, "student"), [])
         row.append(student_minus_teacher(students, cells.get((dataset, k, "setfit_teacher"), [])))
