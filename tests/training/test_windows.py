@@ -54,10 +54,9 @@ def test_training_batches_read_windows_and_a_set_without_longer_texts_trains_as_
     assert widths and max(widths) == 4  # every training batch read windows of 4 tokens
     monkeypatch.undo()
     longest = max(len(ex.text.split()) for ex in data.splits["train"])
-    whole = attentive.train(data, "default", tmp_path / "whole", overrides=overrides, show_progress=False)
-    wide = attentive.train(data, "default", tmp_path / "wide", overrides=overrides + [f"train.window={4 * longest}"],
-                           show_progress=False)
-    assert whole is not None and wide is not None
+    attentive.train(data, "default", tmp_path / "whole", overrides=overrides, show_progress=False)
+    attentive.train(data, "default", tmp_path / "wide", overrides=overrides + [f"train.window={4 * longest}"],
+                    show_progress=False)
     before = safetensors.numpy.load_file(str(tmp_path / "whole" / "model.safetensors"))
     after = safetensors.numpy.load_file(str(tmp_path / "wide" / "model.safetensors"))
     for name in before:

@@ -23,6 +23,14 @@ CURRENT = "min-texts"  # the default's runs at its current code: the linear mode
 WINDOWED = "window256-1thread"
 RULED = "rows"  # the runs the rule of "The linear model on every length" judged (its channel trained by its rows)
 PREVIOUS = "defaults"  # the default's runs before
+
+
+def default_runs(results: list[dict], dataset: str) -> list[dict]:
+    """The default's runs of `dataset` in the defaults table: variant WINDOWED where it ran, else CURRENT."""
+    return (runs_named(results, dataset, DEFAULT_RECIPE, WINDOWED)
+            or runs_named(results, dataset, DEFAULT_RECIPE, CURRENT))
+
+
 PICK_BUDGET_S = 900.0  # train --pick's default --budget
 BASELINES = ("tfidf_lr", "fasttext", "model2vec")
 # Aspect and pair data: the row's label, the runs (model name, variant), the n-gram baseline run on the same data, and
@@ -95,12 +103,6 @@ def _checks(means: dict[str, tuple], below_peer: list[str], below_linear: list[s
 
 
 TIMED = ("windows-2threads", "rows-2threads")  # the default's seed-0 runs timed alone on its 2 threads, newest first
-
-
-def default_runs(results: list[dict], dataset: str) -> list[dict]:
-    """The default's runs of `dataset` in the defaults table: variant WINDOWED where it ran, else CURRENT."""
-    return (runs_named(results, dataset, DEFAULT_RECIPE, WINDOWED)
-            or runs_named(results, dataset, DEFAULT_RECIPE, CURRENT))
 TIME_BOUNDS = {"newsgroups20": 120, "clinc150": 90}  # seconds; sets of at most 10,000 short texts: 60
 
 
@@ -115,9 +117,9 @@ def timing_line(results: list[dict]) -> str:
     """The default's training time where it was timed alone on the machine's two threads (the first variant of TIMED
     a dataset has, `python -m benchmarks.harness.run --recipe default --variant V`, OMP_NUM_THREADS=2), against its
     bound: the `attentive.train` call alone where the run timed it (`training_seconds`)."""
-    timed = [next(iter(runs), None) for dataset in DATASETS
-             for runs in [[r for variant in TIMED for r in runs_named(results, dataset, DEFAULT_RECIPE, variant)]]]
-    timed = [r for r in timed if r is not None]
+    newest = (next((r for variant in TIMED for r in runs_named(results, dataset, DEFAULT_RECIPE, variant)), None)
+              for dataset in DATASETS)
+    timed = [r for r in newest if r is not None]
     if not timed:
         return "Training time alone on the machine's two threads: not measured yet."
     said = []
